@@ -1,0 +1,162 @@
+//! Consistency rules that span fields of one file, which the types alone
+//! cannot express: the fingerprint agrees with the parameters, a sample's
+//! figures agree with its status, counts stay within what was requested.
+//!
+//! Every problem is reported, not only the first, each with its JSON path.
+
+use crate::measured::{MeasuredResult, Status};
+use crate::values::Message;
+
+/// One broken rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// JSON path of the field.
+    pub field: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl Problem {
+    fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Problem { field: field.into(), reason: reason.into() }
+    }
+}
+
+#[derive(Default)]
+struct Problems(Vec<Problem>);
+
+impl Problems {
+    fn push(&mut self, field: impl Into<String>, reason: impl Into<String>) {
+        self.0.push(Problem::new(field, reason));
+    }
+
+    /// A sample's status and its figures must agree: an `ok` sample has every
+    /// figure, any other sample says what went wrong.
+    fn outcome(&mut self, path: &str, status: Status, message: &Option<Message>, figures: &[(&str, bool)]) {
+        if status == Status::Ok {
+            for (name, present) in figures {
+                if !present {
+                    self.push(format!("{path}.{name}"), "required when status is \"ok\"");
+                }
+            }
+        } else if message.is_none() {
+            self.push(format!("{path}.message"), "required when status is not \"ok\"");
+        }
+    }
+
+    fn attempts(&mut self, path: &str, attempted: usize, requested: u32, parameter: &str) {
+        if attempted > requested as usize {
+            self.push(path, format!("{attempted} samples attempted but {parameter} requested {requested}"));
+        }
+    }
+}
+
+impl MeasuredResult {
+    /// Every broken cross-field rule of this result.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut p = Problems::default();
+        let params = &self.parameters;
+        let computed = params.fingerprint();
+        if computed != self.fingerprint {
+            p.push("$.fingerprint", format!("recorded {} but the parameters give {computed}", self.fingerprint));
+        }
+        if self.provenance.finished_at.instant() < self.provenance.started_at.instant() {
+            p.push("$.provenance.finished_at", "is earlier than started_at");
+        }
+        if let Some(cpu) = &self.stages.cpu {
+            p.attempts("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
+            for (i, s) in cpu.samples.iter().enumerate() {
+                p.outcome(
+                    &format!("$.stages.cpu.samples[{i}]"),
+                    s.status,
+                    &s.message,
+                    &[
+                        ("iterations", s.iterations.is_some()),
+                        ("elapsed_s", s.elapsed_s.is_some()),
+                        ("crcs", s.crcs.is_some()),
+                        ("validation", s.validation.is_some()),
+                    ],
+                );
+            }
+        }
+        if let Some(disk) = &self.stages.disk {
+            p.attempts("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");
+            for (i, s) in disk.samples.iter().enumerate() {
+                p.outcome(
+                    &format!("$.stages.disk.samples[{i}]"),
+                    s.status,
+                    &s.message,
+                    &[
+                        ("seq_read", s.seq_read.is_some()),
+                        ("seq_write", s.seq_write.is_some()),
+                        ("rand_read", s.rand_read.is_some()),
+                        ("rand_write", s.rand_write.is_some()),
+                    ],
+                );
+            }
+        }
+        if let Some(cache) = &self.stages.cache {
+            for (i, b) in cache.backends.iter().enumerate() {
+                if cache.backends[..i].iter().any(|o| o.id == b.id) {
+                    p.push(
+                        format!("$.stages.cache.backends[{i}].id"),
+                        format!("backend id \"{}\" is used twice", b.id),
+                    );
+                }
+            }
+            for (i, pair) in cache.pairs.iter().enumerate() {
+                let path = format!("$.stages.cache.pairs[{i}]");
+                if !cache.backends.iter().any(|b| b.id == pair.backend) {
+                    p.push(format!("{path}.backend"), format!("no backend has the id \"{}\"", pair.backend));
+                }
+                if pair.trial == 0 || pair.trial > params.cache_trials {
+                    p.push(
+                        format!("{path}.trial"),
+                        format!(
+                            "trial {} is outside 1 to {} (parameters.cache_trials)",
+                            pair.trial, params.cache_trials
+                        ),
+                    );
+                }
+                p.outcome(
+                    &format!("{path}.save"),
+                    pair.save.status,
+                    &pair.save.message,
+                    &[("seconds", pair.save.seconds.is_some())],
+                );
+                if let Some(restore) = &pair.restore {
+                    p.outcome(
+                        &format!("{path}.restore"),
+                        restore.status,
+                        &restore.message,
+                        &[("seconds", restore.seconds.is_some())],
+                    );
+                    if pair.verification.is_none() {
+                        p.push(format!("{path}.verification"), "required when a restore was attempted");
+                    }
+                }
+            }
+        }
+        if let Some(net) = &self.stages.internet {
+            let n = params.internet_samples;
+            p.attempts("$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
+            p.attempts("$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
+            for (name, samples) in [("download", &net.download), ("upload", &net.upload)] {
+                for (i, s) in samples.iter().enumerate() {
+                    p.outcome(&format!("$.stages.internet.{name}[{i}]"), s.status, &s.message, &[]);
+                }
+            }
+            for (i, s) in net.request.iter().enumerate() {
+                p.outcome(&format!("$.stages.internet.request[{i}]"), s.status, &s.message, &[("ms", s.ms.is_some())]);
+            }
+        }
+        if let Some(http) = &self.stages.http_cache {
+            for (i, run) in http.runs.iter().enumerate() {
+                for (name, phase) in [("put", &run.put), ("get", &run.get)] {
+                    p.outcome(&format!("$.stages.http_cache.runs[{i}].{name}"), phase.status, &phase.message, &[]);
+                }
+            }
+        }
+        p.0
+    }
+}

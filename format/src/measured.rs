@@ -1,0 +1,656 @@
+//! A measured result: what the collector writes, raw samples and all.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::common::{Affinity, Notice, Os, Provider, Runner};
+use crate::params::Parameters;
+use crate::values::{Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Timestamp};
+
+/// One run of the collector on one runner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeasuredResult {
+    /// Optional pointer to the JSON Schema, for editors.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<Name>,
+    /// Always 1 for this format.
+    pub format_version: u32,
+    /// Always `measured`.
+    pub kind: MeasuredKind,
+    /// The collector that wrote the file.
+    pub collector: Collector,
+    /// The runner's provider.
+    pub provider: Provider,
+    /// The runner.
+    pub runner: Runner,
+    /// When and where the run happened.
+    pub provenance: Provenance,
+    /// The machine the runner gave the job.
+    pub machine: Machine,
+    /// How the CPU workload was built.
+    pub build: Build,
+    /// The measurement protocol.
+    pub parameters: Parameters,
+    /// First 12 hex digits of SHA-256 over the canonical parameters.
+    pub fingerprint: Fingerprint,
+    /// One section per stage that ran.
+    pub stages: Stages,
+    /// Notices, in the order they arose.
+    pub notices: Vec<Notice>,
+}
+
+/// The `kind` tag of a measured result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MeasuredKind {
+    /// Written by the collector.
+    Measured,
+}
+
+/// The collector's identity.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Collector {
+    /// Version, e.g. `0.1.0`.
+    pub version: Name,
+    /// Source revision (git commit) it was built from, or `unknown`.
+    pub revision: Name,
+}
+
+/// When and where the run happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// When the run started (UTC).
+    pub started_at: Timestamp,
+    /// When the result was last written (UTC).
+    pub finished_at: Timestamp,
+    /// Present when the run was a GitHub Actions job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub github: Option<GitHubRun>,
+    /// The runner's OS image, where the runner names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<Image>,
+}
+
+/// A GitHub Actions job, from the GITHUB_* variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GitHubRun {
+    /// `owner/name`.
+    pub repository: Name,
+    /// Workflow name.
+    pub workflow: Name,
+    /// GITHUB_RUN_ID.
+    pub run_id: u64,
+    /// GITHUB_RUN_ATTEMPT.
+    pub run_attempt: u32,
+    /// GITHUB_JOB.
+    pub job: Name,
+    /// GITHUB_SHA.
+    pub commit: Name,
+    /// RUNNER_NAME.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_name: Option<Name>,
+}
+
+/// A runner OS image (GitHub's ImageOS and ImageVersion).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Image {
+    /// Image name, e.g. `ubuntu24`.
+    pub name: Name,
+    /// Image version, e.g. `20260901.1.0`.
+    pub version: Name,
+}
+
+/// The machine the job ran on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    /// OS family.
+    pub os: Os,
+    /// OS release, e.g. `Ubuntu 24.04.3 LTS`.
+    pub os_release: Name,
+    /// Architecture: `x64`, `arm64`, or another name.
+    pub arch: Slug,
+    /// CPU model as the OS reports it.
+    pub cpu_model: Name,
+    /// Logical CPUs the OS reports.
+    pub logical_cpus: u32,
+    /// Physical memory, bytes.
+    pub memory_bytes: u64,
+    /// Kernel release.
+    pub kernel: Name,
+    /// Hypervisor or container, where it can be told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtualization: Option<Name>,
+    /// Which OS instance this was.
+    pub instance: Instance,
+}
+
+/// Identity of one booted OS instance, so that two jobs on one instance can
+/// be told apart from two jobs on two instances.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Instance {
+    /// Changes on every boot (Linux: /proc/sys/kernel/random/boot_id).
+    pub boot_id: Name,
+    /// Stable per installation (Linux: /etc/machine-id).
+    pub machine_id: Name,
+}
+
+/// How the CPU workload was compiled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Build {
+    /// Compiler family and version, e.g. `GNU 13.3.0`.
+    pub compiler: Name,
+    /// Optimisation flags, e.g. `-O2`, `-DNDEBUG`.
+    pub flags: Vec<Name>,
+    /// C standard, e.g. `C99`.
+    pub c_standard: Name,
+    /// Workload defines, e.g. `TOTAL_DATA_SIZE=2000`.
+    pub defines: Vec<Name>,
+    /// Which CoreMark sources were built.
+    pub coremark: CoreMarkBuild,
+}
+
+impl Build {
+    /// The "Flags" column of the reports:
+    /// `-O2 -DNDEBUG; C99; MULTITHREAD=1; TOTAL_DATA_SIZE=2000; ITERATIONS=0`.
+    pub fn flags_label(&self) -> String {
+        let flags: Vec<&str> = self.flags.iter().map(|f| f.as_str()).collect();
+        let mut parts = vec![flags.join(" "), self.c_standard.to_string()];
+        parts.extend(self.defines.iter().map(|d| d.to_string()));
+        parts.join("; ")
+    }
+}
+
+/// Which CoreMark sources ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoreMarkBuild {
+    /// The project's own implementation, or the official EEMBC sources.
+    pub implementation: CoreMarkImplementation,
+    /// SHA-256 over the sources, as build.rs computes it.
+    pub sources_sha256: Sha256Hex,
+}
+
+/// A CoreMark implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CoreMarkImplementation {
+    /// vendor/coremark, written for this project.
+    Project,
+    /// The official EEMBC sources.
+    Eembc,
+}
+
+/// One optional section per stage.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Stages {
+    /// CoreMark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<CpuStage>,
+    /// Disk I/O.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskStage>,
+    /// Cache save and restore.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheStage>,
+    /// Internet throughput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub internet: Option<InternetStage>,
+    /// Remote build-cache server throughput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_cache: Option<HttpCacheStage>,
+}
+
+/// How one sample ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Completed; its figures are present.
+    Ok,
+    /// Exceeded the sample timeout.
+    Timeout,
+    /// Failed; the message says why.
+    Error,
+}
+
+/// The CoreMark stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuStage {
+    /// Samples attempted, in order; `parameters.cpu_samples` were requested.
+    pub samples: Vec<CpuSample>,
+}
+
+/// One CoreMark sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSample {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// Affinity observed during the sample.
+    pub affinity: Affinity,
+    /// Iterations run with the performance seeds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
+    /// Seconds those iterations took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elapsed_s: Option<NonNeg>,
+    /// CRCs of the performance run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crcs: Option<CoreMarkCrcs>,
+    /// Whether the performance and validation CRCs matched the known values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation: Option<Validation>,
+}
+
+impl CpuSample {
+    /// iterations ÷ seconds, for an accepted sample.
+    pub fn iterations_per_s(&self) -> Option<f64> {
+        match (self.status, self.iterations, self.elapsed_s, self.validation) {
+            (Status::Ok, Some(n), Some(s), Some(Validation::Passed)) if s.get() > 0.0 => Some(n as f64 / s.get()),
+            _ => None,
+        }
+    }
+}
+
+/// CoreMark's CRCs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoreMarkCrcs {
+    /// seedcrc.
+    pub seed: u16,
+    /// crclist of the first iteration.
+    pub list: u16,
+    /// crcmatrix of the first iteration.
+    pub matrix: u16,
+    /// crcstate of the first iteration.
+    pub state: u16,
+    /// crcfinal after all iterations.
+    #[serde(rename = "final")]
+    pub final_: u16,
+}
+
+/// A CRC check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Validation {
+    /// Every CRC matched.
+    Passed,
+    /// A CRC differed: the sample is not a result.
+    Failed,
+}
+
+/// The disk stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiskStage {
+    /// Folder that held the test file.
+    pub directory: Name,
+    /// How the OS file cache was bypassed, e.g. `O_DIRECT`.
+    pub cache_bypass: Name,
+    /// Samples attempted, in order; `parameters.disk_samples` were requested.
+    pub samples: Vec<DiskSample>,
+}
+
+/// One disk sample: the four operations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiskSample {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// Affinity observed during the sample.
+    pub affinity: Affinity,
+    /// 1 MiB sequential reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_read: Option<DiskOp>,
+    /// 1 MiB sequential writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_write: Option<DiskOp>,
+    /// 4 KiB random reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rand_read: Option<DiskOp>,
+    /// 4 KiB random writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rand_write: Option<DiskOp>,
+}
+
+/// One disk operation repeated for the profile's seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DiskOp {
+    /// Bytes moved.
+    pub bytes: u64,
+    /// I/O calls made.
+    pub ops: u64,
+    /// Seconds, including the final flush for writes.
+    pub elapsed_s: NonNeg,
+    /// Median latency of one call, microseconds.
+    pub latency_p50_us: NonNeg,
+    /// 99th-percentile latency of one call, microseconds.
+    pub latency_p99_us: NonNeg,
+}
+
+impl DiskOp {
+    /// MiB per second.
+    pub fn mib_per_s(&self) -> f64 {
+        self.bytes as f64 / (1024.0 * 1024.0) / self.elapsed_s.get()
+    }
+
+    /// Operations per second.
+    pub fn iops(&self) -> f64 {
+        self.ops as f64 / self.elapsed_s.get()
+    }
+}
+
+/// The cache stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheStage {
+    /// Logical payload bytes.
+    pub payload_bytes: u64,
+    /// SHA-256 over the payload's files, in name order.
+    pub payload_sha256: Sha256Hex,
+    /// The backends measured.
+    pub backends: Vec<CacheBackend>,
+    /// Save/restore pairs, in the order they ran.
+    pub pairs: Vec<CachePair>,
+}
+
+/// A cache backend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheBackend {
+    /// Id used by pairs and notices, e.g. `github`, `ubicloud`.
+    pub id: Slug,
+    /// Name as its provider gives it, e.g. `GitHub Actions cache`.
+    pub name: Name,
+    /// What kind of backend it is.
+    pub kind: CacheKind,
+    /// Service URL or folder.
+    pub endpoint: Name,
+}
+
+/// Kinds of cache backend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheKind {
+    /// A service behind the GitHub Actions cache API (tar + zstd archives).
+    ArchiveService,
+    /// A folder on a mounted volume (plain copy).
+    AttachedVolume,
+}
+
+impl CacheKind {
+    /// The kind as the reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheKind::ArchiveService => "archive-service",
+            CacheKind::AttachedVolume => "attached-volume",
+        }
+    }
+}
+
+/// One unique-key save and its restore in a later job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CachePair {
+    /// Trial number, from 1.
+    pub trial: u32,
+    /// Backend id.
+    pub backend: Slug,
+    /// The unique cache key.
+    pub key: Name,
+    /// The save.
+    pub save: CacheTransfer,
+    /// The restore; absent if it was never attempted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<CacheTransfer>,
+    /// Seconds waited between the save job's end and the restore (not timed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub publication_gap_s: Option<NonNeg>,
+    /// What the restore verified; absent if it was never attempted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<CacheVerification>,
+}
+
+impl CachePair {
+    /// A pair counts only with both transfers ok and every check passed.
+    pub fn verified(&self) -> bool {
+        self.save.status == Status::Ok
+            && self.restore.as_ref().is_some_and(|r| r.status == Status::Ok)
+            && self.verification.as_ref().is_some_and(CacheVerification::passed)
+    }
+}
+
+/// A save or a restore.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheTransfer {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// When it started.
+    pub started_at: Timestamp,
+    /// Seconds, including archiving or extraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<NonNeg>,
+    /// Bytes sent or received over the wire (the archive, for archive services).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transferred_bytes: Option<u64>,
+    /// The OS instance it ran on.
+    pub instance: Instance,
+    /// Affinity in force.
+    pub affinity: Affinity,
+}
+
+/// What a restore checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CacheVerification {
+    /// How the key matched.
+    pub key_match: KeyMatch,
+    /// Whether every restored file's SHA-256 matched.
+    pub sha256: DigestCheck,
+    /// Who served the transfer.
+    pub routing: Routing,
+}
+
+impl CacheVerification {
+    /// Exact hit, matching digests and the expected routing.
+    pub fn passed(&self) -> bool {
+        self.key_match == KeyMatch::Exact && self.sha256 == DigestCheck::Match && self.routing.matches
+    }
+}
+
+/// How a restore's key matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyMatch {
+    /// The exact key hit.
+    Exact,
+    /// Only a restore key hit: a failure.
+    RestoreKey,
+    /// Nothing hit: a failure.
+    Miss,
+}
+
+/// A digest comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DigestCheck {
+    /// Every file matched.
+    Match,
+    /// A file differed.
+    Mismatch,
+    /// Nothing to compare (the restore failed first).
+    NotChecked,
+}
+
+/// Backend routing: which host served the signed URLs, and whether that is
+/// the backend the pair claims.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Routing {
+    /// What the backend's configuration expects, e.g. `*.blob.core.windows.net`.
+    pub expected: Name,
+    /// What was seen.
+    pub observed: Name,
+    /// Whether they agree.
+    pub matches: bool,
+}
+
+/// The internet stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InternetStage {
+    /// The LibreSpeed backend.
+    pub endpoint: Endpoint,
+    /// Download samples, in order.
+    pub download: Vec<TransferSample>,
+    /// Upload samples, in order.
+    pub upload: Vec<TransferSample>,
+    /// Zero-byte HTTPS request samples (fresh connection each).
+    pub request: Vec<RequestSample>,
+}
+
+/// A LibreSpeed backend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    /// Display name, e.g. `LibreSpeed (Sharktech, Amsterdam)`.
+    pub name: Name,
+    /// Backend URL, e.g. `https://amsspeed.sharktech.net/backend/`.
+    pub url: Name,
+}
+
+/// One download or upload sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TransferSample {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// Bytes moved, also when it failed.
+    pub bytes: u64,
+    /// Seconds until it ended.
+    pub seconds: NonNeg,
+}
+
+impl TransferSample {
+    /// Decimal megabits per second, for a completed sample.
+    pub fn mbps(&self) -> Option<f64> {
+        (self.status == Status::Ok && self.seconds.get() > 0.0)
+            .then(|| self.bytes as f64 * 8.0 / 1e6 / self.seconds.get())
+    }
+}
+
+/// One zero-byte HTTPS request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestSample {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// Milliseconds for DNS, TCP, TLS and the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<NonNeg>,
+}
+
+/// The remote build-cache stage.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCacheStage {
+    /// The server measured.
+    pub server: HttpCacheServer,
+    /// One run per backend, entry size and connection count.
+    pub runs: Vec<HttpCacheRun>,
+}
+
+/// A remote build-cache server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCacheServer {
+    /// Base URL entries are PUT to and GET from.
+    pub url: Name,
+    /// Server software, e.g. `RBCS 0.3.0`.
+    pub software: Name,
+    /// Test conditions, as the RBCS benchmark lists them.
+    pub conditions: Vec<Condition>,
+}
+
+/// One named test condition, e.g. `TLS: disabled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    /// e.g. `TLS`.
+    pub name: Name,
+    /// e.g. `disabled`.
+    pub value: Name,
+}
+
+/// PUT then GET of every entry at one entry size and connection count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCacheRun {
+    /// Server-side backend, e.g. `in-memory`.
+    pub backend: Name,
+    /// Server CPU quota in CPUs, where limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota: Option<NonNeg>,
+    /// Server memory quota, GB, where limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_quota_gb: Option<NonNeg>,
+    /// Entry size, bytes.
+    pub value_bytes: u64,
+    /// Client connections.
+    pub connections: u32,
+    /// The PUT phase.
+    pub put: HttpCachePhase,
+    /// The GET phase.
+    pub get: HttpCachePhase,
+}
+
+/// One phase of a build-cache run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCachePhase {
+    /// How it ended.
+    pub status: Status,
+    /// What went wrong; required unless `status` is `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+    /// Requests that succeeded (GET: byte-identical hits).
+    pub succeeded: u32,
+    /// Requests that failed or returned wrong bytes.
+    pub failed: u32,
+    /// Seconds for the phase.
+    pub seconds: NonNeg,
+}
+
+impl HttpCachePhase {
+    /// Requests per second, as RBCS computes it: entries ÷ seconds.
+    pub fn requests_per_s(&self) -> Option<f64> {
+        (self.status == Status::Ok && self.seconds.get() > 0.0)
+            .then(|| f64::from(self.succeeded + self.failed) / self.seconds.get())
+    }
+}

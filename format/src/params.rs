@@ -1,0 +1,222 @@
+//! Measurement parameters, the named profiles and the parameter fingerprint.
+//!
+//! Parameters define the measurement protocol and nothing about the runner
+//! or its provider. Two results are comparable only when their fingerprints
+//! are equal. The canonical form hashed for the fingerprint is specified in
+//! docs/result-format.md, so that anyone can recompute it by hand.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::values::Fingerprint;
+
+/// The protocol version written by this collector. Raise it whenever the
+/// way a figure is measured changes, even if no parameter below does.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Everything that changes what is measured. Integers, booleans and strings
+/// only, so that the canonical form needs no rules for fractions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Parameters {
+    /// Measurement protocol version.
+    pub protocol: u32,
+    /// CoreMark samples requested.
+    pub cpu_samples: u32,
+    /// Least seconds of CoreMark work in one sample.
+    pub cpu_seconds: u32,
+    /// The CPU workload: algorithm, version and data size.
+    pub cpu_workload: String,
+    /// Disk samples requested.
+    pub disk_samples: u32,
+    /// Size of the disk test file, MiB.
+    pub disk_file_mib: u32,
+    /// Least seconds each disk operation repeats for in one sample.
+    pub disk_op_seconds: u32,
+    /// Block size of sequential disk I/O, KiB.
+    pub disk_seq_block_kib: u32,
+    /// Block size of random disk I/O, KiB.
+    pub disk_rand_block_kib: u32,
+    /// Disk queue depth.
+    pub disk_queue_depth: u32,
+    /// Limit on one sample of any stage, seconds.
+    pub sample_timeout_s: u32,
+    /// Cache payload, MiB.
+    pub cache_payload_mib: u32,
+    /// Files the cache payload is split into.
+    pub cache_payload_files: u32,
+    /// Save/restore pairs per cache backend.
+    pub cache_trials: u32,
+    /// Wait between the save job's end and the first restore, seconds.
+    pub cache_publication_gap_s: u32,
+    /// zstd level of archive-service caches (single thread).
+    pub cache_zstd_level: u32,
+    /// Whether the internet stage is part of the protocol.
+    pub internet: bool,
+    /// Download samples and upload samples, each.
+    pub internet_samples: u32,
+    /// Bytes moved by one internet sample, MiB.
+    pub internet_transfer_mib: u32,
+    /// Largest single HTTP request of an internet sample, MiB.
+    pub internet_max_request_mib: u32,
+    /// Zero-byte HTTPS requests timed.
+    pub internet_request_samples: u32,
+    /// Entries written and read per build-cache run.
+    pub http_cache_entries: u32,
+    /// Entry sizes of the build-cache stage, bytes.
+    pub http_cache_value_bytes: Vec<u64>,
+    /// Client connection counts of the build-cache stage.
+    pub http_cache_connections: Vec<u32>,
+}
+
+/// A named set of parameters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The published protocol.
+    Standard,
+    /// Small sizes, seconds not minutes: for trying the tool and for tests.
+    Quick,
+}
+
+impl Profile {
+    /// Every profile, in the order they are documented.
+    pub const ALL: [Profile; 2] = [Profile::Standard, Profile::Quick];
+
+    /// The profile's name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Standard => "standard",
+            Profile::Quick => "quick",
+        }
+    }
+
+    /// The profile with this name, if any.
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The parameters of this profile.
+    pub fn parameters(self) -> Parameters {
+        let standard = Parameters {
+            protocol: PROTOCOL_VERSION,
+            cpu_samples: 5,
+            cpu_seconds: 30,
+            cpu_workload: "coremark-1.0-total-data-size-2000".to_string(),
+            disk_samples: 5,
+            disk_file_mib: 1024,
+            disk_op_seconds: 5,
+            disk_seq_block_kib: 1024,
+            disk_rand_block_kib: 4,
+            disk_queue_depth: 1,
+            sample_timeout_s: 60,
+            cache_payload_mib: 512,
+            cache_payload_files: 16,
+            cache_trials: 3,
+            cache_publication_gap_s: 120,
+            cache_zstd_level: 3,
+            internet: true,
+            internet_samples: 3,
+            internet_transfer_mib: 1024,
+            internet_max_request_mib: 32,
+            internet_request_samples: 5,
+            http_cache_entries: 1000,
+            http_cache_value_bytes: vec![128, 512, 4096, 65536],
+            http_cache_connections: vec![10, 100],
+        };
+        match self {
+            Profile::Standard => standard,
+            Profile::Quick => Parameters {
+                cpu_samples: 3,
+                cpu_seconds: 1,
+                disk_samples: 3,
+                disk_file_mib: 16,
+                disk_op_seconds: 1,
+                sample_timeout_s: 30,
+                cache_payload_mib: 8,
+                cache_payload_files: 4,
+                cache_publication_gap_s: 0,
+                internet_transfer_mib: 8,
+                internet_max_request_mib: 4,
+                internet_request_samples: 3,
+                http_cache_entries: 100,
+                http_cache_value_bytes: vec![4096],
+                http_cache_connections: vec![4],
+                ..standard
+            },
+        }
+    }
+}
+
+impl Parameters {
+    /// The canonical JSON form that the fingerprint hashes: keys sorted by
+    /// their UTF-8 bytes, no whitespace, integers in plain decimal.
+    pub fn canonical_json(&self) -> String {
+        // Serializing through a Value and re-emitting by hand keeps the form
+        // independent of serde_json's map-ordering feature flags.
+        let value = serde_json::to_value(self).expect("parameters always serialize");
+        let mut out = String::new();
+        write_canonical(&value, &mut out);
+        out
+    }
+
+    /// First 12 hex digits of SHA-256 over `canonical_json()`.
+    pub fn fingerprint(&self) -> Fingerprint {
+        let digest = Sha256::digest(self.canonical_json().as_bytes());
+        let hex = format!("{digest:x}");
+        Fingerprint::new(&hex[..12]).expect("a SHA-256 prefix is hex")
+    }
+}
+
+fn write_canonical(value: &serde_json::Value, out: &mut String) {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            out.push('{');
+            for (i, (key, item)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(item, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        // Parameters hold no fractions (see the type), so every number here
+        // is an integer and prints in plain decimal.
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_form_is_sorted_and_compact() {
+        let canonical = Profile::Standard.parameters().canonical_json();
+        assert!(canonical.starts_with(r#"{"cache_payload_files":16,"cache_payload_mib":512,"#));
+        assert!(!canonical.contains(' '));
+        assert!(canonical.contains(r#""http_cache_value_bytes":[128,512,4096,65536]"#));
+    }
+
+    #[test]
+    fn profiles_differ() {
+        assert_ne!(Profile::Standard.parameters().fingerprint(), Profile::Quick.parameters().fingerprint());
+        assert_eq!(Profile::from_name("quick"), Some(Profile::Quick));
+        assert_eq!(Profile::from_name("fast"), None);
+    }
+}

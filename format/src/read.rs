@@ -1,0 +1,138 @@
+//! The strict reader: bytes → `AnyResult`, or one error that names the file,
+//! the JSON path of the field and the reason.
+//!
+//! Reading never panics, whatever the input: every failure is a `ReadError`.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde_json::Value;
+
+use crate::imported::ImportedResult;
+use crate::measured::MeasuredResult;
+
+/// The only format version this reader understands.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Largest result file accepted, bytes. A standard run writes about 20 KB;
+/// the limit leaves room for long failure messages but not for a data dump.
+pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// A result file of either kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AnyResult {
+    /// Written by the collector.
+    Measured(Box<MeasuredResult>),
+    /// Imported from a published report.
+    Imported(Box<ImportedResult>),
+}
+
+/// Why a file could not be read as a result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {field}: {reason}")]
+pub struct ReadError {
+    /// The file, as the caller named it.
+    pub file: String,
+    /// JSON path of the field, `$` for the whole document.
+    pub field: String,
+    /// What is wrong, and where possible what would be right.
+    pub reason: String,
+}
+
+impl ReadError {
+    fn new(file: &Path, field: impl fmt::Display, reason: impl fmt::Display) -> Self {
+        ReadError { file: file.display().to_string(), field: field.to_string(), reason: reason.to_string() }
+    }
+}
+
+/// Reads and checks one result file.
+pub fn read_file(path: &Path) -> Result<AnyResult, ReadError> {
+    let size =
+        std::fs::metadata(path).map_err(|e| ReadError::new(path, "$", format!("cannot read the file: {e}")))?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(too_big(path, size));
+    }
+    let bytes = std::fs::read(path).map_err(|e| ReadError::new(path, "$", format!("cannot read the file: {e}")))?;
+    from_slice(&bytes, path)
+}
+
+fn too_big(path: &Path, size: u64) -> ReadError {
+    ReadError::new(path, "$", format!("the file is {size} bytes; the limit is {MAX_FILE_BYTES} bytes"))
+}
+
+/// Reads and checks a result from bytes; `path` names it in errors.
+pub fn from_slice(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big(path, bytes.len() as u64));
+    }
+    // Syntax first, so that a broken file gets one plain message.
+    serde_json::from_slice::<IgnoredAny>(bytes)
+        .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {e}")))?;
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let (true, Ok(head)) = (is_object, serde_json::from_slice::<Head>(bytes)) else {
+        return Err(ReadError::new(path, "$", "a result file holds one JSON object"));
+    };
+    match head.format_version {
+        None => {
+            return Err(ReadError::new(
+                path,
+                "$.format_version",
+                format!("missing; this reader understands format version {FORMAT_VERSION}"),
+            ));
+        }
+        Some(v) if v.as_u64() != Some(u64::from(FORMAT_VERSION)) => {
+            return Err(ReadError::new(
+                path,
+                "$.format_version",
+                format!("unsupported format version {v}; this reader understands version {FORMAT_VERSION}"),
+            ));
+        }
+        Some(_) => {}
+    }
+    match head.kind.as_ref().and_then(Value::as_str) {
+        Some("measured") => Ok(AnyResult::Measured(Box::new(typed(bytes, path)?))),
+        Some("imported") => Ok(AnyResult::Imported(Box::new(typed(bytes, path)?))),
+        _ => Err(ReadError::new(path, "$.kind", "must be \"measured\" or \"imported\"")),
+    }
+}
+
+/// The two fields that decide how the rest is read.
+#[derive(serde::Deserialize)]
+struct Head {
+    format_version: Option<Value>,
+    kind: Option<Value>,
+}
+
+/// Deserializes straight from the bytes, so that a bad number (such as
+/// `1e999`, which is not finite) is reported at its field, with its line.
+fn typed<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T, ReadError> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let field = json_path(&e.path().to_string());
+        ReadError::new(path, field, e.into_inner())
+    })
+}
+
+/// serde_path_to_error writes `a.b[0].c`, or `.` for the root.
+fn json_path(path: &str) -> String {
+    if path == "." { "$".to_string() } else { format!("$.{path}") }
+}
+
+/// Serializes a result as submitted files are written: two-space indented
+/// JSON with a trailing newline, which keeps diffs in pull requests clean.
+pub fn to_json<T: serde::Serialize>(result: &T) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(result).expect("result types always serialize");
+    out.push(b'\n');
+    out
+}
+
+impl AnyResult {
+    /// Serializes either kind (see `to_json`).
+    pub fn to_json(&self) -> Vec<u8> {
+        match self {
+            AnyResult::Measured(r) => to_json(r),
+            AnyResult::Imported(r) => to_json(r),
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! One test per rejection of the strict reader, each asserting the exact
+//! message a submitter sees: file, JSON path, reason.
+
+use std::path::Path;
+
+use runner_bench_format::{MAX_FILE_BYTES, from_slice};
+use serde_json::{Value, json};
+
+fn golden() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/result-v1.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Reads `value` as `results/x.json` and returns the error message.
+fn error_of(value: &Value) -> String {
+    error_of_bytes(&serde_json::to_vec_pretty(value).unwrap())
+}
+
+fn error_of_bytes(bytes: &[u8]) -> String {
+    from_slice(bytes, Path::new("results/x.json")).expect_err("the reader accepted a bad file").to_string()
+}
+
+/// The golden file with the field at `pointer` replaced by `new`.
+fn with(pointer: &str, new: Value) -> Value {
+    let mut v = golden();
+    *v.pointer_mut(pointer).unwrap_or_else(|| panic!("{pointer} not in golden")) = new;
+    v
+}
+
+#[test]
+fn unknown_field() {
+    let mut v = golden();
+    v["machine"]["gpu"] = json!("none");
+    let err = error_of(&v);
+    assert!(
+        err.starts_with("results/x.json: $.machine.gpu: unknown field `gpu`, expected one of `os`, `os_release`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_field() {
+    let mut v = golden();
+    v["machine"].as_object_mut().unwrap().remove("kernel");
+    assert_eq!(error_of(&v), "results/x.json: $.machine: missing field `kernel` at line 39 column 3");
+}
+
+#[test]
+fn wrong_type() {
+    assert_eq!(
+        error_of(&with("/machine/logical_cpus", json!("2"))),
+        "results/x.json: $.machine.logical_cpus: invalid type: string \"2\", expected u32 at line 35 column 23"
+    );
+}
+
+#[test]
+fn non_finite_number() {
+    let text = String::from_utf8(serde_json::to_vec_pretty(&golden()).unwrap()).unwrap();
+    let text = text.replacen("\"elapsed_s\": 30.0151", "\"elapsed_s\": 1e999", 1);
+    assert_eq!(
+        error_of_bytes(text.as_bytes()),
+        "results/x.json: $.stages.cpu.samples[0].elapsed_s: number out of range at line 415 column 28"
+    );
+}
+
+#[test]
+fn negative_value() {
+    assert_eq!(
+        error_of(&with("/stages/cpu/samples/0/elapsed_s", json!(-30.0))),
+        "results/x.json: $.stages.cpu.samples[0].elapsed_s: -30 is negative; this value cannot be at line 415 column 28"
+    );
+}
+
+#[test]
+fn over_long_string() {
+    let err = error_of(&with("/notices/0/message", json!("x".repeat(2001))));
+    assert!(
+        err.starts_with(
+            "results/x.json: $.notices[0].message: text is 2001 characters long; at most 2000 are allowed at line"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn file_over_size_limit() {
+    let big = vec![b' '; MAX_FILE_BYTES as usize + 1];
+    assert_eq!(error_of_bytes(&big), "results/x.json: $: the file is 4194305 bytes; the limit is 4194304 bytes");
+}
+
+#[test]
+fn id_not_a_slug() {
+    assert_eq!(
+        error_of(&with("/provider/id", json!("Example Cloud"))),
+        "results/x.json: $.provider.id: \"Example Cloud\" is not a slug (1 to 64 lowercase letters, digits and \
+         single dashes, starting and ending with a letter or digit) at line 103 column 25"
+    );
+}
+
+#[test]
+fn unsupported_format_version() {
+    assert_eq!(
+        error_of(&with("/format_version", json!(2))),
+        "results/x.json: $.format_version: unsupported format version 2; this reader understands version 1"
+    );
+}
+
+#[test]
+fn missing_format_version() {
+    let mut v = golden();
+    v.as_object_mut().unwrap().remove("format_version");
+    assert_eq!(error_of(&v), "results/x.json: $.format_version: missing; this reader understands format version 1");
+}
+
+#[test]
+fn unknown_kind() {
+    assert_eq!(
+        error_of(&with("/kind", json!("estimated"))),
+        "results/x.json: $.kind: must be \"measured\" or \"imported\""
+    );
+}
+
+#[test]
+fn not_json_and_not_an_object() {
+    assert_eq!(
+        error_of_bytes(b"{\"format_version\": 1,"),
+        "results/x.json: $: not valid JSON: EOF while parsing an object at line 1 column 21"
+    );
+    assert_eq!(error_of_bytes(b"[1, 2]"), "results/x.json: $: a result file holds one JSON object");
+}
+
+#[test]
+fn bad_timestamp() {
+    assert_eq!(
+        error_of(&with("/provenance/started_at", json!("2026-11-29 10:00"))),
+        "results/x.json: $.provenance.started_at: \"2026-11-29 10:00\" is not a UTC time in RFC 3339 form \
+         (like 2026-11-29T22:48:25Z) at line 101 column 3"
+    );
+}
+
+#[test]
+fn reading_never_panics() {
+    // Truncations and byte flips of a real file, every one of them: each
+    // must come back as an error or a result, never a panic.
+    let bytes = serde_json::to_vec_pretty(&golden()).unwrap();
+    for cut in (0..bytes.len()).step_by(7) {
+        let _ = from_slice(&bytes[..cut], Path::new("t.json"));
+    }
+    let mut state = 0x2545_f491_u32;
+    for _ in 0..3000 {
+        let mut copy = bytes.clone();
+        for _ in 0..3 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let at = state as usize % copy.len();
+            copy[at] = (state >> 8) as u8;
+        }
+        let _ = from_slice(&copy, Path::new("t.json"));
+    }
+}
