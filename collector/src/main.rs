@@ -1,1 +1,41 @@
-fn main() {}
+//! `collector`: measures a CI runner and writes one runner-bench result file.
+//!
+//! The binary is thin: `cli` parses the arguments, `config` turns them into
+//! a validated `RunConfig`, and `run` drives the stages and the output. Every
+//! error is printed once, here, with its chain of causes.
+
+#![allow(unreachable_pub, reason = "a binary crate: pub only marks a module's interface")]
+
+mod affinity;
+mod assemble;
+mod cli;
+mod config;
+mod coremark;
+mod error;
+mod machine;
+mod output;
+mod progress;
+mod provenance;
+mod run;
+mod stage;
+mod summary;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    let outcome = match cli.command {
+        cli::Command::Run(args) => run::run(args),
+        cli::Command::Assemble(args) => assemble::run(args),
+        cli::Command::Profile(args) => cli::print_profile(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

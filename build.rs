@@ -1,0 +1,160 @@
+//! Build script of the `collector` package (collector/Cargo.toml points here
+//! with `build = "../build.rs"`, since a virtual workspace root runs none).
+//!
+//! It compiles the CPU workload, CoreMark, with the flags of the published
+//! protocol and bakes into the binary what the result file must record about
+//! that build: the compiler's family and version, the flags, the C standard,
+//! the defines, which implementation was built and a SHA-256 of its sources.
+//!
+//! By default it builds the project's own implementation in vendor/coremark.
+//! With RUNNER_BENCH_COREMARK_SRC=<an eembc/coremark checkout> it builds the
+//! official EEMBC sources instead, through vendor/coremark/official_shim.c.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use sha2::{Digest, Sha256};
+
+/// The published optimisation flags.
+const FLAGS: [&str; 2] = ["-O2", "-DNDEBUG"];
+/// The published C standard.
+const C_STANDARD: &str = "C99";
+/// The published workload defines. MULTITHREAD=1: one execution context.
+/// TOTAL_DATA_SIZE=2000: 666 bytes for each of the three algorithms.
+/// ITERATIONS=0: the iteration count is found at run time.
+const DEFINES: [(&str, &str); 3] = [("MULTITHREAD", "1"), ("TOTAL_DATA_SIZE", "2000"), ("ITERATIONS", "0")];
+
+fn main() {
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = manifest.join("..");
+    let vendor = root.join("vendor/coremark");
+    println!("cargo:rerun-if-changed={}", root.join("build.rs").display());
+    println!("cargo:rerun-if-changed={}", vendor.display());
+    println!("cargo:rerun-if-env-changed=RUNNER_BENCH_COREMARK_SRC");
+    println!("cargo:rerun-if-env-changed=GITHUB_SHA");
+
+    let mut build = cc::Build::new();
+    // Exactly the published flags, whatever the cargo profile: cc would
+    // otherwise follow the profile's opt-level and add debug info.
+    build.opt_level(2).debug(false).std("c99").warnings(true).define("NDEBUG", None);
+    for (name, value) in DEFINES {
+        build.define(name, value);
+    }
+
+    let (implementation, sources) = match env::var_os("RUNNER_BENCH_COREMARK_SRC") {
+        Some(official) => {
+            let official = PathBuf::from(official);
+            let port = vendor.join("official_port");
+            build.include(&port).include(&official).include(&vendor);
+            let mut files: Vec<PathBuf> = ["core_list_join.c", "core_matrix.c", "core_state.c", "core_util.c"]
+                .iter()
+                .map(|f| official.join(f))
+                .collect();
+            files.push(vendor.join("official_shim.c"));
+            files.push(port.join("core_portme.c"));
+            for f in &files {
+                assert!(f.exists(), "RUNNER_BENCH_COREMARK_SRC: {} not found", f.display());
+                build.file(f);
+            }
+            files.push(official.join("coremark.h"));
+            files.push(port.join("core_portme.h"));
+            files.push(vendor.join("runner_coremark.h"));
+            ("eembc", files)
+        }
+        None => {
+            build.include(&vendor);
+            let mut files: Vec<PathBuf> = fs::read_dir(&vendor)
+                .expect("vendor/coremark is part of the repository")
+                .map(|e| e.expect("readable vendor/coremark entry").path())
+                .filter(|p| is_project_source(p))
+                .collect();
+            files.sort();
+            for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "c")) {
+                build.file(f);
+            }
+            ("project", files)
+        }
+    };
+    build.compile("runner_coremark");
+
+    let compiler = build.get_compiler();
+    let identity = compiler_identity(&compiler);
+    println!("cargo:rustc-env=RUNNER_BENCH_CC={identity}");
+    println!("cargo:rustc-env=RUNNER_BENCH_CFLAGS={}", FLAGS.join(" "));
+    println!("cargo:rustc-env=RUNNER_BENCH_CSTD={C_STANDARD}");
+    let defines: Vec<String> = DEFINES.iter().map(|(n, v)| format!("{n}={v}")).collect();
+    println!("cargo:rustc-env=RUNNER_BENCH_CDEFINES={}", defines.join(";"));
+    println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_IMPL={implementation}");
+    println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_SHA256={}", sources_sha256(&sources));
+    println!("cargo:rustc-env=RUNNER_BENCH_REVISION={}", revision(&root));
+}
+
+/// The project's sources: its kernels and API, not the validation program,
+/// not the shim for the official sources.
+fn is_project_source(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let is_c = name.ends_with(".c") || name.ends_with(".h");
+    is_c && name != "validate.c" && name != "official_shim.c"
+}
+
+/// SHA-256 over the sources in path order: for each file, its name, a NUL
+/// byte, then its bytes. A reader can recompute it from the same checkout.
+fn sources_sha256(files: &[PathBuf]) -> String {
+    let mut hasher = Sha256::new();
+    let mut sorted: Vec<&PathBuf> = files.iter().collect();
+    sorted.sort_by_key(|p| p.file_name().map(|n| n.to_os_string()));
+    for f in sorted {
+        hasher.update(f.file_name().and_then(|n| n.to_str()).unwrap_or("").as_bytes());
+        hasher.update([0]);
+        hasher.update(fs::read(f).unwrap_or_else(|e| panic!("cannot read {}: {e}", f.display())));
+    }
+    format!("{:x}", hasher.finalize())
+}
+
+/// "GNU 12.2.0", "Clang 16.0.6", as the reports print the compiler.
+fn compiler_identity(compiler: &cc::Tool) -> String {
+    let family = if compiler.is_like_clang() {
+        "Clang"
+    } else if compiler.is_like_gnu() {
+        "GNU"
+    } else if compiler.is_like_msvc() {
+        "MSVC"
+    } else {
+        "unknown"
+    };
+    let version_flag =
+        if compiler.is_like_gnu() && !compiler.is_like_clang() { "-dumpfullversion" } else { "-dumpversion" };
+    let version = Command::new(compiler.path())
+        .arg(version_flag)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    format!("{family} {version}")
+}
+
+/// The commit the collector is built from: GITHUB_SHA in Actions, else git.
+fn revision(root: &Path) -> String {
+    if let Ok(sha) = env::var("GITHUB_SHA") {
+        return sha;
+    }
+    let git = root.join(".git");
+    if let Ok(head) = fs::read_to_string(git.join("HEAD")) {
+        println!("cargo:rerun-if-changed={}", git.join("HEAD").display());
+        if let Some(reference) = head.trim().strip_prefix("ref: ") {
+            println!("cargo:rerun-if-changed={}", git.join(reference).display());
+        }
+    }
+    Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_string())
+}

@@ -1,0 +1,127 @@
+//! Command-line arguments as the user typed them (validated in `config`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use runner_bench_format::Profile;
+
+/// Measures a CI runner and writes one runner-bench result file.
+///
+/// Run `collector run --profile quick --provider ID --runner LABEL` to try it;
+/// the `standard` profile is the published protocol. Results are submitted
+/// by pull request: see CONTRIBUTING.md.
+#[derive(Debug, Parser)]
+#[command(name = "collector", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the chosen stages in order and write one result file.
+    Run(RunArgs),
+    /// Merge partial result files written by separate jobs of one run.
+    Assemble(AssembleArgs),
+    /// Print a profile's parameters (canonical form) and fingerprint.
+    Profile(ProfileArgs),
+}
+
+/// A measurement profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProfileArg {
+    /// The published protocol: 5 CPU samples of 30 s, 1024 MiB disk file, ...
+    Standard,
+    /// Small sizes, seconds not minutes: for trying the tool and for tests.
+    Quick,
+}
+
+impl ProfileArg {
+    pub fn profile(self) -> Profile {
+        match self {
+            ProfileArg::Standard => Profile::Standard,
+            ProfileArg::Quick => Profile::Quick,
+        }
+    }
+}
+
+/// A measurement stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StageArg {
+    /// CoreMark, one thread pinned to one logical CPU.
+    Cpu,
+    /// Direct I/O, queue depth one.
+    Disk,
+    /// Cache save and restore.
+    Cache,
+    /// LibreSpeed download and upload.
+    Internet,
+    /// Remote build-cache server throughput.
+    HttpCache,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Measurement profile.
+    #[arg(long, value_enum, default_value = "standard")]
+    pub profile: ProfileArg,
+
+    /// Stages to run, comma-separated, in the order given [default: every
+    /// stage this collector supports].
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub stages: Vec<StageArg>,
+
+    /// Result file to write. It is written atomically after every sample, so
+    /// a run killed later keeps everything already measured.
+    #[arg(long, default_value = "result.json")]
+    pub out: PathBuf,
+
+    /// Provider id: lowercase letters, digits and dashes, e.g. `ubicloud`.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER")]
+    pub provider: Option<String>,
+
+    /// Provider display name, e.g. `Ubicloud`.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER_NAME")]
+    pub provider_name: Option<String>,
+
+    /// Runner label: lowercase letters, digits and dashes, e.g.
+    /// `ubicloud-linux-x64`.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER")]
+    pub runner: Option<String>,
+
+    /// Runner display name.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
+    pub runner_name: Option<String>,
+
+    /// Logical CPU to pin the measuring thread to (Linux) [default: the
+    /// lowest-numbered CPU this process may use].
+    #[arg(long)]
+    pub cpu: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// Merged result file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+
+    /// Partial result files of one run, e.g. the save job's and the restore
+    /// job's. They must share fingerprint, provider and runner.
+    #[arg(required = true, num_args = 1..)]
+    pub parts: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// The profile to print.
+    #[arg(value_enum, default_value = "standard")]
+    pub profile: ProfileArg,
+}
+
+/// `collector profile`: what a fingerprint stands for, for reviewers.
+pub fn print_profile(args: &ProfileArgs) -> anyhow::Result<()> {
+    let params = args.profile.profile().parameters();
+    println!("{}", params.canonical_json());
+    println!("fingerprint {}", params.fingerprint());
+    Ok(())
+}

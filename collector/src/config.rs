@@ -1,0 +1,73 @@
+//! `RunArgs` → `RunConfig`: everything checked before anything is measured.
+
+use std::path::PathBuf;
+
+use runner_bench_format::{Name, Parameters, Profile, Provider, Runner, Slug};
+
+use crate::cli::{RunArgs, StageArg};
+use crate::error::UsageError;
+use crate::stage::StageKind;
+
+/// A validated `collector run` invocation.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub profile: Profile,
+    pub parameters: Parameters,
+    pub stages: Vec<StageKind>,
+    pub out: PathBuf,
+    pub provider: Provider,
+    pub runner: Runner,
+    /// The logical CPU asked for with --cpu, if any.
+    pub cpu: Option<u32>,
+}
+
+impl RunConfig {
+    pub fn from_args(args: RunArgs) -> Result<Self, UsageError> {
+        let provider = Provider {
+            id: slug("provider", args.provider.ok_or(UsageError::MissingProvider)?)?,
+            name: args.provider_name.map(|n| name("provider-name", n)).transpose()?,
+        };
+        let runner = Runner {
+            label: slug("runner", args.runner.ok_or(UsageError::MissingRunner)?)?,
+            name: args.runner_name.map(|n| name("runner-name", n)).transpose()?,
+        };
+        let stages = stages(&args.stages)?;
+        let profile = args.profile.profile();
+        Ok(RunConfig {
+            profile,
+            parameters: profile.parameters(),
+            stages,
+            out: args.out,
+            provider,
+            runner,
+            cpu: args.cpu,
+        })
+    }
+}
+
+fn slug(flag: &'static str, value: String) -> Result<Slug, UsageError> {
+    Slug::new(value).map_err(|reason| UsageError::InvalidValue { flag, reason })
+}
+
+fn name(flag: &'static str, value: String) -> Result<Name, UsageError> {
+    Name::new(value).map_err(|reason| UsageError::InvalidValue { flag, reason })
+}
+
+fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
+    if requested.is_empty() {
+        return Ok(StageKind::AVAILABLE.to_vec());
+    }
+    let mut out: Vec<StageKind> = Vec::new();
+    for arg in requested {
+        let kind = StageKind::from_arg(*arg);
+        if out.contains(&kind) {
+            return Err(UsageError::DuplicateStage { stage: kind.name() });
+        }
+        if !StageKind::AVAILABLE.contains(&kind) {
+            let available: Vec<&str> = StageKind::AVAILABLE.iter().map(|k| k.name()).collect();
+            return Err(UsageError::StageNotAvailable { stage: kind.name(), available: available.join(", ") });
+        }
+        out.push(kind);
+    }
+    Ok(out)
+}

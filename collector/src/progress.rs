@@ -1,0 +1,91 @@
+//! Progress for people: a bar on a terminal, plain lines otherwise, and
+//! `::group::` sections when running in GitHub Actions. All on stderr, so
+//! stdout stays free for what a command prints as its answer.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::stage::StageKind;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Terminal,
+    Plain,
+    GitHubActions,
+}
+
+pub struct Progress {
+    mode: Mode,
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// Chooses the mode from the environment.
+    pub fn detect() -> Self {
+        let mode = if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+            Mode::GitHubActions
+        } else if std::io::stderr().is_terminal() {
+            Mode::Terminal
+        } else {
+            Mode::Plain
+        };
+        Progress { mode, bar: None }
+    }
+
+    pub fn stage_start(&mut self, kind: StageKind, samples: usize) {
+        match self.mode {
+            Mode::GitHubActions => eprintln!("::group::{}", kind.title()),
+            Mode::Plain => eprintln!("== {}", kind.title()),
+            Mode::Terminal => {
+                let bar = ProgressBar::new(samples as u64);
+                let style = ProgressStyle::with_template("{prefix:.bold} [{bar:24}] {pos}/{len} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> ");
+                bar.set_style(style);
+                bar.set_prefix(kind.title());
+                self.bar = Some(bar);
+            }
+        }
+    }
+
+    pub fn sample_start(&mut self, k: usize, n: usize, left: Duration) {
+        let text = format!("sample {k} of {n}, about {} left", human(left));
+        match &self.bar {
+            Some(bar) => bar.set_message(text),
+            None => eprintln!("{text}"),
+        }
+    }
+
+    pub fn sample_done(&mut self, k: usize, n: usize, outcome: &str) {
+        match &self.bar {
+            Some(bar) => {
+                bar.inc(1);
+                bar.println(format!("sample {k} of {n}: {outcome}"));
+            }
+            None => eprintln!("sample {k} of {n}: {outcome}"),
+        }
+    }
+
+    pub fn stage_end(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        if self.mode == Mode::GitHubActions {
+            eprintln!("::endgroup::");
+        }
+    }
+
+    pub fn note(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+}
+
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 60 { format!("{}m {:02}s", s / 60, s % 60) } else { format!("{s}s") }
+}

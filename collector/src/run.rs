@@ -1,0 +1,116 @@
+//! `collector run`: check the invocation, then run each stage in order,
+//! rewriting the result file after every sample.
+
+use runner_bench_format::measured::{
+    Build, Collector, CoreMarkBuild, CoreMarkImplementation, MeasuredKind, Provenance, Stages,
+};
+use runner_bench_format::{FORMAT_VERSION, MeasuredResult, Name, Notice, Sha256Hex, Timestamp, to_json};
+
+use crate::cli::RunArgs;
+use crate::config::RunConfig;
+use crate::coremark;
+use crate::output::ResultWriter;
+use crate::progress::Progress;
+use crate::stage::{StageKind, cpu};
+use crate::{affinity, machine, provenance, summary};
+
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Everything the user could get wrong fails here, before any measuring.
+    let config = RunConfig::from_args(args)?;
+    let writer = ResultWriter::create(&config.out)?;
+    let pin_cpu = affinity::choose_cpu(config.cpu)?;
+    let github = provenance::github(&provenance::process_env)?;
+
+    let mut result = MeasuredResult {
+        schema: None,
+        format_version: FORMAT_VERSION,
+        kind: MeasuredKind::Measured,
+        collector: Collector {
+            version: Name::lossy(env!("CARGO_PKG_VERSION")),
+            revision: Name::lossy(coremark::build::REVISION),
+        },
+        provider: config.provider.clone(),
+        runner: config.runner.clone(),
+        provenance: Provenance {
+            started_at: Timestamp::now(),
+            finished_at: Timestamp::now(),
+            github,
+            image: provenance::image(&provenance::process_env),
+        },
+        machine: machine::detect(),
+        build: build_info()?,
+        parameters: config.parameters.clone(),
+        fingerprint: config.parameters.fingerprint(),
+        stages: Stages::default(),
+        notices: Vec::new(),
+    };
+    // A valid file exists from the start: a bad disk shows now, not after
+    // half an hour of measuring.
+    let save = |r: &mut MeasuredResult| {
+        r.provenance.finished_at = Timestamp::now();
+        writer.write(&to_json(r))
+    };
+    save(&mut result)?;
+
+    let mut progress = Progress::detect();
+    progress.note(&format!(
+        "runner-bench collector {}: profile {} (fingerprint {}), writing {}",
+        env!("CARGO_PKG_VERSION"),
+        config.profile.name(),
+        result.fingerprint,
+        writer.path().display()
+    ));
+    for &kind in &config.stages {
+        match kind {
+            StageKind::Cpu => {
+                let plan = cpu::CpuPlan::new(&config.parameters, pin_cpu);
+                if pin_cpu.is_none() {
+                    let text = "this OS has no hard CPU affinity: CoreMark ran unpinned";
+                    result
+                        .notices
+                        .push(Notice { stage: Name::lossy("cpu"), message: runner_bench_format::Message::lossy(text) });
+                }
+                progress.stage_start(kind, plan.samples as usize);
+                progress.note(&format!(
+                    "{}, built by {} with {}; {}",
+                    coremark::implementation(),
+                    coremark::build::COMPILER,
+                    coremark::build::FLAGS,
+                    match pin_cpu {
+                        Some(cpu) => format!("pinned to CPU {cpu}"),
+                        None => "unpinned".to_string(),
+                    }
+                ));
+                let stage = cpu::run(&plan, &mut progress, |partial| {
+                    result.stages.cpu = Some(partial.clone());
+                    save(&mut result)
+                })?;
+                result.stages.cpu = Some(stage);
+            }
+            other => unreachable!("config admits only available stages, not {}", other.name()),
+        }
+        progress.stage_end();
+        save(&mut result)?;
+    }
+    progress.note(&format!("wrote {}", writer.path().display()));
+    summary::append_to_step_summary(&result)?;
+    Ok(())
+}
+
+fn build_info() -> anyhow::Result<Build> {
+    let names =
+        |list: &str, sep: char| -> Vec<Name> { list.split(sep).filter(|s| !s.is_empty()).map(Name::lossy).collect() };
+    Ok(Build {
+        compiler: Name::lossy(coremark::build::COMPILER),
+        flags: names(coremark::build::FLAGS, ' '),
+        c_standard: Name::lossy(coremark::build::C_STANDARD),
+        defines: names(coremark::build::DEFINES, ';'),
+        coremark: CoreMarkBuild {
+            implementation: match coremark::build::IMPLEMENTATION {
+                "eembc" => CoreMarkImplementation::Eembc,
+                _ => CoreMarkImplementation::Project,
+            },
+            sources_sha256: Sha256Hex::new(coremark::build::SOURCES_SHA256).map_err(anyhow::Error::msg)?,
+        },
+    })
+}

@@ -1,0 +1,222 @@
+//! The CPU stage: CoreMark, one thread, pinned to one logical CPU.
+//!
+//! A sample first runs CoreMark's validation seeds once, then runs the
+//! performance seeds for at least the profile's CPU seconds, in batches whose
+//! size is calibrated on a separate instance so that reading the clock costs
+//! nothing measurable. iterations/s = iterations ÷ elapsed seconds. Both
+//! runs' CRCs must match the published values, or the sample is no result.
+
+use std::time::{Duration, Instant};
+
+use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Status, Validation};
+use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
+
+use crate::affinity;
+use crate::coremark::{self, CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
+use crate::progress::Progress;
+
+/// A batch should take about this long, so the clock is read rarely but a
+/// sample still ends close to its target time.
+const BATCH_TARGET: Duration = Duration::from_millis(20);
+
+/// What the stage needs to know.
+pub struct CpuPlan {
+    pub samples: u32,
+    pub seconds: Duration,
+    pub timeout: Duration,
+    /// The CPU to pin to; `None` runs unpinned (macOS).
+    pub cpu: Option<u32>,
+}
+
+impl CpuPlan {
+    pub fn new(params: &Parameters, cpu: Option<u32>) -> Self {
+        CpuPlan {
+            samples: params.cpu_samples,
+            seconds: Duration::from_secs(params.cpu_seconds.into()),
+            timeout: Duration::from_secs(params.sample_timeout_s.into()),
+            cpu,
+        }
+    }
+}
+
+/// Runs every requested sample; `after_sample` sees the stage after each
+/// one, so the caller can write it out before the next begins.
+pub fn run(
+    plan: &CpuPlan,
+    progress: &mut Progress,
+    mut after_sample: impl FnMut(&CpuStage) -> anyhow::Result<()>,
+) -> anyhow::Result<CpuStage> {
+    let mut stage = CpuStage { samples: Vec::new() };
+    let n = plan.samples as usize;
+    for k in 1..=n {
+        progress.sample_start(k, n, plan.seconds * (n - k + 1) as u32);
+        let sample = measure(plan);
+        progress.sample_done(k, n, &describe(&sample));
+        stage.samples.push(sample);
+        after_sample(&stage)?;
+    }
+    Ok(stage)
+}
+
+fn describe(sample: &CpuSample) -> String {
+    match (sample.iterations_per_s(), &sample.message) {
+        (Some(ips), _) => format!("{ips:.2} iterations/s"),
+        (None, Some(m)) => format!("{:?}: {m}", sample.status).to_lowercase(),
+        (None, None) => "no score".to_string(),
+    }
+}
+
+/// One sample. Never fails: what went wrong is recorded in the sample.
+pub fn measure(plan: &CpuPlan) -> CpuSample {
+    let _guard = match plan.cpu.map(affinity::pin_current_thread).transpose() {
+        Ok(guard) => guard,
+        Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
+    };
+    let in_force = affinity::observed();
+
+    let Some(validation) = one_iteration(VALIDATION) else {
+        return failed(Status::Error, "CoreMark could not be initialised", in_force);
+    };
+    let batch = calibrate();
+    let Some(mut cm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else {
+        return failed(Status::Error, "CoreMark could not be initialised", in_force);
+    };
+
+    let start = Instant::now();
+    let mut iterations = 0u64;
+    let mut strayed: Option<u32> = None;
+    let elapsed = loop {
+        cm.run(batch);
+        iterations += u64::from(batch);
+        if let (Some(pinned), Some(now)) = (plan.cpu, affinity::current_cpu())
+            && now != pinned
+        {
+            strayed = Some(now);
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= plan.seconds {
+            break elapsed;
+        }
+        if elapsed >= plan.timeout {
+            let msg = format!("sample exceeded {}s after {iterations} iterations", plan.timeout.as_secs());
+            return failed(Status::Timeout, &msg, in_force);
+        }
+    };
+
+    let crcs = cm.crcs();
+    let mut sample = CpuSample {
+        status: Status::Ok,
+        message: None,
+        affinity: in_force,
+        iterations: Some(iterations),
+        elapsed_s: NonNeg::new(elapsed.as_secs_f64()).ok(),
+        crcs: Some(CoreMarkCrcs {
+            seed: crcs.seed,
+            list: crcs.list,
+            matrix: crcs.matrix,
+            state: crcs.state,
+            final_: crcs.final_,
+        }),
+        validation: Some(Validation::Passed),
+    };
+    let mismatches: Vec<String> =
+        [mismatch("performance", PERFORMANCE, crcs), mismatch("validation", VALIDATION, validation)]
+            .into_iter()
+            .flatten()
+            .collect();
+    if !mismatches.is_empty() {
+        sample.status = Status::Error;
+        sample.validation = Some(Validation::Failed);
+        sample.message = Some(Message::lossy(&format!("CoreMark CRC check failed: {}", mismatches.join("; "))));
+    } else if let Some(cpu) = strayed {
+        sample.status = Status::Error;
+        sample.message = Some(Message::lossy(&format!("the pinned thread was seen on CPU {cpu}")));
+    } else if affinity::observed() != in_force {
+        sample.status = Status::Error;
+        sample.message = Some(Message::lossy("the thread's affinity changed during the sample"));
+    }
+    sample
+}
+
+fn one_iteration(seeds: Seeds) -> Option<Crcs> {
+    let mut cm = CoreMark::new(TOTAL_DATA_BYTES, seeds)?;
+    cm.run(1);
+    Some(cm.crcs())
+}
+
+/// The batch size that takes about `BATCH_TARGET`, found on a throwaway
+/// instance; this also warms the caches and the CPU's clock up.
+fn calibrate() -> u32 {
+    let Some(mut warm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else { return 1 };
+    let mut batch = 1u32;
+    loop {
+        let t = Instant::now();
+        warm.run(batch);
+        if t.elapsed() >= BATCH_TARGET || batch >= 1 << 24 {
+            return batch;
+        }
+        batch *= 2;
+    }
+}
+
+fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
+    let want = coremark::expected(seeds)?;
+    let names = ["seedcrc", "crclist", "crcmatrix", "crcstate"];
+    let have = [got.seed, got.list, got.matrix, got.state];
+    let wrong: Vec<String> = names
+        .iter()
+        .zip(have.iter().zip(want.iter()))
+        .filter(|(_, (h, w))| h != w)
+        .map(|(name, (h, w))| format!("{name} {h:#06x}, expected {w:#06x}"))
+        .collect();
+    (!wrong.is_empty()).then(|| format!("{run} run: {}", wrong.join(", ")))
+}
+
+fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
+    CpuSample {
+        status,
+        message: Some(Message::lossy(message)),
+        affinity,
+        iterations: None,
+        elapsed_s: None,
+        crcs: None,
+        validation: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_short_pinned_sample_validates() {
+        let cpu = affinity::choose_cpu(None).unwrap();
+        let plan = CpuPlan { samples: 1, seconds: Duration::from_millis(300), timeout: Duration::from_secs(30), cpu };
+        let sample = measure(&plan);
+        assert_eq!(sample.status, Status::Ok, "{:?}", sample.message);
+        assert_eq!(sample.validation, Some(Validation::Passed));
+        assert!(sample.elapsed_s.unwrap().get() >= 0.3);
+        if let Some(cpu) = cpu {
+            assert_eq!(sample.affinity, Affinity::Pinned { cpu, group: 0 });
+        }
+        assert!(sample.iterations_per_s().unwrap() > 100.0);
+    }
+
+    #[test]
+    fn a_sample_past_its_timeout_is_recorded_as_such() {
+        let plan = CpuPlan { samples: 1, seconds: Duration::from_secs(60), timeout: Duration::ZERO, cpu: None };
+        let sample = measure(&plan);
+        assert_eq!(sample.status, Status::Timeout);
+        assert_eq!(sample.iterations_per_s(), None);
+        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0s after "));
+    }
+
+    #[test]
+    fn crc_mismatches_are_named() {
+        let got = Crcs { seed: 0xe9f5, list: 0x1234, matrix: 0x1fd7, state: 0x8e3a, final_: 0 };
+        assert_eq!(
+            mismatch("performance", PERFORMANCE, got).unwrap(),
+            "performance run: crclist 0x1234, expected 0xe714"
+        );
+    }
+}

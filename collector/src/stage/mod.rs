@@ -1,0 +1,53 @@
+//! The measurement stages. Each stage is one module with one entry point
+//! that takes the run's context and returns its section of the result.
+
+pub mod cpu;
+
+use crate::cli::StageArg;
+
+/// A stage of the protocol, in the order `collector run` runs them by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageKind {
+    Cpu,
+    Disk,
+    Cache,
+    Internet,
+    HttpCache,
+}
+
+impl StageKind {
+    /// The stages this version of the collector can run.
+    pub const AVAILABLE: [StageKind; 1] = [StageKind::Cpu];
+
+    pub fn from_arg(arg: StageArg) -> Self {
+        match arg {
+            StageArg::Cpu => StageKind::Cpu,
+            StageArg::Disk => StageKind::Disk,
+            StageArg::Cache => StageKind::Cache,
+            StageArg::Internet => StageKind::Internet,
+            StageArg::HttpCache => StageKind::HttpCache,
+        }
+    }
+
+    /// The stage's name in flags, notices and result files.
+    pub fn name(self) -> &'static str {
+        match self {
+            StageKind::Cpu => "cpu",
+            StageKind::Disk => "disk",
+            StageKind::Cache => "cache",
+            StageKind::Internet => "internet",
+            StageKind::HttpCache => "http-cache",
+        }
+    }
+
+    /// A heading for progress output.
+    pub fn title(self) -> &'static str {
+        match self {
+            StageKind::Cpu => "CPU (CoreMark, one pinned thread)",
+            StageKind::Disk => "Disk I/O",
+            StageKind::Cache => "Cache backends",
+            StageKind::Internet => "Internet",
+            StageKind::HttpCache => "Remote build cache",
+        }
+    }
+}

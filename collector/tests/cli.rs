@@ -1,0 +1,211 @@
+//! The collector as a user runs it: real runs of the quick profile, and the
+//! exact messages of invocations that must fail before measuring.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use runner_bench_format::measured::{Status, Validation};
+use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
+
+fn collector() -> Command {
+    let mut cmd = Command::new(cargo_bin("collector"));
+    // Tests must not inherit a real Actions job's variables.
+    for var in ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "RUNNER_BENCH_PROVIDER", "RUNNER_BENCH_RUNNER", "ImageOS"] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+fn measured(path: &Path) -> MeasuredResult {
+    match read_file(path).unwrap() {
+        AnyResult::Measured(r) => *r,
+        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
+    }
+}
+
+fn stderr_of(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(!out.status.success(), "expected failure; stdout: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn a_quick_cpu_run_writes_a_valid_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let status = collector()
+        .args(["run", "--profile", "quick", "--stages", "cpu", "--provider", "local", "--runner", "dev-linux-x64"])
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    assert_eq!(r.fingerprint, Profile::Quick.parameters().fingerprint());
+    let cpu = r.stages.cpu.unwrap();
+    assert_eq!(cpu.samples.len(), 3);
+    for s in &cpu.samples {
+        assert_eq!((s.status, s.validation), (Status::Ok, Some(Validation::Passed)), "{:?}", s.message);
+        assert!(s.elapsed_s.unwrap().get() >= 1.0);
+        if cfg!(target_os = "linux") {
+            assert!(matches!(s.affinity, runner_bench_format::Affinity::Pinned { group: 0, .. }), "{:?}", s.affinity);
+        }
+    }
+    assert_eq!(r.build.flags_label(), "-O2 -DNDEBUG; C99; MULTITHREAD=1; TOTAL_DATA_SIZE=2000; ITERATIONS=0");
+}
+
+#[test]
+fn in_github_actions_it_records_provenance_and_writes_a_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let summary = dir.path().join("summary.md");
+    let output = collector()
+        .args(["run", "--profile", "quick", "--stages", "cpu", "--out"])
+        .arg(&out)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("RUNNER_BENCH_PROVIDER", "example")
+        .env("RUNNER_BENCH_RUNNER", "example-linux-x64")
+        .envs([
+            ("GITHUB_REPOSITORY", "o/r"),
+            ("GITHUB_WORKFLOW", "benchmark"),
+            ("GITHUB_RUN_ID", "123"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "measure"),
+            ("GITHUB_SHA", "abc123"),
+            ("RUNNER_NAME", "runner-7"),
+            ("ImageOS", "ubuntu24"),
+            ("ImageVersion", "20261116.1.0"),
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("::group::CPU (CoreMark, one pinned thread)\n"), "{stderr}");
+    assert!(stderr.contains("::endgroup::\n"), "{stderr}");
+    let r = measured(&out);
+    let gh = r.provenance.github.unwrap();
+    assert_eq!((gh.run_id, gh.job.as_str(), gh.runner_name.unwrap().as_str()), (123, "measure", "runner-7"));
+    assert_eq!(r.provenance.image.unwrap().name.as_str(), "ubuntu24");
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.starts_with("### runner-bench: example / example-linux-x64\n"), "{md}");
+}
+
+#[test]
+fn a_run_killed_mid_stage_leaves_a_valid_partial_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let mut child = collector()
+        .args(["run", "--profile", "quick", "--stages", "cpu", "--provider", "local", "--runner", "dev"])
+        .arg("--out")
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first sample to land, then kill during the second.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "no sample was written in 20 s");
+        if out.exists() && measured(&out).stages.cpu.is_some_and(|c| !c.samples.is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    let samples = r.stages.cpu.unwrap().samples;
+    assert!((1..3).contains(&samples.len()), "{} samples", samples.len());
+    assert!(samples.iter().all(|s| s.status == Status::Ok));
+}
+
+#[test]
+fn a_missing_provider_is_explained() {
+    let err = stderr_of(collector().args(["run", "--runner", "x"]));
+    assert_eq!(
+        err,
+        "error: no provider given: pass --provider ID (or set RUNNER_BENCH_PROVIDER), e.g. --provider ubicloud\n"
+    );
+}
+
+#[test]
+fn a_runner_label_that_is_not_a_slug_is_explained() {
+    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "My Runner"]));
+    assert_eq!(
+        err,
+        "error: --runner: \"My Runner\" is not a slug (1 to 64 lowercase letters, digits and single dashes, \
+         starting and ending with a letter or digit)\n"
+    );
+}
+
+#[test]
+fn a_bad_output_path_fails_before_measuring() {
+    let started = Instant::now();
+    let err =
+        stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--out", "/nonexistent/dir/r.json"]));
+    assert_eq!(
+        err,
+        "error: --out /nonexistent/dir/r.json: the folder /nonexistent/dir does not exist; create it first\n"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "it measured before failing");
+}
+
+#[test]
+fn a_stage_not_yet_built_is_refused() {
+    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,disk"]));
+    assert_eq!(err, "error: --stages: the `disk` stage is not in this version of the collector; available: cpu\n");
+    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,cpu"]));
+    assert_eq!(err, "error: --stages: `cpu` is given twice; list each stage once\n");
+}
+
+#[test]
+fn help_explains_every_option() {
+    let out = collector().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in
+        ["--profile", "--stages", "--out", "--provider", "--provider-name", "--runner", "--runner-name", "--cpu"]
+    {
+        assert!(help.contains(option), "{option} missing from:\n{help}");
+    }
+    assert!(help.contains("RUNNER_BENCH_PROVIDER"), "{help}");
+}
+
+#[test]
+fn profile_prints_the_fingerprint() {
+    let out = collector().args(["profile", "quick"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("fingerprint 7a737381e8dd\n"), "{text}");
+}
+
+#[test]
+fn assemble_refuses_parts_of_different_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+    let mut other: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    other["parameters"]["cpu_seconds"] = 10.into();
+    let params: runner_bench_format::Parameters = serde_json::from_value(other["parameters"].clone()).unwrap();
+    other["fingerprint"] = params.fingerprint().as_str().into();
+    let other_path = dir.path().join("other.json");
+    std::fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
+    let err = stderr_of(
+        collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&golden).arg(&other_path),
+    );
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: its fingerprint is {} but {} has 739dba2a6817; only parts of one run can be assembled\n",
+            other_path.display(),
+            params.fingerprint(),
+            golden.display()
+        )
+    );
+    // A part whose own fingerprint disagrees with its parameters is refused too.
+    other["parameters"]["cpu_seconds"] = 11.into();
+    std::fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
+    let err = stderr_of(collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&other_path));
+    assert!(err.starts_with(&format!("error: {}: $.fingerprint: recorded ", other_path.display())), "{err}");
+}
