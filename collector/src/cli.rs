@@ -18,6 +18,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant, reason = "parsed once per process; boxing buys nothing")]
 pub enum Command {
     /// Run the chosen stages in order and write one result file.
     Run(RunArgs),
@@ -92,6 +93,29 @@ pub struct RunArgs {
     /// Runner display name.
     #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
     pub runner_name: Option<String>,
+
+    /// Folder for the disk stage's test file; it must be on the disk to
+    /// measure, not in memory [default: RUNNER_TEMP in GitHub Actions, else
+    /// the system's temporary folder].
+    #[arg(long, env = "RUNNER_BENCH_DISK_DIR")]
+    pub disk_dir: Option<PathBuf>,
+
+    /// LibreSpeed backend the internet stage measures: the folder holding
+    /// garbage.php and empty.php [default:
+    /// https://amsspeed.sharktech.net/backend/]. Results are compared only
+    /// with results from the same endpoint.
+    #[arg(long, env = "RUNNER_BENCH_INTERNET_URL")]
+    pub internet_url: Option<String>,
+
+    /// Display name of that backend [default: `LibreSpeed (Sharktech,
+    /// Amsterdam)` for the default URL, else the URL's host].
+    #[arg(long, env = "RUNNER_BENCH_INTERNET_NAME")]
+    pub internet_name: Option<String>,
+
+    /// PEM file of a CA certificate the internet stage trusts besides the
+    /// platform's roots, for a private LibreSpeed server.
+    #[arg(long, env = "RUNNER_BENCH_INTERNET_CA_CERT")]
+    pub internet_ca_cert: Option<PathBuf>,
 
     /// Logical CPU to pin the measuring thread to (Linux) [default: the
     /// lowest-numbered CPU this process may use].

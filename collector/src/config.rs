@@ -6,7 +6,7 @@ use runner_bench_format::{Name, Parameters, Profile, Provider, Runner, Slug};
 
 use crate::cli::{RunArgs, StageArg};
 use crate::error::UsageError;
-use crate::stage::StageKind;
+use crate::stage::{StageKind, internet};
 
 /// A validated `collector run` invocation.
 #[derive(Debug, Clone)]
@@ -17,6 +17,10 @@ pub struct RunConfig {
     pub out: PathBuf,
     pub provider: Provider,
     pub runner: Runner,
+    /// Folder of the disk stage's test file.
+    pub disk_dir: PathBuf,
+    /// The internet stage's backend and extra CA.
+    pub internet: internet::Target,
     /// The logical CPU asked for with --cpu, if any.
     pub cpu: Option<u32>,
 }
@@ -33,16 +37,45 @@ impl RunConfig {
         };
         let stages = stages(&args.stages)?;
         let profile = args.profile.profile();
+        let internet = internet_target(args.internet_url, args.internet_name, args.internet_ca_cert)?;
+        let disk_dir = match args.disk_dir {
+            Some(dir) if !dir.is_dir() => {
+                return Err(UsageError::InvalidValue {
+                    flag: "disk-dir",
+                    reason: format!("{} is not a folder; create it or choose another", dir.display()),
+                });
+            }
+            Some(dir) => dir,
+            None => std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir),
+        };
         Ok(RunConfig {
             profile,
             parameters: profile.parameters(),
             stages,
+            disk_dir,
             out: args.out,
             provider,
             runner,
+            internet,
             cpu: args.cpu,
         })
     }
+}
+
+fn internet_target(
+    url: Option<String>,
+    name: Option<String>,
+    ca_cert: Option<PathBuf>,
+) -> Result<internet::Target, UsageError> {
+    let url = url.unwrap_or_else(|| internet::DEFAULT_URL.to_string());
+    internet::Target::new(&url, name.as_deref(), ca_cert.as_deref()).map_err(|(field, reason)| {
+        let flag = match field {
+            internet::TargetField::Url => "internet-url",
+            internet::TargetField::Name => "internet-name",
+            internet::TargetField::CaCert => "internet-ca-cert",
+        };
+        UsageError::InvalidValue { flag, reason }
+    })
 }
 
 fn slug(flag: &'static str, value: String) -> Result<Slug, UsageError> {

@@ -8,6 +8,7 @@
 
 mod affinity;
 mod assemble;
+mod cleanup;
 mod cli;
 mod config;
 mod coremark;

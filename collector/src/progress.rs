@@ -14,6 +14,9 @@ enum Mode {
     Terminal,
     Plain,
     GitHubActions,
+    /// Prints nothing: for tests.
+    #[cfg_attr(not(test), allow(dead_code, reason = "used by tests"))]
+    Quiet,
 }
 
 pub struct Progress {
@@ -34,10 +37,17 @@ impl Progress {
         Progress { mode, bar: None }
     }
 
+    /// Progress that prints nothing.
+    #[cfg_attr(not(test), allow(dead_code, reason = "used by tests"))]
+    pub fn quiet() -> Self {
+        Progress { mode: Mode::Quiet, bar: None }
+    }
+
     pub fn stage_start(&mut self, kind: StageKind, samples: usize) {
         match self.mode {
             Mode::GitHubActions => eprintln!("::group::{}", kind.title()),
             Mode::Plain => eprintln!("== {}", kind.title()),
+            Mode::Quiet => {}
             Mode::Terminal => {
                 let bar = ProgressBar::new(samples as u64);
                 let style = ProgressStyle::with_template("{prefix:.bold} [{bar:24}] {pos}/{len} {msg}")
@@ -52,6 +62,9 @@ impl Progress {
 
     pub fn sample_start(&mut self, k: usize, n: usize, left: Duration) {
         let text = format!("sample {k} of {n}, about {} left", human(left));
+        if self.mode == Mode::Quiet {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.set_message(text),
             None => eprintln!("{text}"),
@@ -59,6 +72,9 @@ impl Progress {
     }
 
     pub fn sample_done(&mut self, k: usize, n: usize, outcome: &str) {
+        if self.mode == Mode::Quiet {
+            return;
+        }
         match &self.bar {
             Some(bar) => {
                 bar.inc(1);
@@ -78,6 +94,9 @@ impl Progress {
     }
 
     pub fn note(&self, text: &str) {
+        if self.mode == Mode::Quiet {
+            return;
+        }
         match &self.bar {
             Some(bar) => bar.println(text),
             None => eprintln!("{text}"),

@@ -11,7 +11,7 @@ use crate::config::RunConfig;
 use crate::coremark;
 use crate::output::ResultWriter;
 use crate::progress::Progress;
-use crate::stage::{StageKind, cpu};
+use crate::stage::{StageKind, cpu, disk, internet};
 use crate::{affinity, machine, provenance, summary};
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -52,6 +52,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     save(&mut result)?;
 
+    crate::cleanup::install_handler();
     let mut progress = Progress::detect();
     progress.note(&format!(
         "runner-bench collector {}: profile {} (fingerprint {}), writing {}",
@@ -86,6 +87,35 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                     save(&mut result)
                 })?;
                 result.stages.cpu = Some(stage);
+            }
+            StageKind::Disk => {
+                let plan = disk::DiskPlan::new(&config.parameters, config.disk_dir.clone(), pin_cpu);
+                progress.stage_start(kind, plan.samples as usize);
+                let outcome = disk::run(&plan, &mut progress, |partial| {
+                    result.stages.disk = Some(partial.clone());
+                    save(&mut result)
+                })?;
+                result.stages.disk = Some(outcome.stage);
+                result.notices.extend(outcome.notices);
+            }
+            StageKind::Internet => {
+                let plan = internet::InternetPlan::new(&config.parameters, config.internet.clone());
+                progress.stage_start(kind, plan.total_samples());
+                progress.note(&format!(
+                    "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; \
+                     request times include DNS, TCP and TLS (not ICMP RTT)",
+                    plan.target.endpoint.name,
+                    plan.target.endpoint.url,
+                    plan.transfer_mib,
+                    plan.max_request_mib,
+                    plan.target.base.scheme().to_uppercase(),
+                ));
+                let stage = internet::run(&plan, &mut progress, |partial, notice| {
+                    result.stages.internet = Some(partial.clone());
+                    result.notices.extend(notice.cloned());
+                    save(&mut result)
+                })?;
+                result.stages.internet = Some(stage);
             }
             other => unreachable!("config admits only available stages, not {}", other.name()),
         }

@@ -124,6 +124,36 @@ fn a_run_killed_mid_stage_leaves_a_valid_partial_file() {
 }
 
 #[test]
+fn a_quick_disk_run_writes_a_valid_result_and_removes_its_file() {
+    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let out = dir.path().join("r.json");
+    let status = collector()
+        .args(["run", "--profile", "quick", "--stages", "disk", "--provider", "local", "--runner", "dev"])
+        .arg("--out")
+        .arg(&out)
+        .arg("--disk-dir")
+        .arg(&work)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    let disk = r.stages.disk.unwrap();
+    assert_eq!(disk.directory.as_str(), work.display().to_string());
+    assert_eq!(disk.samples.len(), 3);
+    assert!(disk.samples.iter().all(|s| s.status == Status::Ok && s.rand_write.is_some()), "{:?}", disk.samples);
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "the test file is gone");
+}
+
+#[test]
+fn a_disk_dir_that_is_not_a_folder_is_explained() {
+    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--disk-dir", "/no/such/dir"]));
+    assert_eq!(err, "error: --disk-dir: /no/such/dir is not a folder; create it or choose another\n");
+}
+
+#[test]
 fn a_missing_provider_is_explained() {
     let err = stderr_of(collector().args(["run", "--runner", "x"]));
     assert_eq!(
@@ -156,8 +186,13 @@ fn a_bad_output_path_fails_before_measuring() {
 
 #[test]
 fn a_stage_not_yet_built_is_refused() {
-    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,disk"]));
-    assert_eq!(err, "error: --stages: the `disk` stage is not in this version of the collector; available: cpu\n");
+    let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,cache"]));
+    assert!(
+        err.starts_with(
+            "error: --stages: the `cache` stage is not in this version of the collector; available: cpu, disk"
+        ),
+        "{err}"
+    );
     let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,cpu"]));
     assert_eq!(err, "error: --stages: `cpu` is given twice; list each stage once\n");
 }

@@ -98,7 +98,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
             break elapsed;
         }
         if elapsed >= plan.timeout {
-            let msg = format!("sample exceeded {}s after {iterations} iterations", plan.timeout.as_secs());
+            let msg = format!("sample exceeded {:?} after {iterations} iterations", plan.timeout);
             return failed(Status::Timeout, &msg, in_force);
         }
     };
@@ -208,7 +208,7 @@ mod tests {
         let sample = measure(&plan);
         assert_eq!(sample.status, Status::Timeout);
         assert_eq!(sample.iterations_per_s(), None);
-        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0s after "));
+        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0ns after "));
     }
 
     #[test]

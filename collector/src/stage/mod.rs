@@ -2,6 +2,8 @@
 //! that takes the run's context and returns its section of the result.
 
 pub mod cpu;
+pub mod disk;
+pub mod internet;
 
 use crate::cli::StageArg;
 
@@ -17,7 +19,7 @@ pub enum StageKind {
 
 impl StageKind {
     /// The stages this version of the collector can run.
-    pub const AVAILABLE: [StageKind; 1] = [StageKind::Cpu];
+    pub const AVAILABLE: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
 
     pub fn from_arg(arg: StageArg) -> Self {
         match arg {

@@ -1,0 +1,123 @@
+//! The internet stage as a user runs it: `collector run --stages internet`
+//! against a LibreSpeed server (nginx + php-fpm) on loopback. The cases a
+//! profile cannot reach (short timeouts, odd payload sizes, servers that
+//! stop mid-transfer) are tested on the stage itself, in
+//! collector/src/stage/internet.rs, against the same server.
+
+#[path = "../../tests/librespeed/server.rs"]
+mod server;
+
+use std::path::Path;
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin;
+use runner_bench_format::measured::Status;
+use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
+use server::Server;
+
+fn collector(out: &Path) -> Command {
+    let mut cmd = Command::new(cargo_bin("collector"));
+    for var in [
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
+        "RUNNER_BENCH_INTERNET_URL",
+        "RUNNER_BENCH_INTERNET_NAME",
+        "RUNNER_BENCH_INTERNET_CA_CERT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.args(["run", "--profile", "quick", "--stages", "internet", "--provider", "local", "--runner", "dev-linux-x64"])
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
+fn measured(path: &Path) -> MeasuredResult {
+    match read_file(path).unwrap() {
+        AnyResult::Measured(r) => *r,
+        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
+    }
+}
+
+#[test]
+fn an_https_run_measures_every_sample_and_records_the_endpoint() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let url = server.url(true, "backend");
+    let status = collector(&out)
+        .args(["--internet-url", &url, "--internet-name", "LibreSpeed (loopback)", "--internet-ca-cert"])
+        .arg(server.ca_cert())
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    assert_eq!(r.notices, vec![]);
+    let params = Profile::Quick.parameters();
+    let net = r.stages.internet.unwrap();
+    assert_eq!((net.endpoint.name.as_str(), net.endpoint.url.as_str()), ("LibreSpeed (loopback)", url.as_str()));
+    assert_eq!((net.download.len(), net.upload.len()), (3, 3));
+    for s in net.download.iter().chain(&net.upload) {
+        assert_eq!(s.status, Status::Ok, "{:?}", s.message);
+        assert_eq!(s.bytes, u64::from(params.internet_transfer_mib) << 20);
+        assert!(s.mbps().unwrap() > 1.0, "{s:?}");
+    }
+    assert_eq!(net.request.len(), params.internet_request_samples as usize);
+    assert!(net.request.iter().all(|s| s.status == Status::Ok && s.ms.is_some()), "{:?}", net.request);
+}
+
+#[test]
+fn a_refusing_server_leaves_the_test_unavailable_and_the_run_complete() {
+    let server = Server::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let status = collector(&out)
+        .args(["--internet-url", &server.url(false, "forbidden")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "a failed sample must not fail the run");
+
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    let net = r.stages.internet.unwrap();
+    assert_eq!(net.endpoint.name.as_str(), "127.0.0.1");
+    assert!(net.download.iter().chain(&net.upload).all(|s| s.status == Status::Error && s.mbps().is_none()));
+    assert!(net.request.iter().all(|s| s.status == Status::Error && s.ms.is_none()));
+    assert_eq!(r.notices.len(), 3 + 3 + 3);
+    assert!(r.notices.iter().all(|n| n.stage.as_str() == "internet"));
+    assert_eq!(
+        r.notices[0].message.as_str(),
+        "HTTP download sample 1: request 1 of 2 failed: HTTP 403 Forbidden from garbage.php; 0 bytes reported; \
+         no speed score"
+    );
+}
+
+#[test]
+fn bad_endpoint_options_fail_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let stderr = |cmd: &mut Command| {
+        let output = cmd.output().unwrap();
+        assert!(!output.status.success());
+        String::from_utf8(output.stderr).unwrap()
+    };
+    assert_eq!(
+        stderr(collector(&out).args(["--internet-url", "ftp://example.org/backend/"])),
+        "error: --internet-url: \"ftp://example.org/backend/\" is not an http:// or https:// URL\n"
+    );
+    let missing = dir.path().join("missing.pem");
+    assert_eq!(
+        stderr(collector(&out).arg("--internet-ca-cert").arg(&missing)),
+        format!("error: --internet-ca-cert: {}: No such file or directory (os error 2)\n", missing.display())
+    );
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "not a certificate\n").unwrap();
+    assert_eq!(
+        stderr(collector(&out).arg("--internet-ca-cert").arg(&empty)),
+        format!("error: --internet-ca-cert: {}: no PEM certificate found\n", empty.display())
+    );
+    assert!(!out.exists(), "nothing is written before the options are checked");
+}
