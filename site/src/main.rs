@@ -1,1 +1,5 @@
-fn main() {}
+//! `site`: see `site --help`.
+
+fn main() -> std::process::ExitCode {
+    site::cli::main()
+}

@@ -250,7 +250,10 @@ impl SplitMix64 {
 
 /// Creates the test file and fills it with random bytes, untimed.
 fn prepare(plan: &DiskPlan, path: &Path) -> anyhow::Result<File> {
-    if plan.file_bytes % plan.seq_block as u64 != 0 || plan.seq_block % ALIGN != 0 || plan.rand_block % ALIGN != 0 {
+    if !plan.file_bytes.is_multiple_of(plan.seq_block as u64)
+        || !plan.seq_block.is_multiple_of(ALIGN)
+        || !plan.rand_block.is_multiple_of(ALIGN)
+    {
         anyhow::bail!("disk sizes must be multiples of {ALIGN} bytes");
     }
     let file = open_direct(path, true)?;
@@ -454,7 +457,7 @@ mod tests {
         for len in [1, 4096, 1 << 20] {
             let buf = AlignedBuf::new(len);
             assert_eq!(buf.as_slice().as_ptr() as usize % ALIGN, 0);
-            assert!(buf.as_slice().len() >= len && buf.as_slice().len() % ALIGN == 0);
+            assert!(buf.as_slice().len() >= len && buf.as_slice().len().is_multiple_of(ALIGN));
         }
     }
 

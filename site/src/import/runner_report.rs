@@ -1,0 +1,483 @@
+//! Parser of a published runner report (the format of the seeds 000–002,
+//! and of `site build`'s own reports): the title names the provider, every
+//! table row names a runner, and each runner becomes one imported result.
+//!
+//! Only tables, the endpoint list, the notices and the publication gap are
+//! read; the explanatory paragraphs are the template's wording.
+
+use std::collections::BTreeMap;
+
+use runner_bench_format::imported::{
+    Aggregate, Counts, ImportedBuild, ImportedCache, ImportedCacheBackend, ImportedCpu, ImportedDisk, ImportedInternet,
+    ImportedMachine, ImportedResult, ImportedStages, PublishedProfile,
+};
+use runner_bench_format::measured::{CacheKind, Endpoint};
+use runner_bench_format::{Affinity, Fingerprint, Name, NonNeg, Notice, Provider, Runner, Slug};
+
+use super::{ImportError, ImportSource};
+use crate::figures::{NONE, unescape_markdown};
+
+const TITLE_SUFFIX: &str = " Runner Benchmarks";
+
+const PARAMETERS: &[&str] =
+    &["Profile", "Protocol", "CPU/disk samples", "CPU seconds", "Disk MiB", "Cache MiB", "Internet", "Transfer MiB"];
+const PINNED: &[&str] = &["Runner", "Binary", "Median iterations/s", "Min–max", "Variation", "CPU / group", "Samples"];
+const UNPINNED: &[&str] = &["Runner", "Binary", "Median iterations/s", "Min–max", "Variation", "Samples"];
+const DISK: &[&str] = &[
+    "Runner",
+    "Affinity",
+    "File MiB",
+    "Completed / attempted / requested",
+    "Status",
+    "Read MiB/s",
+    "Write MiB/s",
+    "Random read IOPS",
+    "Random write IOPS",
+];
+const DISK_WITHOUT_COUNTS: &[&str] =
+    &["Runner", "Affinity", "File MiB", "Read MiB/s", "Write MiB/s", "Random read IOPS", "Random write IOPS"];
+const CACHE: &[&str] = &[
+    "Runner",
+    "Cache backend",
+    "Payload MiB",
+    "Verified pairs",
+    "Save s (median; range)",
+    "Save MiB/s",
+    "Save variation",
+    "Restore s (median; range)",
+    "Restore MiB/s",
+    "Restore variation",
+];
+const INTERNET: &[&str] =
+    &["Runner", "Service", "Status", "Transfer MiB", "Download Mbps", "Upload Mbps", "HTTPS request ms"];
+const MACHINE: &[&str] = &["Runner", "CPU model", "OS image", "Compiler", "Flags"];
+
+/// A numbered line (1-based).
+type Line<'a> = (usize, &'a str);
+
+/// One `## ` section: its heading's line and its body's lines.
+struct Section<'a> {
+    lines: Vec<Line<'a>>,
+}
+
+/// Everything the report says about one runner.
+#[derive(Default)]
+struct RunnerFigures {
+    cpu: Option<ImportedCpu>,
+    arch: Option<Slug>,
+    disk: Option<ImportedDisk>,
+    cache: Vec<ImportedCacheBackend>,
+    internet: Option<ImportedInternet>,
+    notices: Vec<Notice>,
+    machine: Option<(Option<Name>, Option<Name>, ImportedBuild)>,
+}
+
+/// Parses a runner report into one imported result per runner, in the
+/// order runners first appear.
+pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, ImportError> {
+    let lines: Vec<Line<'_>> = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end())).collect();
+    let first = lines.iter().find(|(_, l)| !l.trim().is_empty()).copied();
+    let title = match first {
+        Some((_, l)) if l.starts_with("# ") && l.ends_with(TITLE_SUFFIX) => l[2..].to_string(),
+        other => {
+            return Err(ImportError::new(
+                other.map_or(1, |(n, _)| n),
+                format!("a title \"# <Provider>{TITLE_SUFFIX}\""),
+                other.map(|(_, l)| l),
+            ));
+        }
+    };
+    let provider_name = title[..title.len() - TITLE_SUFFIX.len()].to_string();
+    let provider_id = slugify(&provider_name);
+    let sections = sections(&lines);
+    let end = lines.len() + 1;
+
+    let mut order: Vec<String> = Vec::new();
+    let mut runners: BTreeMap<String, RunnerFigures> = BTreeMap::new();
+    let mut runner = |label: &str, line: usize| -> Result<String, ImportError> {
+        Slug::new(label).map_err(|_| ImportError::new(line, "a runner label (a slug)", Some(label)))?;
+        if !order.iter().any(|l| l == label) {
+            order.push(label.to_string());
+        }
+        Ok(label.to_string())
+    };
+
+    // Benchmark parameters.
+    let params = sections
+        .get("Benchmark parameters")
+        .ok_or_else(|| ImportError::new(end, "a \"## Benchmark parameters\" section", None))?;
+    let rows = table(&params.lines, PARAMETERS, end)?;
+    let [(n, cells)] = rows.as_slice() else {
+        return Err(match rows.get(1) {
+            Some((n, _)) => {
+                let line = params.lines.iter().find(|(m, _)| m == n).map(|(_, l)| *l);
+                ImportError::new(*n, "exactly one parameters row", line)
+            }
+            None => {
+                let header = params.lines.iter().position(|(_, l)| l.starts_with('|')).unwrap_or_default();
+                let next = params.lines.get(header + 2).copied();
+                let line = next.map_or(end, |(n, _)| n);
+                ImportError::new(line, "a parameters row", next.map(|(_, l)| l))
+            }
+        });
+    };
+    let n = *n;
+    let fingerprint = cells[0].trim_matches('`');
+    let mut profile = PublishedProfile {
+        fingerprint: Fingerprint::new(fingerprint)
+            .map_err(|_| ImportError::new(n, "a profile fingerprint of 12 hex digits in backticks", Some(&cells[0])))?,
+        protocol: int(n, &cells[1], "a protocol number")?,
+        cpu_disk_samples: int(n, &cells[2], "a sample count")?,
+        cpu_seconds: int(n, &cells[3], "CPU seconds")?,
+        disk_file_mib: int(n, &cells[4], "disk MiB")?,
+        cache_payload_mib: int(n, &cells[5], "cache MiB")?,
+        internet: match cells[6].as_str() {
+            "Enabled" => true,
+            "Disabled" => false,
+            other => return Err(ImportError::new(n, "\"Enabled\" or \"Disabled\"", Some(other))),
+        },
+        internet_transfer_mib: int(n, &cells[7], "transfer MiB")?,
+        cache_publication_gap_s: None,
+    };
+
+    // CoreMark.
+    for (heading, header, pinned) in [("Pinned results", PINNED, true), ("Unpinned results", UNPINNED, false)] {
+        let Some(section) = sections.get(heading) else { continue };
+        for (n, c) in table(&section.lines, header, end)? {
+            let label = runner(&c[0], n)?;
+            let figures = runners.entry(label).or_default();
+            figures.arch = Some(arch(n, &c[1])?);
+            let (min, max) = range(n, &c[3])?;
+            let affinity = if pinned {
+                let (cpu, group) =
+                    c[5].split_once(" / ").ok_or_else(|| ImportError::new(n, "\"<cpu> / <group>\"", Some(&c[5])))?;
+                Affinity::Pinned { cpu: int(n, cpu, "a CPU number")?, group: int(n, group, "a group number")? }
+            } else {
+                Affinity::Unpinned
+            };
+            let samples = if pinned { &c[6] } else { &c[5] };
+            figures.cpu = Some(ImportedCpu {
+                affinity,
+                iterations_per_s: Aggregate { median: num(n, &c[2])?, min, max, variation_pct: percent(n, &c[4])? },
+                samples: int(n, samples, "a sample count")?,
+            });
+        }
+    }
+
+    // Disk I/O: the current table has counts and status, older ones not.
+    if let Some(section) = sections.get("Disk I/O") {
+        let with_counts = section.lines.iter().any(|(_, l)| split_row(l) == DISK);
+        let header = if with_counts { DISK } else { DISK_WITHOUT_COUNTS };
+        for (n, c) in table(&section.lines, header, end)? {
+            let label = runner(&c[0], n)?;
+            let pinned = match c[1].as_str() {
+                "Pinned" => true,
+                "Unpinned" => false,
+                other => return Err(ImportError::new(n, "\"Pinned\" or \"Unpinned\"", Some(other))),
+            };
+            let at = if with_counts { 5 } else { 3 };
+            let counts = if with_counts {
+                let parts: Vec<&str> = c[3].split(" / ").collect();
+                let [done, tried, asked] = parts.as_slice() else {
+                    return Err(ImportError::new(n, "\"<completed> / <attempted> / <requested>\"", Some(&c[3])));
+                };
+                Some(Counts {
+                    completed: int(n, done, "a count")?,
+                    attempted: int(n, tried, "a count")?,
+                    requested: int(n, asked, "a count")?,
+                })
+            } else {
+                None
+            };
+            runners.entry(label).or_default().disk = Some(ImportedDisk {
+                pinned,
+                file_mib: int(n, &c[2], "file MiB")?,
+                counts,
+                status: if with_counts { Some(name(n, &c[4])?) } else { None },
+                read_mib_per_s: opt_num(n, &c[at])?,
+                write_mib_per_s: opt_num(n, &c[at + 1])?,
+                rand_read_iops: opt_num(n, &c[at + 2])?,
+                rand_write_iops: opt_num(n, &c[at + 3])?,
+            });
+        }
+    }
+
+    // Cache backends, one `### <kind>` table per kind.
+    if let Some(section) = sections.get("Cache backends") {
+        for (n, l) in &section.lines {
+            if let Some(rest) = l.strip_prefix("Profile `")
+                && let Some((_, after)) = rest.split_once("` waits ")
+                && let Some((secs, _)) = after.split_once(' ')
+            {
+                profile.cache_publication_gap_s = Some(int(*n, secs, "the publication gap in seconds")?);
+            }
+        }
+        let kinds: Vec<usize> =
+            section.lines.iter().enumerate().filter(|(_, (_, l))| l.starts_with("### ")).map(|(i, _)| i).collect();
+        for (k, &at) in kinds.iter().enumerate() {
+            let (n, heading) = section.lines[at];
+            let kind = match &heading[4..] {
+                "archive-service" => CacheKind::ArchiveService,
+                "attached-volume" => CacheKind::AttachedVolume,
+                other => {
+                    return Err(ImportError::new(n, "\"### archive-service\" or \"### attached-volume\"", Some(other)));
+                }
+            };
+            let until = kinds.get(k + 1).copied().unwrap_or(section.lines.len());
+            for (n, c) in table(&section.lines[at + 1..until], CACHE, end)? {
+                let label = runner(&c[0], n)?;
+                let (verified, pairs) =
+                    c[3].split_once('/').ok_or_else(|| ImportError::new(n, "\"<verified>/<pairs>\"", Some(&c[3])))?;
+                let backend = ImportedCacheBackend {
+                    kind,
+                    name: name(n, &c[1])?,
+                    payload_mib: num(n, &c[2])?,
+                    verified_pairs: int(n, verified, "a pair count")?,
+                    pairs: int(n, pairs, "a pair count")?,
+                    save_s: seconds(n, &c[4], &c[6])?,
+                    save_mib_per_s: num(n, &c[5])?,
+                    restore_s: seconds(n, &c[7], &c[9])?,
+                    restore_mib_per_s: num(n, &c[8])?,
+                };
+                runners.entry(label).or_default().cache.push(backend);
+            }
+        }
+    }
+
+    // Internet: endpoints as `- **name**: url`, then the table.
+    if let Some(section) = sections.get("Internet") {
+        let mut endpoints = Vec::new();
+        for (n, l) in &section.lines {
+            if let Some(item) = l.strip_prefix("- ") {
+                let (label, rest) = bold_item(*n, item, "an endpoint \"- **<name>**: <url>\"")?;
+                endpoints.push((label, rest));
+            }
+        }
+        for (n, c) in table(&section.lines, INTERNET, end)? {
+            let label = runner(&c[0], n)?;
+            let url = endpoints
+                .iter()
+                .find(|(e, _)| *e == c[1])
+                .map(|(_, u)| u.clone())
+                .ok_or_else(|| ImportError::new(n, "a service listed above the table", Some(&c[1])))?;
+            let available = match c[2].as_str() {
+                "ok" => true,
+                "unavailable" => false,
+                other => return Err(ImportError::new(n, "\"ok\" or \"unavailable\"", Some(other))),
+            };
+            runners.entry(label).or_default().internet = Some(ImportedInternet {
+                endpoint: Endpoint { name: name(n, &c[1])?, url: name(n, &url)? },
+                available,
+                transfer_mib: int(n, &c[3], "transfer MiB")?,
+                download_mbps: opt_num(n, &c[4])?,
+                upload_mbps: opt_num(n, &c[5])?,
+                request_ms: opt_num(n, &c[6])?,
+            });
+        }
+    }
+
+    // Machine and build details.
+    let machine = sections
+        .get("Machine and build details")
+        .ok_or_else(|| ImportError::new(end, "a \"## Machine and build details\" section", None))?;
+    for (n, c) in table(&machine.lines, MACHINE, end)? {
+        let label = runner(&c[0], n)?;
+        let opt = |s: &str| if s == NONE { Ok(None) } else { name(n, s).map(Some) };
+        let build = ImportedBuild { compiler: name(n, &c[3])?, flags: name(n, &c[4])? };
+        runners.entry(label).or_default().machine = Some((opt(&c[1])?, opt(&c[2])?, build));
+    }
+
+    // Notices: `- **<runner> / <stage>**: message`; the longest matching
+    // runner label wins, since one label can begin another.
+    if let Some(section) = sections.get("Optional stages and notices") {
+        let mut labels = order.clone();
+        labels.sort_by_key(|l| std::cmp::Reverse(l.len()));
+        for (n, l) in &section.lines {
+            let Some(item) = l.strip_prefix("- ") else { continue };
+            let (who, message) = bold_item(*n, item, "a notice \"- **<runner> / <stage>**: <message>\"")?;
+            let (label, stage) = labels
+                .iter()
+                .find_map(|label| who.strip_prefix(label.as_str())?.strip_prefix(" / ").map(|s| (label, s)))
+                .ok_or_else(|| ImportError::new(*n, "a notice that begins with a runner of the report", Some(&who)))?;
+            let notice = Notice {
+                stage: name(*n, stage)?,
+                message: runner_bench_format::Message::new(message)
+                    .map_err(|e| ImportError::new(*n, "a message", Some(&e)))?,
+            };
+            runners.entry(label.clone()).or_default().notices.push(notice);
+        }
+    }
+
+    if order.is_empty() {
+        return Err(ImportError::new(end, "at least one runner row", None));
+    }
+    let source = src.source(&title)?;
+    let provider = Provider {
+        id: Slug::new(&provider_id).map_err(|e| ImportError::new(1, "a provider name", Some(&e)))?,
+        name: Some(name(1, &provider_name)?),
+    };
+    let mut results = Vec::new();
+    for label in order {
+        let f = runners.remove(&label).unwrap_or_default();
+        let (cpu_model, os_image, build) = match f.machine {
+            Some((c, o, b)) => (c, o, Some(b)),
+            None => (None, None, None),
+        };
+        results.push(ImportedResult {
+            schema: None,
+            format_version: runner_bench_format::FORMAT_VERSION,
+            kind: super::kind(),
+            source: source.clone(),
+            provider: provider.clone(),
+            runner: Runner { label: Slug::new(&label).expect("checked"), name: None },
+            published_profile: Some(profile.clone()),
+            machine: ImportedMachine { arch: f.arch, cpu_model, os_image, details: Vec::new() },
+            build,
+            stages: ImportedStages {
+                cpu: f.cpu,
+                disk: f.disk,
+                cache: (!f.cache.is_empty()).then_some(ImportedCache { backends: f.cache }),
+                internet: f.internet,
+                http_cache: None,
+            },
+            notices: f.notices,
+        });
+    }
+    Ok(results)
+}
+
+/// `Ubicloud` → `ubicloud`, `Foo Bar` → `foo-bar`.
+pub fn slugify(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    out.trim_end_matches('-').to_string()
+}
+
+fn sections<'a>(lines: &[Line<'a>]) -> BTreeMap<String, Section<'a>> {
+    let mut out = BTreeMap::new();
+    let mut current: Option<(String, Vec<Line<'a>>)> = None;
+    for &(n, l) in lines {
+        if let Some(h) = l.strip_prefix("## ") {
+            if let Some((name, body)) = current.take() {
+                out.insert(name, Section { lines: body });
+            }
+            current = Some((h.trim().to_string(), Vec::new()));
+        } else if let Some((_, body)) = &mut current {
+            body.push((n, l));
+        }
+    }
+    if let Some((name, body)) = current {
+        out.insert(name, Section { lines: body });
+    }
+    out
+}
+
+/// The cells of a table row, unescaped; splits on `|` not escaped by `\`.
+fn split_row(line: &str) -> Vec<String> {
+    let inner = line.trim().strip_prefix('|').unwrap_or(line);
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                cell.push(c);
+                cell.extend(chars.next());
+            }
+            '|' => cells.push(std::mem::take(&mut cell)),
+            _ => cell.push(c),
+        }
+    }
+    if !cell.trim().is_empty() {
+        cells.push(cell);
+    }
+    cells.into_iter().map(|c| unescape_markdown(c.trim())).collect()
+}
+
+/// The rows of the first table in `lines`, which must have `header`.
+fn table(lines: &[Line<'_>], header: &[&str], end: usize) -> Result<Vec<(usize, Vec<String>)>, ImportError> {
+    let expected_header = format!("| {} |", header.join(" | "));
+    let Some(start) = lines.iter().position(|(_, l)| l.starts_with('|')) else {
+        let line = lines.last().map_or(end, |(n, _)| n + 1);
+        return Err(ImportError::new(line, format!("the table header \"{expected_header}\""), None));
+    };
+    let (n, l) = lines[start];
+    if split_row(l) != header {
+        return Err(ImportError::new(n, format!("the table header \"{expected_header}\""), Some(l)));
+    }
+    match lines.get(start + 1) {
+        Some((_, l)) if split_row(l).iter().all(|c| c.trim_matches(':').chars().all(|c| c == '-') && !c.is_empty()) => {
+        }
+        other => {
+            let line = other.map_or(n + 1, |(m, _)| *m);
+            return Err(ImportError::new(line, "the table's separator row \"| --- | ... |\"", other.map(|(_, l)| *l)));
+        }
+    }
+    let mut rows = Vec::new();
+    for &(n, l) in lines[start + 2..].iter().take_while(|(_, l)| l.starts_with('|')) {
+        let cells = split_row(l);
+        if cells.len() != header.len() {
+            return Err(ImportError::new(
+                n,
+                format!("a row of {} cells ({})", header.len(), header.join(" | ")),
+                Some(l),
+            ));
+        }
+        rows.push((n, cells));
+    }
+    Ok(rows)
+}
+
+/// `**label**: rest` → (label, rest).
+fn bold_item(n: usize, item: &str, expected: &str) -> Result<(String, String), ImportError> {
+    let parsed = item.strip_prefix("**").and_then(|r| r.split_once("**: "));
+    let (label, rest) = parsed.ok_or_else(|| ImportError::new(n, expected, Some(item)))?;
+    Ok((unescape_markdown(label), unescape_markdown(rest)))
+}
+
+fn int(n: usize, s: &str, what: &str) -> Result<u32, ImportError> {
+    s.trim().parse().map_err(|_| ImportError::new(n, format!("{what} (a whole number)"), Some(s)))
+}
+
+fn num(n: usize, s: &str) -> Result<NonNeg, ImportError> {
+    let v: f64 = s.parse().map_err(|_| ImportError::new(n, "a number", Some(s)))?;
+    NonNeg::new(v).map_err(|_| ImportError::new(n, "a number of at least zero", Some(s)))
+}
+
+fn opt_num(n: usize, s: &str) -> Result<Option<NonNeg>, ImportError> {
+    if s == NONE { Ok(None) } else { num(n, s).map(Some) }
+}
+
+fn percent(n: usize, s: &str) -> Result<NonNeg, ImportError> {
+    let v = s.strip_suffix('%').ok_or_else(|| ImportError::new(n, "a percentage like \"9.29%\"", Some(s)))?;
+    num(n, v)
+}
+
+fn range(n: usize, s: &str) -> Result<(NonNeg, NonNeg), ImportError> {
+    let (a, b) = s.split_once('–').ok_or_else(|| ImportError::new(n, "a range \"<min>–<max>\"", Some(s)))?;
+    Ok((num(n, a)?, num(n, b)?))
+}
+
+/// `7.76; 7.12–22.53` and a variation `57.08%`.
+fn seconds(n: usize, s: &str, variation: &str) -> Result<Aggregate, ImportError> {
+    let (median, range_text) =
+        s.split_once("; ").ok_or_else(|| ImportError::new(n, "seconds \"<median>; <min>–<max>\"", Some(s)))?;
+    let (min, max) = range(n, range_text)?;
+    Ok(Aggregate { median: num(n, median)?, min, max, variation_pct: percent(n, variation)? })
+}
+
+/// `x64 (64-bit)` → `x64`.
+fn arch(n: usize, s: &str) -> Result<Slug, ImportError> {
+    let word = s.split(' ').next().unwrap_or_default();
+    Slug::new(word).map_err(|_| ImportError::new(n, "a binary like \"x64 (64-bit)\"", Some(s)))
+}
+
+fn name(n: usize, s: &str) -> Result<Name, ImportError> {
+    Name::new(s).map_err(|e| ImportError::new(n, format!("a name ({e})"), Some(s)))
+}

@@ -1,0 +1,147 @@
+//! Rows of an imported result: the figures are the published aggregates,
+//! formatted as the reports format them.
+
+use runner_bench_format::imported::{Aggregate, ImportedResult};
+use runner_bench_format::{Affinity, arch_label};
+
+use super::view::{
+    CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
+    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, Wording,
+};
+use crate::figures::{self, NONE};
+
+pub(super) fn part(r: &ImportedResult) -> RunnerPart {
+    let runner = r.runner.label.to_string();
+    let published = Wording::default();
+    let profile = r.published_profile.as_ref().map(|p| ProfileView {
+        fingerprint: p.fingerprint.to_string(),
+        protocol: p.protocol,
+        samples: p.cpu_disk_samples.to_string(),
+        cpu_seconds: p.cpu_seconds,
+        disk_mib: p.disk_file_mib,
+        cache_mib: p.cache_payload_mib,
+        internet: if p.internet { "Enabled" } else { "Disabled" }.to_string(),
+        transfer_mib: p.internet_transfer_mib,
+        publication_gap_s: p.cache_publication_gap_s,
+        // The reports state these in their wording, not in their
+        // parameters table.
+        sample_timeout_s: published.sample_timeout_s,
+        disk_op_seconds: published.disk_op_seconds,
+        max_request_mib: published.max_request_mib,
+        internet_samples: published.internet_samples.clone(),
+    });
+    let binary = r.machine.arch.as_ref().map_or(NONE.to_string(), |a| arch_label(a.as_str()));
+    let cpu = r.stages.cpu.as_ref().map(|c| {
+        let a = c.iterations_per_s;
+        CpuRow {
+            runner: runner.clone(),
+            binary: binary.clone(),
+            median: figures::two(a.median.get()),
+            range: figures::range(a.min.get(), a.max.get()),
+            variation: figures::percent(a.variation_pct.get()),
+            cpu_group: match c.affinity {
+                Affinity::Pinned { cpu, group } => format!("{cpu} / {group}"),
+                Affinity::Unpinned => NONE.to_string(),
+            },
+            samples: c.samples.to_string(),
+            pinned: matches!(c.affinity, Affinity::Pinned { .. }),
+            median_value: Some(a.median.get()),
+        }
+    });
+    let disk = r.stages.disk.as_ref().map(|d| DiskRow {
+        runner: runner.clone(),
+        affinity: if d.pinned { "Pinned" } else { "Unpinned" }.to_string(),
+        file_mib: d.file_mib.to_string(),
+        counts: d.counts.map(|c| format!("{} / {} / {}", c.completed, c.attempted, c.requested)),
+        status: d.status.as_ref().map(|s| s.to_string()),
+        complete: d.counts.is_none_or(|c| c.completed == c.requested),
+        read: figures::two_or_none(d.read_mib_per_s.map(|v| v.get())),
+        write: figures::two_or_none(d.write_mib_per_s.map(|v| v.get())),
+        rand_read: figures::two_or_none(d.rand_read_iops.map(|v| v.get())),
+        rand_write: figures::two_or_none(d.rand_write_iops.map(|v| v.get())),
+    });
+    let cache = r
+        .stages
+        .cache
+        .iter()
+        .flat_map(|c| &c.backends)
+        .map(|b| CacheRow {
+            kind: b.kind,
+            runner: runner.clone(),
+            backend: b.name.to_string(),
+            payload_mib: figures::one(b.payload_mib.get()),
+            verified: format!("{}/{}", b.verified_pairs, b.pairs),
+            save: seconds(&b.save_s),
+            save_mib_per_s: figures::two(b.save_mib_per_s.get()),
+            save_variation: figures::percent(b.save_s.variation_pct.get()),
+            restore: seconds(&b.restore_s),
+            restore_mib_per_s: figures::two(b.restore_mib_per_s.get()),
+            restore_variation: figures::percent(b.restore_s.variation_pct.get()),
+        })
+        .collect();
+    let (endpoint, internet) = match &r.stages.internet {
+        None => (None, None),
+        Some(n) => {
+            let endpoint = EndpointView { name: n.endpoint.name.to_string(), url: n.endpoint.url.to_string() };
+            let row = InternetRow {
+                runner: runner.clone(),
+                service: endpoint.name.clone(),
+                status: if n.available { "ok" } else { "unavailable" }.to_string(),
+                transfer_mib: n.transfer_mib.to_string(),
+                download: figures::two_or_none(n.download_mbps.map(|v| v.get())),
+                upload: figures::two_or_none(n.upload_mbps.map(|v| v.get())),
+                request_ms: figures::two_or_none(n.request_ms.map(|v| v.get())),
+            };
+            (Some(endpoint), Some(row))
+        }
+    };
+    let http_cache = r.stages.http_cache.as_ref().map(|h| HttpCacheView {
+        runner: runner.clone(),
+        software: h.software.to_string(),
+        conditions: conditions(&h.conditions),
+        tables: h
+            .tables
+            .iter()
+            .map(|t| HttpCacheTableView {
+                title: t.title.to_string(),
+                conditions: conditions(&t.conditions),
+                rows: t
+                    .rows
+                    .iter()
+                    .map(|row| HttpCacheRowView {
+                        backend: row.backend.to_string(),
+                        cpu: row.cpu.to_string(),
+                        cpu_quota: figures::two(row.cpu_quota.get()),
+                        memory_quota_gb: row.memory_quota_gb.get().to_string(),
+                        value_bytes: row.value_bytes.to_string(),
+                        connections: row.connections.to_string(),
+                        put_per_s: row.put_per_s.get().to_string(),
+                        get_per_s: row.get_per_s.get().to_string(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    });
+    let notices = r
+        .notices
+        .iter()
+        .map(|n| NoticeView { runner: runner.clone(), stage: n.stage.to_string(), message: n.message.to_string() })
+        .collect();
+    let has_runner_figures = r.stages.cpu.is_some() || r.stages.disk.is_some() || r.build.is_some();
+    let machine = has_runner_figures.then(|| MachineRow {
+        runner: runner.clone(),
+        cpu_model: r.machine.cpu_model.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
+        os_image: r.machine.os_image.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
+        compiler: r.build.as_ref().map_or(NONE.to_string(), |b| b.compiler.to_string()),
+        flags: r.build.as_ref().map_or(NONE.to_string(), |b| b.flags.to_string()),
+    });
+    RunnerPart { profile, cpu, disk, cache, endpoint, internet, notices, http_cache, machine }
+}
+
+fn seconds(a: &Aggregate) -> String {
+    figures::seconds_with_range(a.median.get(), a.min.get(), a.max.get())
+}
+
+fn conditions(list: &[runner_bench_format::measured::Condition]) -> Vec<ConditionView> {
+    list.iter().map(|c| ConditionView { name: c.name.to_string(), value: c.value.to_string() }).collect()
+}

@@ -1,0 +1,202 @@
+//! Rows of a measured result: the figures are computed here from the
+//! accepted samples (see stats.rs and docs/methodology.md).
+
+use runner_bench_format::measured::{MeasuredResult, Status};
+use runner_bench_format::{Affinity, arch_label};
+
+use super::view::{
+    CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
+    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, count_word,
+};
+use crate::figures::{self, NONE};
+use crate::stats::{self, summarize};
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
+    let runner = m.runner.label.to_string();
+    let p = &m.parameters;
+    let samples = if p.cpu_samples == p.disk_samples {
+        p.cpu_samples.to_string()
+    } else {
+        format!("{} / {}", p.cpu_samples, p.disk_samples)
+    };
+    let profile = ProfileView {
+        fingerprint: m.fingerprint.to_string(),
+        protocol: p.protocol,
+        samples,
+        cpu_seconds: p.cpu_seconds,
+        disk_mib: p.disk_file_mib,
+        cache_mib: p.cache_payload_mib,
+        internet: if p.internet { "Enabled" } else { "Disabled" }.to_string(),
+        transfer_mib: p.internet_transfer_mib,
+        publication_gap_s: Some(p.cache_publication_gap_s),
+        sample_timeout_s: p.sample_timeout_s,
+        disk_op_seconds: p.disk_op_seconds,
+        max_request_mib: p.internet_max_request_mib,
+        internet_samples: count_word(p.internet_samples),
+    };
+
+    let cpu = m.stages.cpu.as_ref().map(|cpu| {
+        // A sample whose CoreMark validation failed is never a score.
+        let accepted: Vec<f64> = cpu.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
+        let affinity = cpu.samples.first().map_or(Affinity::Unpinned, |s| s.affinity);
+        let summary = summarize(&accepted);
+        CpuRow {
+            runner: runner.clone(),
+            binary: arch_label(m.machine.arch.as_str()),
+            median: figures::two_or_none(summary.map(|s| s.median)),
+            range: summary.map_or(NONE.to_string(), |s| figures::range(s.min, s.max)),
+            variation: summary.map_or(NONE.to_string(), |s| figures::percent(s.variation_pct)),
+            cpu_group: match affinity {
+                Affinity::Pinned { cpu, group } => format!("{cpu} / {group}"),
+                Affinity::Unpinned => NONE.to_string(),
+            },
+            samples: accepted.len().to_string(),
+            pinned: matches!(affinity, Affinity::Pinned { .. }),
+            median_value: summary.map(|s| s.median),
+        }
+    });
+
+    let disk = m.stages.disk.as_ref().map(|disk| {
+        let ok: Vec<_> = disk.samples.iter().filter(|s| s.status == Status::Ok).collect();
+        let med = |f: &dyn Fn(&runner_bench_format::measured::DiskSample) -> Option<f64>| {
+            figures::two_or_none(stats::median(&ok.iter().filter_map(|s| f(s)).collect::<Vec<_>>()))
+        };
+        let completed = ok.len();
+        let complete = completed == p.disk_samples as usize;
+        DiskRow {
+            runner: runner.clone(),
+            affinity: disk.samples.first().map_or(Affinity::Unpinned, |s| s.affinity).label().to_string(),
+            file_mib: p.disk_file_mib.to_string(),
+            counts: Some(format!("{completed} / {} / {}", disk.samples.len(), p.disk_samples)),
+            status: Some(if complete { "ok" } else { "incomplete" }.to_string()),
+            complete,
+            read: med(&|s| s.seq_read.map(|o| o.mib_per_s())),
+            write: med(&|s| s.seq_write.map(|o| o.mib_per_s())),
+            rand_read: med(&|s| s.rand_read.map(|o| o.iops())),
+            rand_write: med(&|s| s.rand_write.map(|o| o.iops())),
+        }
+    });
+
+    let mut cache = Vec::new();
+    if let Some(stage) = &m.stages.cache {
+        for backend in &stage.backends {
+            let pairs: Vec<_> = stage.pairs.iter().filter(|pair| pair.backend == backend.id).collect();
+            let verified: Vec<_> = pairs.iter().filter(|pair| pair.verified()).collect();
+            let saves: Vec<f64> = verified.iter().filter_map(|pair| pair.save.seconds.map(|s| s.get())).collect();
+            let restores: Vec<f64> =
+                verified.iter().filter_map(|pair| pair.restore.as_ref()?.seconds.map(|s| s.get())).collect();
+            let (save, save_mib_per_s, save_variation) = transfer(stage.payload_bytes, &saves);
+            let (restore, restore_mib_per_s, restore_variation) = transfer(stage.payload_bytes, &restores);
+            cache.push(CacheRow {
+                kind: backend.kind,
+                runner: runner.clone(),
+                backend: backend.name.to_string(),
+                payload_mib: figures::one(stage.payload_bytes as f64 / MIB),
+                verified: format!("{}/{}", verified.len(), p.cache_trials),
+                save,
+                save_mib_per_s,
+                save_variation,
+                restore,
+                restore_mib_per_s,
+                restore_variation,
+            });
+        }
+    }
+
+    let (endpoint, internet) = match &m.stages.internet {
+        None => (None, None),
+        Some(net) => {
+            // A test with any failed or missing transfer has no speed score.
+            let n = p.internet_samples as usize;
+            let complete = net.download.len() == n
+                && net.upload.len() == n
+                && net.download.iter().chain(&net.upload).all(|s| s.status == Status::Ok);
+            let score = |samples: &[runner_bench_format::measured::TransferSample]| {
+                let mbps: Vec<f64> = samples.iter().filter_map(|s| s.mbps()).collect();
+                figures::two_or_none(stats::median(&mbps).filter(|_| complete))
+            };
+            let ms: Vec<f64> = net.request.iter().filter_map(|s| s.ms.map(|v| v.get())).collect();
+            let endpoint = EndpointView { name: net.endpoint.name.to_string(), url: net.endpoint.url.to_string() };
+            let row = InternetRow {
+                runner: runner.clone(),
+                service: endpoint.name.clone(),
+                status: if complete { "ok" } else { "unavailable" }.to_string(),
+                transfer_mib: p.internet_transfer_mib.to_string(),
+                download: score(&net.download),
+                upload: score(&net.upload),
+                request_ms: figures::two_or_none(stats::median(&ms).filter(|_| complete)),
+            };
+            (Some(endpoint), Some(row))
+        }
+    };
+
+    let http_cache = m.stages.http_cache.as_ref().map(|h| {
+        let rows = h
+            .runs
+            .iter()
+            .map(|r| HttpCacheRowView {
+                backend: r.backend.to_string(),
+                cpu: m.machine.cpu_model.to_string(),
+                cpu_quota: r.cpu_quota.map_or(NONE.to_string(), |q| figures::two(q.get())),
+                memory_quota_gb: r.memory_quota_gb.map_or(NONE.to_string(), |q| q.get().to_string()),
+                value_bytes: r.value_bytes.to_string(),
+                connections: r.connections.to_string(),
+                put_per_s: r.put.requests_per_s().map_or(NONE.to_string(), |v| format!("{v:.0}")),
+                get_per_s: r.get.requests_per_s().map_or(NONE.to_string(), |v| format!("{v:.0}")),
+            })
+            .collect();
+        HttpCacheView {
+            runner: runner.clone(),
+            software: h.server.software.to_string(),
+            conditions: h
+                .server
+                .conditions
+                .iter()
+                .map(|c| ConditionView { name: c.name.to_string(), value: c.value.to_string() })
+                .collect(),
+            tables: vec![HttpCacheTableView { title: h.server.url.to_string(), conditions: Vec::new(), rows }],
+        }
+    });
+
+    let notices = m
+        .notices
+        .iter()
+        .map(|n| NoticeView { runner: runner.clone(), stage: n.stage.to_string(), message: n.message.to_string() })
+        .collect();
+    let machine = MachineRow {
+        runner: runner.clone(),
+        cpu_model: m.machine.cpu_model.to_string(),
+        os_image: m
+            .provenance
+            .image
+            .as_ref()
+            .map_or_else(|| m.machine.os_release.to_string(), |i| i.version.to_string()),
+        compiler: m.build.compiler.to_string(),
+        flags: m.build.flags_label(),
+    };
+    RunnerPart {
+        profile: Some(profile),
+        cpu,
+        disk,
+        cache,
+        endpoint,
+        internet,
+        notices,
+        http_cache,
+        machine: Some(machine),
+    }
+}
+
+/// Seconds `median; min–max`, MiB/s from the median, and variation.
+fn transfer(payload_bytes: u64, seconds: &[f64]) -> (String, String, String) {
+    match summarize(seconds) {
+        None => (NONE.to_string(), NONE.to_string(), NONE.to_string()),
+        Some(s) => (
+            figures::seconds_with_range(s.median, s.min, s.max),
+            figures::two(stats::mib_per_s(payload_bytes, s.median)),
+            figures::percent(s.variation_pct),
+        ),
+    }
+}

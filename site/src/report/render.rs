@@ -1,0 +1,32 @@
+//! Renders a `ReportView` with the tera template `templates/report.md`.
+
+use std::collections::HashMap;
+
+use anyhow::Context;
+use tera::{Tera, Value};
+
+use super::view::ReportView;
+use crate::figures::escape_markdown;
+
+/// The report template, built into the binary so that `site` runs from any
+/// folder; editing the file changes the wording at the next build.
+const REPORT_TEMPLATE: &str = include_str!("../../../templates/report.md");
+
+/// The `md` filter: escapes free text from a result (names, notices) so
+/// that it cannot break a table or inject markup.
+pub fn markdown_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Result<Value> {
+    match value {
+        Value::String(s) => Ok(Value::String(escape_markdown(s))),
+        Value::Null => Ok(Value::String(String::new())),
+        other => Ok(Value::String(escape_markdown(&other.to_string()))),
+    }
+}
+
+/// The provider report as markdown.
+pub fn render_report(view: &ReportView) -> anyhow::Result<String> {
+    let mut tera = Tera::default();
+    tera.add_raw_template("report.md", REPORT_TEMPLATE).context("templates/report.md does not parse")?;
+    tera.register_filter("md", markdown_filter);
+    let context = tera::Context::from_serialize(view).context("the report view does not serialize")?;
+    tera.render("report.md", &context).with_context(|| format!("cannot render the report of {}", view.provider_id))
+}

@@ -1,0 +1,398 @@
+//! Stage 2: read every loaded file strictly and apply the rules a reviewer
+//! must apply, collecting every problem of every file (not only the first)
+//! grouped by file. What passes becomes a `Run`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use runner_bench_format::imported::{Aggregate, ImportedResult};
+use runner_bench_format::measured::{MeasuredResult, Status, Validation};
+use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice};
+use sha2::{Digest, Sha256};
+
+use crate::exclusions::Exclusions;
+use crate::layout;
+use crate::load::Loaded;
+
+/// One broken rule in one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file, as loaded.
+    pub file: String,
+    /// JSON path of the field (`$` for the whole file), or the place in a
+    /// non-JSON file.
+    pub field: String,
+    /// What is wrong, and where possible what would be right.
+    pub reason: String,
+}
+
+/// A result that passed every rule.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The file, as loaded.
+    pub file: String,
+    /// The path below the results folder.
+    pub rel_path: String,
+    /// The result.
+    pub result: AnyResult,
+    /// Why maintainers keep it out of comparisons, if they do.
+    pub excluded: Option<String>,
+}
+
+impl Run {
+    /// The provider's id.
+    pub fn provider_id(&self) -> String {
+        match &self.result {
+            AnyResult::Measured(m) => m.provider.id.to_string(),
+            AnyResult::Imported(i) => i.provider.id.to_string(),
+        }
+    }
+
+    /// The runner's label.
+    pub fn runner_label(&self) -> String {
+        match &self.result {
+            AnyResult::Measured(m) => m.runner.label.to_string(),
+            AnyResult::Imported(i) => i.runner.label.to_string(),
+        }
+    }
+
+    /// When it was measured (or imported), as RFC 3339.
+    pub fn date(&self) -> &str {
+        match &self.result {
+            AnyResult::Measured(m) => m.provenance.started_at.as_str(),
+            AnyResult::Imported(i) => i.source.imported_at.as_str(),
+        }
+    }
+}
+
+/// The outcome of a check.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Files that passed, in path order.
+    pub runs: Vec<Run>,
+    /// Every problem, grouped by file in path order.
+    pub problems: Vec<Problem>,
+    /// Result files looked at.
+    pub files: usize,
+}
+
+impl Checked {
+    /// Files with at least one problem (an exclusions file counts).
+    pub fn rejected_files(&self) -> Vec<&str> {
+        let mut files: Vec<&str> = Vec::new();
+        for p in &self.problems {
+            if !files.contains(&p.file.as_str()) {
+                files.push(&p.file);
+            }
+        }
+        files
+    }
+
+    /// Problems for people: each file once, then its problems indented.
+    pub fn human_report(&self) -> String {
+        let mut out = String::new();
+        for file in self.rejected_files() {
+            let _ = writeln!(out, "{file}");
+            for p in self.problems.iter().filter(|p| p.file == file) {
+                let _ = writeln!(out, "  {}: {}", p.field, p.reason);
+            }
+        }
+        let rejected = self.rejected_files().len();
+        if rejected == 0 {
+            let _ = writeln!(out, "{} files accepted", self.files);
+        } else {
+            let _ = writeln!(out, "{rejected} rejected, {} of {} result files accepted", self.runs.len(), self.files);
+        }
+        out
+    }
+
+    /// Problems as GitHub Actions workflow commands, one annotation each.
+    pub fn github_report(&self) -> String {
+        let mut out = String::new();
+        for p in &self.problems {
+            let _ = writeln!(
+                out,
+                "::error file={},title={}::{}",
+                escape_property(&p.file),
+                escape_property("site check"),
+                escape_data(&format!("{}: {}", p.field, p.reason))
+            );
+        }
+        out
+    }
+}
+
+/// Workflow-command data escaping (GitHub's `escapeData`).
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+}
+
+/// Workflow-command property escaping (GitHub's `escapeProperty`).
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[derive(Default)]
+struct Collector {
+    problems: Vec<Problem>,
+}
+
+impl Collector {
+    fn push(&mut self, file: &str, field: impl Into<String>, reason: impl Into<String>) {
+        self.problems.push(Problem { file: file.to_string(), field: field.into(), reason: reason.into() });
+    }
+}
+
+/// Applies every rule to every loaded file.
+pub fn validate(loaded: Loaded) -> Checked {
+    let mut c = Collector::default();
+    let mut runs = Vec::new();
+    // Who claimed a run first: GitHub run, imported runner of a document,
+    // and content hash.
+    let mut claims: HashMap<String, String> = HashMap::new();
+    let files = loaded.files.len();
+    for f in loaded.files {
+        let file = f.path.display().to_string();
+        let Some(bytes) = f.bytes else {
+            c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
+            continue;
+        };
+        let before = c.problems.len();
+        let result = match from_slice(&bytes, &f.path) {
+            Ok(r) => r,
+            Err(e) => {
+                c.push(&file, e.field, e.reason);
+                continue;
+            }
+        };
+        let sha = hex(&Sha256::digest(&bytes));
+        let expected = match &result {
+            AnyResult::Measured(m) => {
+                measured_rules(&mut c, &file, m);
+                layout::measured_path(m, &sha)
+            }
+            AnyResult::Imported(i) => {
+                imported_rules(&mut c, &file, i);
+                layout::imported_path(i)
+            }
+        };
+        if f.rel_path != expected {
+            c.push(
+                &file,
+                "$",
+                format!(
+                    "the path does not agree with the content: expected results/{expected}, found results/{}",
+                    f.rel_path
+                ),
+            );
+        }
+        let mut keys = vec![(format!("sha256 {sha}"), "$".to_string(), "has the same content as".to_string())];
+        match &result {
+            AnyResult::Measured(m) => {
+                if let Some(g) = &m.provenance.github {
+                    keys.push((
+                        format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label),
+                        "$.provenance.github.run_id".to_string(),
+                        format!(
+                            "GitHub run {} attempt {} of runner {} is already claimed by",
+                            g.run_id, g.run_attempt, m.runner.label
+                        ),
+                    ));
+                }
+            }
+            AnyResult::Imported(i) => keys.push((
+                format!("imported {} {}", i.source.document_sha256, i.runner.label),
+                "$.source.document_sha256".to_string(),
+                format!("runner {} of this document is already imported by", i.runner.label),
+            )),
+        }
+        for (key, field, reason) in keys {
+            match claims.get(&key) {
+                Some(first) => c.push(&file, field, format!("{reason} {first}")),
+                None => {
+                    claims.insert(key, file.clone());
+                }
+            }
+        }
+        if c.problems.len() == before {
+            let excluded = loaded.exclusions.iter().find_map(|e| e.reason(&f.rel_path)).map(str::to_string);
+            runs.push(Run { file, rel_path: f.rel_path, result, excluded });
+        }
+    }
+    for ex in &loaded.exclusions {
+        exclusion_rules(&mut c, ex, &runs);
+    }
+    Checked { runs, problems: c.problems, files }
+}
+
+fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
+    let file = ex.path.display().to_string();
+    let root = ex.path.parent().unwrap_or(Path::new(""));
+    match &ex.entries {
+        Err(e) => c.push(&file, "$", format!("not a valid exclusions file: {e}")),
+        Ok(entries) => {
+            for (i, e) in entries.iter().enumerate() {
+                let known = runs.iter().any(|r| r.rel_path == e.file) || root.join(&e.file).is_file();
+                if !known {
+                    c.push(&file, format!("exclude[{i}].file"), format!("no result file {} in this folder", e.file));
+                }
+                if e.reason.trim().is_empty() {
+                    c.push(&file, format!("exclude[{i}].reason"), "must say why the result is excluded");
+                }
+                if entries[..i].iter().any(|o| o.file == e.file) {
+                    c.push(&file, format!("exclude[{i}].file"), format!("{} is excluded twice", e.file));
+                }
+            }
+        }
+    }
+}
+
+/// The format's cross-field rules plus the published complete-sample and
+/// cache rules.
+fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) {
+    for p in m.problems() {
+        c.push(file, p.field, p.reason);
+    }
+    let params = &m.parameters;
+    let mut attempted = |field: &str, n: usize, requested: u32, parameter: &str| {
+        if n < requested as usize {
+            c.push(
+                file,
+                field,
+                format!(
+                    "{n} of {requested} requested samples attempted ({parameter}); every requested sample is attempted, \
+                     including after a sample timeout"
+                ),
+            );
+        }
+    };
+    if let Some(cpu) = &m.stages.cpu {
+        attempted("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
+    }
+    if let Some(disk) = &m.stages.disk {
+        attempted("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");
+    }
+    if let Some(net) = &m.stages.internet {
+        let n = params.internet_samples;
+        attempted("$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
+        attempted("$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
+        attempted(
+            "$.stages.internet.request",
+            net.request.len(),
+            params.internet_request_samples,
+            "parameters.internet_request_samples",
+        );
+    }
+    if let Some(cpu) = &m.stages.cpu {
+        for (i, s) in cpu.samples.iter().enumerate() {
+            if s.status == Status::Ok && s.validation == Some(Validation::Failed) {
+                c.push(
+                    file,
+                    format!("$.stages.cpu.samples[{i}].validation"),
+                    "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\"",
+                );
+            }
+        }
+    }
+    if let Some(cache) = &m.stages.cache {
+        for (i, pair) in cache.pairs.iter().enumerate() {
+            let path = format!("$.stages.cache.pairs[{i}]");
+            let retried = cache.pairs[..i].iter().any(|o| o.backend == pair.backend && o.trial == pair.trial);
+            if retried {
+                c.push(
+                    file,
+                    path.clone(),
+                    format!(
+                        "backend \"{}\" trial {} appears twice; a miss is a failure and is never retried or replaced",
+                        pair.backend, pair.trial
+                    ),
+                );
+            }
+            if let Some(restore) = &pair.restore
+                && restore.instance == pair.save.instance
+            {
+                c.push(
+                    file,
+                    format!("{path}.restore.instance"),
+                    format!(
+                        "the restore ran on the save's OS instance (boot_id {}); a restore must come from a different \
+                         OS instance than its save",
+                        restore.instance.boot_id
+                    ),
+                );
+            }
+            if let Some(v) = &pair.verification
+                && v.routing.matches
+                && v.routing.expected != v.routing.observed
+            {
+                c.push(
+                    file,
+                    format!("{path}.verification.routing.matches"),
+                    format!(
+                        "is true but the observed routing \"{}\" differs from the expected \"{}\"",
+                        v.routing.observed, v.routing.expected
+                    ),
+                );
+            }
+        }
+        for b in &cache.backends {
+            let n = cache.pairs.iter().filter(|p| p.backend == b.id).count();
+            if n < params.cache_trials as usize {
+                c.push(
+                    file,
+                    "$.stages.cache.pairs",
+                    format!(
+                        "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials); every trial is attempted",
+                        b.id, params.cache_trials
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Published aggregates must be self-consistent: a median within its
+/// range, no more verified pairs or completed samples than attempted.
+fn imported_rules(c: &mut Collector, file: &str, i: &ImportedResult) {
+    if let Some(cpu) = &i.stages.cpu {
+        aggregate(c, file, "$.stages.cpu.iterations_per_s".to_string(), &cpu.iterations_per_s);
+    }
+    if let Some(cache) = &i.stages.cache {
+        for (n, b) in cache.backends.iter().enumerate() {
+            aggregate(c, file, format!("$.stages.cache.backends[{n}].save_s"), &b.save_s);
+            aggregate(c, file, format!("$.stages.cache.backends[{n}].restore_s"), &b.restore_s);
+            if b.verified_pairs > b.pairs {
+                c.push(
+                    file,
+                    format!("$.stages.cache.backends[{n}].verified_pairs"),
+                    format!("{} verified pairs of {} pairs", b.verified_pairs, b.pairs),
+                );
+            }
+        }
+    }
+    if let Some(counts) = i.stages.disk.as_ref().and_then(|d| d.counts)
+        && !(counts.completed <= counts.attempted && counts.attempted <= counts.requested)
+    {
+        c.push(
+            file,
+            "$.stages.disk.counts",
+            format!(
+                "{} completed / {} attempted / {} requested is not possible",
+                counts.completed, counts.attempted, counts.requested
+            ),
+        );
+    }
+}
+
+fn aggregate(c: &mut Collector, file: &str, field: String, a: &Aggregate) {
+    let (min, median, max) = (a.min.get(), a.median.get(), a.max.get());
+    if !(min <= median && median <= max) {
+        c.push(file, field, format!("the median {median} is outside the range {min}–{max}"));
+    }
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

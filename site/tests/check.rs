@@ -1,0 +1,414 @@
+//! `site check`: every rule, with the exact messages a submitter sees.
+
+mod common;
+
+use common::*;
+use runner_bench_format::Parameters;
+use serde_json::json;
+
+#[test]
+fn the_golden_result_at_its_path_passes() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let runs = accepted(dir.path());
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].rel_path, GOLDEN_PATH);
+}
+
+#[test]
+fn the_committed_results_pass() {
+    let results = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
+    let checked = site::check(&[results.into()]).unwrap();
+    assert!(checked.problems.is_empty(), "{}", checked.human_report());
+    assert_eq!(checked.runs.len(), 5);
+    assert_eq!(site::providers(&checked.runs), ["latchkey", "rbcs", "starsling", "ubicloud"]);
+}
+
+#[test]
+fn a_file_is_read_strictly() {
+    let mut v = golden();
+    v["format_version"] = json!(2);
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem("$.format_version", "unsupported format version 2; this reader understands version 1")]
+    );
+    let mut v = golden();
+    v["machine"]["extra"] = json!(1);
+    let p = problems_of(&v);
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].1, "$.machine.extra");
+    assert!(p[0].2.starts_with("unknown field `extra`, expected one of `os`"), "{}", p[0].2);
+}
+
+#[test]
+fn the_path_must_agree_with_the_content() {
+    let dir = results_dir();
+    put(dir.path(), "example/other-runner/2026-11-29-18342215517-1.json", &golden());
+    assert_eq!(
+        problems(dir.path(), &check(dir.path())),
+        [(
+            "example/other-runner/2026-11-29-18342215517-1.json".to_string(),
+            "$".to_string(),
+            "the path does not agree with the content: expected \
+             results/example/example-linux-x64/2026-11-29-18342215517-1.json, found \
+             results/example/other-runner/2026-11-29-18342215517-1.json"
+                .to_string()
+        )]
+    );
+}
+
+#[test]
+fn without_github_provenance_the_run_is_named_by_the_content_hash() {
+    let mut v = golden();
+    v["provenance"].as_object_mut().unwrap().remove("github");
+    let dir = results_dir();
+    let path = put(dir.path(), "example/example-linux-x64/2026-11-29-000000000000.json", &v);
+    let checked = check(dir.path());
+    let sha = site::validate::hex(&<sha2::Sha256 as sha2::Digest>::digest(std::fs::read(&path).unwrap()));
+    let expected = format!("example/example-linux-x64/2026-11-29-{}.json", &sha[..12]);
+    assert_eq!(
+        checked.problems[0].reason,
+        format!(
+            "the path does not agree with the content: expected results/{expected}, found \
+             results/example/example-linux-x64/2026-11-29-000000000000.json"
+        )
+    );
+    let dir = results_dir();
+    put(dir.path(), &expected, &v);
+    assert_eq!(accepted(dir.path()).len(), 1);
+}
+
+#[test]
+fn the_fingerprint_is_recomputed_from_the_parameters() {
+    let mut v = golden();
+    v["parameters"]["cpu_workload"] = json!("coremark-1.0-total-data-size-1200");
+    let params: Parameters = serde_json::from_value(v["parameters"].clone()).unwrap();
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.fingerprint",
+            &format!("recorded 739dba2a6817 but the parameters give {}", params.fingerprint())
+        )]
+    );
+}
+
+#[test]
+fn two_files_cannot_claim_one_github_run() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let mut v = golden();
+    v["provenance"]["started_at"] = json!("2026-11-30T10:00:00Z");
+    v["provenance"]["finished_at"] = json!("2026-11-30T10:31:07Z");
+    put(dir.path(), "example/example-linux-x64/2026-11-30-18342215517-1.json", &v);
+    let first = dir.path().join(GOLDEN_PATH).display().to_string();
+    assert_eq!(
+        problems(dir.path(), &check(dir.path())),
+        [(
+            "example/example-linux-x64/2026-11-30-18342215517-1.json".to_string(),
+            "$.provenance.github.run_id".to_string(),
+            format!("GitHub run 18342215517 attempt 1 of runner example-linux-x64 is already claimed by {first}")
+        )]
+    );
+}
+
+#[test]
+fn two_files_cannot_have_the_same_content() {
+    let a = results_dir();
+    let b = results_dir();
+    let first = put(a.path(), GOLDEN_PATH, &golden());
+    let second = put(b.path(), GOLDEN_PATH, &golden());
+    let checked = site::check(&[a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();
+    let got: Vec<(String, String, String)> =
+        checked.problems.iter().map(|p| (p.file.clone(), p.field.clone(), p.reason.clone())).collect();
+    assert_eq!(
+        got,
+        [
+            (second.display().to_string(), "$".to_string(), format!("has the same content as {}", first.display())),
+            (
+                second.display().to_string(),
+                "$.provenance.github.run_id".to_string(),
+                format!(
+                    "GitHub run 18342215517 attempt 1 of runner example-linux-x64 is already claimed by {}",
+                    first.display()
+                )
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_restore_on_the_save_instance_is_rejected() {
+    let mut v = golden();
+    let save = v["stages"]["cache"]["pairs"][1]["save"]["instance"].clone();
+    v["stages"]["cache"]["pairs"][1]["restore"]["instance"] = save;
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs[1].restore.instance",
+            "the restore ran on the save's OS instance (boot_id 6f1c2a4e-93b1-4d0e-9a57-2b8c1d0e4f10); a restore \
+             must come from a different OS instance than its save"
+        )]
+    );
+}
+
+#[test]
+fn every_requested_sample_is_attempted() {
+    let mut v = golden();
+    v["stages"]["cpu"]["samples"].as_array_mut().unwrap().pop();
+    v["stages"]["disk"]["samples"].as_array_mut().unwrap().pop();
+    v["stages"]["internet"]["download"].as_array_mut().unwrap().pop();
+    v["stages"]["internet"]["request"].as_array_mut().unwrap().pop();
+    let tail = "every requested sample is attempted, including after a sample timeout";
+    assert_eq!(
+        problems_of(&v),
+        [
+            golden_problem(
+                "$.stages.cpu.samples",
+                &format!("4 of 5 requested samples attempted (parameters.cpu_samples); {tail}")
+            ),
+            golden_problem(
+                "$.stages.disk.samples",
+                &format!("4 of 5 requested samples attempted (parameters.disk_samples); {tail}")
+            ),
+            golden_problem(
+                "$.stages.internet.download",
+                &format!("2 of 3 requested samples attempted (parameters.internet_samples); {tail}")
+            ),
+            golden_problem(
+                "$.stages.internet.request",
+                &format!("4 of 5 requested samples attempted (parameters.internet_request_samples); {tail}")
+            ),
+        ]
+    );
+}
+
+#[test]
+fn more_samples_than_requested_are_rejected() {
+    let mut v = golden();
+    let extra = v["stages"]["cpu"]["samples"][0].clone();
+    v["stages"]["cpu"]["samples"].as_array_mut().unwrap().push(extra);
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem("$.stages.cpu.samples", "6 samples attempted but parameters.cpu_samples requested 5")]
+    );
+}
+
+#[test]
+fn a_failed_coremark_validation_is_never_accepted() {
+    let mut v = golden();
+    v["stages"]["cpu"]["samples"][0]["validation"] = json!("failed");
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cpu.samples[0].validation",
+            "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\""
+        )]
+    );
+}
+
+#[test]
+fn a_failed_sample_needs_a_message() {
+    let mut v = golden();
+    v["stages"]["disk"]["samples"][0]["status"] = json!("timeout");
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem("$.stages.disk.samples[0].message", "required when status is not \"ok\"")]
+    );
+}
+
+#[test]
+fn a_cache_miss_is_never_retried_or_replaced() {
+    let mut v = golden();
+    let retry = v["stages"]["cache"]["pairs"][0].clone();
+    v["stages"]["cache"]["pairs"].as_array_mut().unwrap().push(retry);
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs[6]",
+            "backend \"github\" trial 1 appears twice; a miss is a failure and is never retried or replaced"
+        )]
+    );
+}
+
+#[test]
+fn every_cache_trial_is_attempted() {
+    let mut v = golden();
+    let pairs = v["stages"]["cache"]["pairs"].as_array_mut().unwrap();
+    let at = pairs.iter().position(|p| p["backend"] == "github" && p["trial"] == 3).unwrap();
+    pairs.remove(at);
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs",
+            "backend \"github\" has 2 of 3 requested pairs (parameters.cache_trials); every trial is attempted"
+        )]
+    );
+}
+
+#[test]
+fn routing_that_differs_cannot_be_called_a_match() {
+    let mut v = golden();
+    v["stages"]["cache"]["pairs"][0]["verification"]["routing"]["observed"] = json!("cache.example.net");
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs[0].verification.routing.matches",
+            "is true but the observed routing \"cache.example.net\" differs from the expected \
+             \"productionresultssa0.blob.core.windows.net\""
+        )]
+    );
+}
+
+#[test]
+fn every_problem_of_every_file_is_reported_grouped_by_file() {
+    let dir = results_dir();
+    let mut a = golden();
+    a["stages"]["cpu"]["samples"][0]["validation"] = json!("failed");
+    a["stages"]["cpu"]["samples"][1]["validation"] = json!("failed");
+    put(dir.path(), GOLDEN_PATH, &a);
+    let mut b = golden();
+    b["runner"]["label"] = json!("example-linux-arm64");
+    b["provenance"]["github"]["run_id"] = json!(1);
+    put(dir.path(), "example/example-linux-arm64/2026-11-29-1-2.json", &b);
+    let checked = check(dir.path());
+    let d = dir.path().display();
+    let reason = "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\"";
+    assert_eq!(
+        checked.human_report(),
+        format!(
+            "{d}/example/example-linux-arm64/2026-11-29-1-2.json\n  $: the path does not agree with the content: \
+             expected results/example/example-linux-arm64/2026-11-29-1-1.json, found \
+             results/example/example-linux-arm64/2026-11-29-1-2.json\n\
+             {d}/{GOLDEN_PATH}\n  $.stages.cpu.samples[0].validation: {reason}\n  \
+             $.stages.cpu.samples[1].validation: {reason}\n\
+             2 rejected, 0 of 2 result files accepted\n"
+        )
+    );
+    assert_eq!(
+        checked.github_report().lines().nth(1).unwrap(),
+        format!("::error file={d}/{GOLDEN_PATH},title=site check::$.stages.cpu.samples[0].validation: {reason}")
+    );
+}
+
+#[test]
+fn github_annotations_escape_their_properties() {
+    let checked = site::Checked {
+        problems: vec![site::Problem {
+            file: "results/a,b:c.json".to_string(),
+            field: "$".to_string(),
+            reason: "50%\nnext".to_string(),
+        }],
+        ..Default::default()
+    };
+    assert_eq!(checked.github_report(), "::error file=results/a%2Cb%3Ac.json,title=site check::$: 50%25%0Anext\n");
+}
+
+fn exclusions(dir: &std::path::Path, text: &str) {
+    std::fs::write(dir.join("exclusions.toml"), text).unwrap();
+}
+
+#[test]
+fn an_excluded_result_stays_on_record_with_its_reason() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    exclusions(
+        dir.path(),
+        &format!("[[exclude]]\nfile = \"{GOLDEN_PATH}\"\nreason = \"Image misconfigured | see #12\"\n"),
+    );
+    let runs = accepted(dir.path());
+    assert_eq!(runs[0].excluded.as_deref(), Some("Image misconfigured | see #12"));
+    let report = render("example", &runs);
+    assert!(!report.contains("## Pinned results"), "{report}");
+    assert!(
+        report.ends_with(&format!(
+            "## Excluded results\n\nKept on record but out of every comparison, for the reason the maintainers \
+             give.\n\n- `{GOLDEN_PATH}`: Image misconfigured \\| see #12\n"
+        )),
+        "{report}"
+    );
+}
+
+#[test]
+fn exclusions_must_name_a_result_and_a_reason() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    exclusions(
+        dir.path(),
+        "[[exclude]]\nfile = \"example/nope.json\"\nreason = \"x\"\n\n[[exclude]]\nfile = \"example/example-linux-x64/2026-11-29-18342215517-1.json\"\nreason = \" \"\n",
+    );
+    let file = dir.path().join("exclusions.toml").display().to_string();
+    let got: Vec<(String, String, String)> =
+        check(dir.path()).problems.into_iter().map(|p| (p.file, p.field, p.reason)).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                file.clone(),
+                "exclude[0].file".to_string(),
+                "no result file example/nope.json in this folder".to_string()
+            ),
+            (file, "exclude[1].reason".to_string(), "must say why the result is excluded".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn an_exclusions_file_that_does_not_parse_is_a_problem() {
+    let dir = results_dir();
+    exclusions(dir.path(), "[[exclude]]\nfile = \"x\"\n");
+    let checked = check(dir.path());
+    assert_eq!(checked.problems.len(), 1);
+    assert_eq!(checked.problems[0].reason, "not a valid exclusions file: missing field `reason`");
+}
+
+#[test]
+fn the_command_exits_non_zero_when_a_file_is_rejected() {
+    let dir = results_dir();
+    let mut v = golden();
+    v["format_version"] = json!(2);
+    put(dir.path(), GOLDEN_PATH, &v);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .args(["check", "--format", "github"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "::error file={}/{GOLDEN_PATH},title=site check::$.format_version: unsupported format version 2; this \
+             reader understands version 1\n",
+            dir.path().display().to_string().replace(':', "%3A").replace(',', "%2C")
+        )
+    );
+    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .arg("check")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"))
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0), "{}", String::from_utf8_lossy(&ok.stdout));
+}
+
+#[test]
+fn published_aggregates_must_be_consistent() {
+    let rel = "ubicloud/ubicloud-linux-x64/2026-11-29-imported-2c7ad0467348.json";
+    let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../results/").to_string() + rel);
+    let mut v: serde_json::Value = serde_json::from_str(&committed.unwrap()).unwrap();
+    v["stages"]["cpu"]["iterations_per_s"]["median"] = json!(40000.0);
+    v["stages"]["cache"]["backends"][0]["verified_pairs"] = json!(4);
+    v["stages"]["disk"]["counts"]["completed"] = json!(6);
+    let dir = results_dir();
+    put(dir.path(), rel, &v);
+    let got: Vec<(String, String)> = check(dir.path()).problems.into_iter().map(|p| (p.field, p.reason)).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "$.stages.cpu.iterations_per_s".to_string(),
+                "the median 40000 is outside the range 29068.42–37639.26".to_string()
+            ),
+            ("$.stages.cache.backends[0].verified_pairs".to_string(), "4 verified pairs of 3 pairs".to_string()),
+            ("$.stages.disk.counts".to_string(), "6 completed / 5 attempted / 5 requested is not possible".to_string()),
+        ]
+    );
+}

@@ -1,0 +1,80 @@
+//! Helpers shared by the integration tests: the golden measured result of
+//! the format crate (used by path, not copied) and temporary results folders.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use site::{Checked, Run};
+
+/// The golden measured result: every section filled.
+pub const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1.json");
+/// Where the golden result belongs below results/.
+pub const GOLDEN_PATH: &str = "example/example-linux-x64/2026-11-29-18342215517-1.json";
+/// The seed documents: three published runner reports and the RBCS benchmark,
+/// copied byte for byte.
+pub const SEEDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/seeds");
+
+/// The golden result as JSON, to edit into broken fixtures.
+pub fn golden() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(GOLDEN).unwrap()).unwrap()
+}
+
+/// A temporary results folder.
+pub fn results_dir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// Writes `value` at `rel` below `dir`, pretty-printed as submitted files are.
+pub fn put(dir: &Path, rel: &str, value: &Value) -> PathBuf {
+    let path = dir.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap();
+    bytes.push(b'\n');
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Checks one folder.
+pub fn check(dir: &Path) -> Checked {
+    site::check(&[dir.to_path_buf()]).unwrap()
+}
+
+/// The problems of a check as `(file below dir, field, reason)`.
+pub fn problems(dir: &Path, checked: &Checked) -> Vec<(String, String, String)> {
+    checked
+        .problems
+        .iter()
+        .map(|p| {
+            let file = Path::new(&p.file).strip_prefix(dir).map_or(p.file.clone(), |f| f.display().to_string());
+            (file, p.field.clone(), p.reason.clone())
+        })
+        .collect()
+}
+
+/// Checks a folder holding only `value` at the golden path and returns its
+/// problems.
+pub fn problems_of(value: &Value) -> Vec<(String, String, String)> {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, value);
+    let checked = check(dir.path());
+    problems(dir.path(), &checked)
+}
+
+/// One expected problem in the golden file.
+pub fn golden_problem(field: &str, reason: &str) -> (String, String, String) {
+    (GOLDEN_PATH.to_string(), field.to_string(), reason.to_string())
+}
+
+/// The accepted runs of a folder that must pass.
+pub fn accepted(dir: &Path) -> Vec<Run> {
+    let checked = check(dir);
+    assert!(checked.problems.is_empty(), "{}", checked.human_report());
+    checked.runs
+}
+
+/// A provider's report rendered from the runs.
+pub fn render(provider: &str, runs: &[Run]) -> String {
+    site::report::render_report(&site::report::build_view(provider, runs)).unwrap()
+}

@@ -1,0 +1,254 @@
+//! `site import`: the seed reports round-trip exactly, the RBCS document's
+//! every figure is kept, and a malformed document gets its line named.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use runner_bench_format::{Timestamp, to_json};
+use site::import::{ImportError, ImportSource, import, path_of};
+
+/// The date recorded in the committed imported seeds.
+const IMPORTED_AT: &str = "2026-11-29T00:00:00Z";
+
+fn seed(prefix: &str) -> PathBuf {
+    std::fs::read_dir(SEEDS)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+        .unwrap()
+}
+
+fn source(path: &Path) -> ImportSource {
+    ImportSource {
+        document: path.file_name().unwrap().to_string_lossy().into_owned(),
+        bytes: std::fs::read(path).unwrap(),
+        imported_at: Timestamp::new(IMPORTED_AT).unwrap(),
+    }
+}
+
+fn source_of(text: &str) -> ImportSource {
+    ImportSource {
+        document: "report.md".to_string(),
+        bytes: text.as_bytes().to_vec(),
+        imported_at: Timestamp::new(IMPORTED_AT).unwrap(),
+    }
+}
+
+/// Imports `prefix`'s seed into a fresh results folder and checks it.
+fn import_seed(prefix: &str) -> (tempfile::TempDir, Vec<site::Run>) {
+    let dir = results_dir();
+    for r in import(&source(&seed(prefix))).unwrap() {
+        let path = dir.path().join(path_of(&r));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, to_json(&r)).unwrap();
+    }
+    let runs = accepted(dir.path());
+    (dir, runs)
+}
+
+/// Every table row, figure and paragraph of seeds 000–002 comes back
+/// exactly; no paragraph differs. The one difference: the seed files are
+/// stored without a final newline, and a rendered report ends with one.
+#[test]
+fn runner_report_seeds_round_trip_exactly() {
+    for (prefix, provider) in [("000_", "ubicloud"), ("001_", "starsling"), ("002_", "latchkey")] {
+        let (_dir, runs) = import_seed(prefix);
+        let expected = std::fs::read_to_string(seed(prefix)).unwrap();
+        let rendered = render(provider, &runs);
+        assert_eq!(rendered, format!("{expected}\n"), "seed {prefix}");
+    }
+}
+
+#[test]
+fn the_committed_results_are_the_imported_seeds() {
+    let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
+    for prefix in ["000_", "001_", "002_", "003_"] {
+        for r in import(&source(&seed(prefix))).unwrap() {
+            let committed = std::fs::read(results.join(path_of(&r))).unwrap();
+            assert_eq!(String::from_utf8(committed).unwrap(), String::from_utf8(to_json(&r)).unwrap());
+        }
+    }
+}
+
+#[test]
+fn a_runner_report_gives_one_result_per_runner() {
+    let results = import(&source(&seed("000_"))).unwrap();
+    let labels: Vec<&str> = results.iter().map(|r| r.runner.label.as_str()).collect();
+    assert_eq!(labels, ["ubicloud-linux-x64", "ubicloud-linux-arm64"]);
+    let arm = &results[1];
+    assert_eq!(arm.provider.id.as_str(), "ubicloud");
+    assert_eq!(arm.provider.name.as_ref().unwrap().as_str(), "Ubicloud");
+    assert_eq!(arm.source.title.as_str(), "Ubicloud Runner Benchmarks");
+    assert_eq!(arm.source.document.as_str(), "000_a5cbaa4571400c0a.txt");
+    assert_eq!(arm.published_profile.as_ref().unwrap().fingerprint.as_str(), "e021cd7ddc71");
+    assert_eq!(arm.published_profile.as_ref().unwrap().cache_publication_gap_s, Some(120));
+    let cpu = arm.stages.cpu.as_ref().unwrap();
+    assert_eq!(cpu.iterations_per_s.median.get(), 21630.02);
+    let stages: Vec<&str> = arm.notices.iter().map(|n| n.stage.as_str()).collect();
+    assert_eq!(
+        stages,
+        ["internet", "ubicloud / trial 1 / cleanup", "ubicloud / trial 2 / cleanup", "ubicloud / trial 3 / cleanup"]
+    );
+    assert_eq!(path_of(arm), "ubicloud/ubicloud-linux-arm64/2026-11-29-imported-2c7ad0467348.json");
+}
+
+#[test]
+fn the_rbcs_benchmark_keeps_every_row() {
+    let path = seed("003_");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let results = import(&source(&path)).unwrap();
+    assert_eq!(results.len(), 1);
+    let r = &results[0];
+    assert_eq!((r.provider.id.as_str(), r.runner.label.as_str()), ("rbcs", "celeron-j3455"));
+    assert_eq!(r.source.title.as_str(), "RBCS performance benchmarks");
+    let http = r.stages.http_cache.as_ref().unwrap();
+    assert_eq!(http.software.as_str(), "RBCS");
+    let conditions: Vec<String> = http.conditions.iter().map(|c| format!("{}: {}", c.name, c.value)).collect();
+    assert_eq!(
+        conditions,
+        [
+            "CPU: Intel Celeron J3455 (4 physical cores)",
+            "memory: 8GB DDR3L 1600 MHz",
+            "disk: SATA3 120GB SSD",
+            "HTTP compression: disabled",
+            "cache compression: disabled",
+            "digest: none",
+            "authentication: disabled",
+            "TLS: disabled",
+            "network RTT: 14ms",
+            "network bandwidth: 112 MiB/s",
+        ]
+    );
+    let titles: Vec<&str> = http.tables.iter().map(|t| t.title.as_str()).collect();
+    assert_eq!(titles, ["In memory cache backend", "Filesystem cache backend", "Memcache cache backend"]);
+    let table_conditions: Vec<String> = http
+        .tables
+        .iter()
+        .map(|t| t.conditions.iter().map(|c| format!("{}={}", c.name, c.value)).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        table_conditions,
+        [
+            "",
+            "compression=disabled digest=none authentication=disabled TLS=disabled",
+            "compression=disabled digest=MD5 authentication=disabled TLS=disabled"
+        ]
+    );
+    // Every row of the document, figure by figure, in order.
+    let published: Vec<Vec<&str>> = text
+        .lines()
+        .filter(|l| l.contains('\t') && !l.starts_with("Cache backend"))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    let imported: Vec<Vec<String>> = http
+        .tables
+        .iter()
+        .flat_map(|t| &t.rows)
+        .map(|r| {
+            vec![
+                r.backend.to_string(),
+                r.cpu.to_string(),
+                format!("{:.2}", r.cpu_quota.get()),
+                r.memory_quota_gb.get().to_string(),
+                r.value_bytes.to_string(),
+                r.connections.to_string(),
+                r.put_per_s.get().to_string(),
+                r.get_per_s.get().to_string(),
+            ]
+        })
+        .collect();
+    assert_eq!(published.len(), 48);
+    assert_eq!(imported, published);
+}
+
+#[test]
+fn the_rbcs_report_renders_every_row() {
+    let (_dir, runs) = import_seed("003_");
+    let report = render("rbcs", &runs);
+    assert!(report.starts_with("# RBCS performance benchmarks\n\n## Build-cache server: RBCS on celeron-j3455\n"));
+    assert!(report.contains("\n| memcache | Intel Celeron J3455 | 3.50 | 0.25 | 65536 | 100 | 1633 | 1317 |"));
+    assert!(report.contains("\n### Filesystem cache backend\n\ncompression: disabled, digest: none, authentication: disabled, TLS: disabled\n"));
+    assert_eq!(report.matches("\n| in-memory |").count(), 16);
+}
+
+fn error(text: &str) -> String {
+    match import(&source_of(text)) {
+        Ok(_) => panic!("imported"),
+        Err(ImportError { .. }) => import(&source_of(text)).unwrap_err().to_string(),
+    }
+}
+
+#[test]
+fn a_malformed_report_names_the_line_and_what_was_expected() {
+    assert_eq!(
+        error("# Ubicloud benchmarks\n"),
+        "line 1: expected a title \"# <Provider> Runner Benchmarks\", found \"# Ubicloud benchmarks\""
+    );
+    let seed = std::fs::read_to_string(seed("000_")).unwrap();
+    assert_eq!(error(&seed.replace("| 33392.77 |", "| 33392,77 |")), "line 19: expected a number, found \"33392,77\"");
+    assert_eq!(
+        error(&seed.replace("| 0 / 0 | 5 |\n| ubicloud-linux-arm64", "| 0 / 0 |\n| ubicloud-linux-arm64")),
+        "line 19: expected a row of 7 cells (Runner | Binary | Median iterations/s | Min–max | Variation | CPU / group \
+         | Samples), found \"| ubicloud-linux-x64 | x64 (64-bit) | 33392.77 | 29068.42–37639.26 | 9.29% | 0 / 0 |\""
+    );
+    assert_eq!(
+        error(&seed.replace("| Runner | CPU model |", "| Runner | CPU |")),
+        "line 73: expected the table header \"| Runner | CPU model | OS image | Compiler | Flags |\", found \
+         \"| Runner | CPU | OS image | Compiler | Flags |\""
+    );
+    assert_eq!(
+        error(&seed.replace("- **ubicloud-linux-x64 / internet**", "- **someone-else / internet**")),
+        "line 66: expected a notice that begins with a runner of the report, found \"someone-else / internet\""
+    );
+    let cut = |n: usize| seed.lines().take(n).collect::<Vec<_>>().join("\n");
+    assert_eq!(error(&cut(12)), "line 13: expected a parameters row, found the end of the document");
+    assert_eq!(
+        error(&cut(13)),
+        "line 14: expected a \"## Machine and build details\" section, found the end of the document"
+    );
+}
+
+#[test]
+fn a_malformed_rbcs_document_names_the_line() {
+    let seed = std::fs::read_to_string(seed("003_")).unwrap();
+    assert_eq!(
+        error(&seed.replace(
+            "in-memory\tIntel Celeron J3455\t1.00\t4\t128\t10\t7867",
+            "in-memory\tIntel Celeron J3455\t1.00\t4\t128\t10"
+        )),
+        "line 21: expected a row of 8 tab-separated cells, found \"in-memory\\tIntel Celeron J3455\\t1.00\\t4\\t128\\t10\\t13762\""
+    );
+    assert_eq!(
+        error(&seed.replace("• memory: 8GB", "• memory 8GB")),
+        "line 8: expected a condition \"• <name>: <value>\", found \"• memory 8GB DDR3L 1600 MHz\""
+    );
+}
+
+#[test]
+fn the_import_command_writes_the_files_where_check_expects_them() {
+    let dir = results_dir();
+    let written = site::cmd::import::run(&seed("002_"), dir.path(), Some(IMPORTED_AT), None).unwrap();
+    assert_eq!(written, [dir.path().join("latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json")]);
+    assert_eq!(accepted(dir.path()).len(), 1);
+}
+
+#[test]
+fn a_document_is_imported_once() {
+    let dir = results_dir();
+    site::cmd::import::run(&seed("001_"), dir.path(), Some(IMPORTED_AT), None).unwrap();
+    let again = site::cmd::import::run(&seed("001_"), dir.path(), Some("2026-12-01T00:00:00Z"), None).unwrap();
+    let checked = check(dir.path());
+    let first = dir.path().join("starsling/starsling-linux-x64/2026-11-29-imported-196270a7d4b6.json");
+    let got: Vec<(String, String, String)> =
+        checked.problems.into_iter().map(|p| (p.file, p.field, p.reason)).collect();
+    assert_eq!(
+        got,
+        [(
+            again[0].display().to_string(),
+            "$.source.document_sha256".to_string(),
+            format!("runner starsling-linux-x64 of this document is already imported by {}", first.display())
+        )]
+    );
+}
