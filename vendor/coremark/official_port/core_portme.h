@@ -63,6 +63,13 @@ typedef size_t ee_size_t;
  * ports). */
 #define align_mem(x) (void *)(4 + (((ee_ptr_int)(x)-1) & ~3))
 
+/* Older core_list_join.c revisions size list elements as
+ * 2*POINTER_SPACE + 4 bytes; current ones use 16 + 4.  8 makes both agree
+ * (and match the published CRCs on every platform). */
+#ifndef POINTER_SPACE
+#define POINTER_SPACE 8
+#endif
+
 /* Seeds reach the kernels through rcm_init's arguments.  SEED_ARG only makes
  * core_util.c compile its (unused, self-contained) argv parser, so no
  * seed*_volatile variables or portme_sys* functions are needed. */
