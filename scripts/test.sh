@@ -5,13 +5,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# System packages the tests use. gcc builds the CoreMark workload.
+# System packages the tests use. gcc builds the CoreMark workload; nginx,
+# php-fpm and openssl serve the internet stage's LibreSpeed test server
+# (tests/librespeed); curl is the internet benchmark's baseline.
 need=()
 command -v cc >/dev/null || need+=(gcc)
+[ -x /usr/sbin/nginx ] || need+=(nginx)
+compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
+command -v openssl >/dev/null || need+=(openssl)
+command -v curl >/dev/null || need+=(curl)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "==> installing ${need[*]}"
-  if [ "$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq "${need[@]}"
-  else sudo apt-get update -qq && sudo apt-get install -y -qq "${need[@]}"; fi
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else sudo apt-get update -qq && sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
 fi
 
 echo "==> cargo fmt --check"
