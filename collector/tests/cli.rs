@@ -125,7 +125,7 @@ fn a_run_killed_mid_stage_leaves_a_valid_partial_file() {
 
 #[test]
 fn a_quick_disk_run_writes_a_valid_result_and_removes_its_file() {
-    let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let out = dir.path().join("r.json");

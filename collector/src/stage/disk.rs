@@ -448,6 +448,13 @@ mod tests {
         }
     }
 
+    /// A folder on a real disk: /tmp may be tmpfs, which the stage refuses.
+    fn disk_tempdir() -> tempfile::TempDir {
+        let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/test-tmp");
+        std::fs::create_dir_all(base).unwrap();
+        tempfile::tempdir_in(base).unwrap()
+    }
+
     fn quiet() -> Progress {
         Progress::quiet()
     }
@@ -487,7 +494,7 @@ mod tests {
 
     #[test]
     fn measures_four_operations_and_cleans_up() {
-        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).unwrap();
+        let dir = disk_tempdir();
         let out = run(&plan(dir.path()), &mut quiet(), |_| Ok(())).unwrap();
         assert_eq!(out.notices, vec![]);
         assert_eq!(out.stage.samples.len(), 2);
@@ -506,7 +513,7 @@ mod tests {
 
     #[test]
     fn a_tiny_timeout_is_recorded_for_every_sample() {
-        let dir = tempfile::tempdir_in(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")).unwrap();
+        let dir = disk_tempdir();
         let p = DiskPlan { samples: 3, timeout: Duration::from_millis(20), ..plan(dir.path()) };
         let out = run(&p, &mut quiet(), |_| Ok(())).unwrap();
         // Every requested sample was attempted, and each says where it stopped.
