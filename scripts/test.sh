@@ -14,6 +14,8 @@ command -v cc >/dev/null || need+=(gcc)
 compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
 command -v openssl >/dev/null || need+=(openssl)
 command -v curl >/dev/null || need+=(curl)
+# The site's browser test (site/tests/browser.rs) drives Debian's chromium.
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "==> installing ${need[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

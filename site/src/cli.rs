@@ -28,12 +28,8 @@ pub enum Command {
     },
     /// Check, then write the reports and the website.
     Build {
-        /// The results folder.
-        #[arg(long, default_value = "results")]
-        results: PathBuf,
-        /// Where to write the website.
-        #[arg(long, default_value = "public")]
-        out: PathBuf,
+        #[command(flatten)]
+        site: SiteArgs,
     },
     /// Import a published runner report or the RBCS benchmark document.
     Import {
@@ -49,18 +45,57 @@ pub enum Command {
         #[arg(long)]
         document: Option<String>,
     },
-    /// Build, then serve the website on 127.0.0.1.
+    /// Build, serve the website on 127.0.0.1, and rebuild and reload the
+    /// browser when results/, content/, docs/ or templates/ change.
     Serve {
-        /// The results folder.
-        #[arg(long, default_value = "results")]
-        results: PathBuf,
-        /// Where to write the website.
-        #[arg(long, default_value = "public")]
-        out: PathBuf,
+        #[command(flatten)]
+        site: SiteArgs,
         /// The port.
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
+}
+
+/// What `build` and `serve` read and write.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SiteArgs {
+    /// The results folder.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Where to write the website.
+    #[arg(long, default_value = "public")]
+    pub out: PathBuf,
+    /// Hand-written pages (`*.md` with front matter).
+    #[arg(long, default_value = "content")]
+    pub content: PathBuf,
+    /// The documents published as pages (methodology, result format).
+    #[arg(long, default_value = "docs")]
+    pub docs: PathBuf,
+    /// Templates; any missing file falls back to the built-in copy.
+    #[arg(long, default_value = "templates")]
+    pub templates: PathBuf,
+    /// Absolute URL of the site, for the sitemap and the feed (default:
+    /// Netlify's $URL, else https://runner-bench.netlify.app).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Results older than this many days are marked stale.
+    #[arg(long, default_value_t = 180)]
+    pub stale_days: u32,
+}
+
+impl SiteArgs {
+    /// The build options, timed now.
+    pub fn options(&self) -> crate::web::Options {
+        let mut o = crate::web::Options::new(&self.results);
+        o.content = self.content.clone();
+        o.docs = self.docs.clone();
+        o.templates = self.templates.clone();
+        o.stale_days = self.stale_days;
+        if let Some(url) = self.base_url.clone().or_else(|| std::env::var("URL").ok().filter(|u| !u.is_empty())) {
+            o.base_url = url;
+        }
+        o
+    }
 }
 
 /// Output formats of `site check`.
@@ -78,11 +113,11 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Command::Check { paths, format } => cmd::check::run(&paths, format),
-        Command::Build { results, out } => cmd::build::run(&results, &out).map(|_| ExitCode::SUCCESS),
+        Command::Build { site } => cmd::build::run(&site).map(|_| ExitCode::SUCCESS),
         Command::Import { file, out, imported_at, document } => {
             cmd::import::run(&file, &out, imported_at.as_deref(), document.as_deref()).map(|_| ExitCode::SUCCESS)
         }
-        Command::Serve { results, out, port } => cmd::serve::run(&results, &out, port).map(|_| ExitCode::SUCCESS),
+        Command::Serve { site, port } => cmd::serve::run(&site, port).map(|_| ExitCode::SUCCESS),
     };
     match outcome {
         Ok(code) => code,

@@ -8,7 +8,8 @@
 //!    must apply, collecting all problems → accepted `Run`s;
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
-//! 4. `output`: the markdown reports, HTML pages and copied result files.
+//! 4. `web`: the website model, pages, plots and data files;
+//! 5. `output`: writes them (the only module that touches the output folder).
 //!
 //! `import` turns published documents into imported result files. `cli`
 //! and `cmd` are the command line; `main.rs` only calls `cli::main`.
@@ -24,6 +25,7 @@ pub mod output;
 pub mod report;
 pub mod stats;
 pub mod validate;
+pub mod web;
 
 use std::path::PathBuf;
 
@@ -32,6 +34,11 @@ pub use validate::{Checked, Problem, Run};
 /// Loads and validates the result files under `paths`.
 pub fn check(paths: &[PathBuf]) -> anyhow::Result<Checked> {
     Ok(validate::validate(load::load(paths)?))
+}
+
+/// `check`, reusing what `cache` read in an earlier check (`site serve`).
+pub fn check_cached(paths: &[PathBuf], cache: Option<&mut validate::ParseCache>) -> anyhow::Result<Checked> {
+    Ok(validate::validate_cached(load::load(paths)?, cache))
 }
 
 /// The providers of `runs`, sorted by id.

@@ -1,10 +1,9 @@
 //! Stage 1: find the result files (every `*.json` under the given folders)
-//! and read their bytes, along with each folder's exclusions file.
+//! and their sizes, along with each folder's exclusions file.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use runner_bench_format::MAX_FILE_BYTES;
 use walkdir::WalkDir;
 
 use crate::exclusions::{EXCLUSIONS_FILE, Exclusions};
@@ -17,11 +16,12 @@ pub struct LoadedFile {
     /// The path below the results folder, with `/` separators, e.g.
     /// `ubicloud/ubicloud-linux-x64/2026-11-29-123-1.json`.
     pub rel_path: String,
-    /// The file's bytes; `None` when it is over the size limit, so that a
-    /// huge file is never read into memory.
-    pub bytes: Option<Vec<u8>>,
-    /// Its size, bytes.
+    /// Its size, bytes. The bytes are read by `validate`, one file at a
+    /// time per thread, so that a build never holds every file in memory
+    /// and a file over the size limit is never read.
     pub size: u64,
+    /// Its modification time, which `site serve` uses to reuse what it read.
+    pub modified: Option<std::time::SystemTime>,
 }
 
 /// Everything `validate` needs.
@@ -73,11 +73,6 @@ pub fn rel_path(path: &Path, root: &Path) -> String {
 }
 
 fn read(path: &Path, rel_path: String) -> anyhow::Result<LoadedFile> {
-    let size = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?.len();
-    let bytes = if size > MAX_FILE_BYTES {
-        None
-    } else {
-        Some(std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?)
-    };
-    Ok(LoadedFile { path: path.to_path_buf(), rel_path, bytes, size })
+    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(LoadedFile { path: path.to_path_buf(), rel_path, size: meta.len(), modified: meta.modified().ok() })
 }

@@ -1,23 +1,21 @@
-//! Stage 4: what `site build` writes.
+//! Writing the site: the only module that touches the output folder.
 //!
-//! - `<out>/reports/<provider>.md`: the provider reports;
-//! - `<out>/index.html`: the providers and their runners;
-//! - `<out>/providers/<provider>/index.html`: each report as HTML;
-//! - `<out>/results/…`: every result file, as submitted.
-//!
-//! Kept small on purpose: a later issue builds the full website.
+//! `build_site` is `site build`: check, build every file (`web`), write.
+//! `Writer` remembers what it wrote, so that `site serve` rewrites only
+//! files whose content changed and removes files a rebuild no longer makes.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use pulldown_cmark::{Event, Options, Parser, html};
-use tera::Tera;
 
-use crate::figures::escape_markdown;
-use crate::report::{build_view, render_report};
-use crate::{Run, providers};
+use crate::web::{self, Body, Site};
 
-const BASE_TEMPLATE: &str = include_str!("../../templates/base.html");
+/// Marks a folder as written by `site`, so that a build may empty it.
+pub const MARKER: &str = ".runner-bench-site";
 
 /// What a build wrote.
 #[derive(Debug)]
@@ -26,55 +24,133 @@ pub struct Built {
     pub providers: Vec<String>,
     /// Result files copied.
     pub result_files: usize,
+    /// Files written (changed), of all files of the site.
+    pub written: usize,
+    pub files: usize,
 }
 
-/// Checks `results`, stopping with every problem when any file is
-/// rejected, then writes the website to `out`.
+/// Checks `results` with the default options and writes the site to `out`.
 pub fn build_site(results: &Path, out: &Path) -> anyhow::Result<Built> {
-    let checked = crate::check(&[results.to_path_buf()])?;
+    build_with(&web::Options::new(results), out, &mut Writer::default())
+}
+
+/// Checks the results, stopping with every problem when any file is
+/// rejected, builds the site and writes it with `writer`.
+pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyhow::Result<Built> {
+    let start = Instant::now();
+    let checked = crate::check_cached(std::slice::from_ref(&opts.results), writer.parsed.as_mut())?;
     if !checked.problems.is_empty() {
         bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
     }
-    let runs = checked.runs;
-    let ids = providers(&runs);
-    let mut index = String::from("# runner-bench\n\nReports of CI runners, measured with the published protocol.\n");
-    for id in &ids {
-        let view = build_view(id, &runs);
-        let markdown = render_report(&view)?;
-        write(&out.join("reports").join(format!("{id}.md")), markdown.as_bytes())?;
-        let notes: Vec<String> = view
-            .sources
-            .iter()
-            .map(|s| {
-                format!(
-                    "Figures imported from the published document {} ({}, SHA-256 {}): aggregates as published, \
-                     without raw samples.",
-                    s.document, s.title, s.sha256
-                )
-            })
-            .collect();
-        let page = page(&view.title, &markdown_to_html(&markdown), &notes)?;
-        write(&out.join("providers").join(id).join("index.html"), page.as_bytes())?;
+    log_time(start, "checked the results");
+    let site = web::build(opts, &checked.runs)?;
+    log_time(start, "built the site");
+    let (providers, result_files, files) = (site.providers.clone(), site.result_files, site.files.len());
+    let written = writer.write(out, site)?;
+    log_time(start, "wrote the files");
+    Ok(Built { providers, result_files, written, files })
+}
 
-        let mut runners: Vec<String> = runs.iter().filter(|r| &r.provider_id() == id).map(Run::runner_label).collect();
-        runners.sort();
-        runners.dedup();
-        let imported = if view.sources.is_empty() { "" } else { " (imported)" };
-        index.push_str(&format!(
-            "\n## [{}](providers/{id}/){imported}\n\n{}\n",
-            escape_markdown(&view.provider_name),
-            runners.iter().map(|r| format!("- {}", escape_markdown(r))).collect::<Vec<_>>().join("\n")
-        ));
+/// With `SITE_TIMINGS` set, prints how long a build took so far, for the
+/// benchmark in docs/benchmarks.md.
+pub fn log_time(start: Instant, what: &str) {
+    if std::env::var_os("SITE_TIMINGS").is_some() {
+        eprintln!("{:>6} ms  {what}", start.elapsed().as_millis());
     }
-    let page = page("runner-bench", &markdown_to_html(&index), &[])?;
-    write(&out.join("index.html"), page.as_bytes())?;
+}
 
-    for run in &runs {
-        let to = out.join("results").join(&run.rel_path);
-        let bytes = std::fs::read(&run.file).with_context(|| format!("cannot read {}", run.file))?;
-        write(&to, &bytes)?;
+/// Writes sites into one folder, remembering what it wrote (and what it
+/// read), so that the next build of `site serve` does only what changed.
+#[derive(Debug, Default)]
+pub struct Writer {
+    /// Path below the folder → a hash of what was written there.
+    written: HashMap<String, u64>,
+    /// The result files as read by the last build, kept by `site serve`
+    /// only (see `Writer::incremental`).
+    parsed: Option<crate::validate::ParseCache>,
+}
+
+impl Writer {
+    /// A writer for repeated builds: it also keeps every result file as it
+    /// was read, so that a rebuild reads only changed files.
+    pub fn incremental() -> Writer {
+        Writer { written: HashMap::new(), parsed: Some(Default::default()) }
     }
-    Ok(Built { providers: ids, result_files: runs.len() })
+
+    /// Writes `site` into `out`; returns how many files it (re)wrote.
+    ///
+    /// The first write empties `out` when an earlier build made it, and
+    /// refuses a folder with other files in it, so that a mistyped `--out`
+    /// never deletes anything else.
+    pub fn write(&mut self, out: &Path, site: Site) -> anyhow::Result<usize> {
+        if self.written.is_empty() {
+            prepare(out)?;
+        }
+        let mut now = HashMap::with_capacity(site.files.len());
+        let mut count = 0;
+        for (rel, body) in site.files {
+            let hash = fingerprint(&body)?;
+            let path = out.join(&rel);
+            if self.written.get(&rel) != Some(&hash) || !path.exists() {
+                write(&path, &body)?;
+                count += 1;
+            }
+            now.insert(rel, hash);
+        }
+        for rel in self.written.keys().filter(|k| !now.contains_key(*k)) {
+            let path = out.join(rel);
+            std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        self.written = now;
+        Ok(count)
+    }
+}
+
+fn prepare(out: &Path) -> anyhow::Result<()> {
+    if out.join(MARKER).is_file() {
+        std::fs::remove_dir_all(out).with_context(|| format!("cannot empty {}", out.display()))?;
+    } else if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+        bail!(
+            "{} is not empty and was not written by site build; choose another --out or remove the folder",
+            out.display()
+        );
+    }
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(out.join(MARKER), "written by `site build`; the next build empties this folder\n")
+        .with_context(|| format!("cannot write into {}", out.display()))
+}
+
+/// What identifies a file's content: its bytes, or for a copy the source's
+/// path, size and modification time (reading it would cost as much as
+/// copying it).
+fn fingerprint(body: &Body) -> anyhow::Result<u64> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match body {
+        Body::Bytes(b) => b.hash(&mut h),
+        Body::Copy(from) => {
+            let meta = std::fs::metadata(from).with_context(|| format!("cannot read {}", from.display()))?;
+            (from, meta.len(), meta.modified().ok()).hash(&mut h);
+        }
+    }
+    Ok(h.finish())
+}
+
+fn write(path: &PathBuf, body: &Body) -> anyhow::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    match body {
+        Body::Bytes(b) => std::fs::write(path, b).with_context(|| format!("cannot write {}", path.display())),
+        // A hard link where the file system allows it: result files are
+        // published unchanged, and linking 10,000 of them is much faster
+        // than copying them.
+        Body::Copy(from) => {
+            let _ = std::fs::remove_file(path);
+            std::fs::hard_link(from, path)
+                .or_else(|_| std::fs::copy(from, path).map(|_| ()))
+                .with_context(|| format!("cannot copy {} to {}", from.display(), path.display()))
+        }
+    }
 }
 
 /// Markdown → HTML. Raw HTML in the markdown is shown as text, never
@@ -88,22 +164,4 @@ pub fn markdown_to_html(markdown: &str) -> String {
     let mut out = String::new();
     html::push_html(&mut out, events);
     out
-}
-
-/// A page in templates/base.html; `title` and `notes` are escaped by tera.
-fn page(title: &str, body_html: &str, notes: &[String]) -> anyhow::Result<String> {
-    let mut tera = Tera::default();
-    tera.add_raw_template("base.html", BASE_TEMPLATE).context("templates/base.html does not parse")?;
-    let mut ctx = tera::Context::new();
-    ctx.insert("title", title);
-    ctx.insert("body", body_html);
-    ctx.insert("notes", notes);
-    tera.render("base.html", &ctx).with_context(|| format!("cannot render the page {title}"))
-}
-
-fn write(path: &PathBuf, bytes: &[u8]) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
 }

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use crate::exclusions::Exclusions;
 use crate::layout;
-use crate::load::Loaded;
+use crate::load::{Loaded, LoadedFile};
 
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,27 +146,33 @@ impl Collector {
 
 /// Applies every rule to every loaded file.
 pub fn validate(loaded: Loaded) -> Checked {
+    validate_cached(loaded, None)
+}
+
+/// `validate`, reusing what `cache` read in an earlier build and keeping
+/// what this one read there.
+pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
     // Who claimed a run first: GitHub run, imported runner of a document,
     // and content hash.
     let mut claims: HashMap<String, String> = HashMap::new();
     let files = loaded.files.len();
-    for f in loaded.files {
+    let parsed = parse_all(&loaded.files, cache);
+    for (f, parsed) in loaded.files.into_iter().zip(parsed) {
         let file = f.path.display().to_string();
-        let Some(bytes) = f.bytes else {
+        let Some((result, sha)) = parsed else {
             c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
             continue;
         };
         let before = c.problems.len();
-        let result = match from_slice(&bytes, &f.path) {
+        let result = match result {
             Ok(r) => r,
-            Err(e) => {
-                c.push(&file, e.field, e.reason);
+            Err((field, reason)) => {
+                c.push(&file, field, reason);
                 continue;
             }
         };
-        let sha = hex(&Sha256::digest(&bytes));
         let expected = match &result {
             AnyResult::Measured(m) => {
                 measured_rules(&mut c, &file, m);
@@ -224,6 +230,66 @@ pub fn validate(loaded: Loaded) -> Checked {
         exclusion_rules(&mut c, ex, &runs);
     }
     Checked { runs, problems: c.problems, files }
+}
+
+/// A file read strictly, or where it failed (field, reason), and its
+/// SHA-256; `None` for a file over the size limit.
+type Parsed = Option<(Result<AnyResult, (String, String)>, String)>;
+
+/// What `site serve` keeps between builds: each file read, by path, with
+/// the size and modification time it had, so that a rebuild reads only the
+/// files that changed.
+#[derive(Debug, Default)]
+pub struct ParseCache {
+    entries: HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, Parsed)>,
+}
+
+/// Reads, parses and hashes every file on every CPU (this is most of a
+/// build's time with thousands of results, and files are independent),
+/// reusing `cache` entries whose file has not changed.
+fn parse_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Parsed> {
+    let empty = HashMap::new();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = files.len().div_ceil(threads).max(1);
+    let old = cache.as_ref().map_or(&empty, |c| &c.entries);
+    let parsed: Vec<Parsed> = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|f| match old.get(&f.path) {
+                            Some((size, modified, p))
+                                if *size == f.size && *modified == f.modified && f.modified.is_some() =>
+                            {
+                                p.clone()
+                            }
+                            _ => parse(f),
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a parsing thread panicked")).collect()
+    });
+    // A one-off build keeps no copies: they would double its memory.
+    if let Some(cache) = cache {
+        cache.entries =
+            files.iter().zip(&parsed).map(|(f, p)| (f.path.clone(), (f.size, f.modified, p.clone()))).collect();
+    }
+    parsed
+}
+
+fn parse(f: &LoadedFile) -> Parsed {
+    if f.size > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = match std::fs::read(&f.path) {
+        Ok(b) => b,
+        Err(e) => return Some((Err(("$".to_string(), format!("cannot read the file: {e}"))), String::new())),
+    };
+    let result = from_slice(&bytes, &f.path).map_err(|e| (e.field, e.reason));
+    Some((result, hex(&Sha256::digest(&bytes))))
 }
 
 fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {

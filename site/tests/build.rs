@@ -6,23 +6,211 @@ use std::path::Path;
 
 use common::*;
 use serde_json::json;
-use site::cmd::serve::{content_type_of, file_for};
+use site::cmd::serve::{content_type_of, file_for, with_reload};
+
+/// The repository's results, built with the repository's templates,
+/// content and docs, at a fixed time.
+fn options(results: &Path) -> site::web::Options {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut o = site::web::Options::new(results);
+    o.content = root.join("content");
+    o.docs = root.join("docs");
+    o.templates = root.join("templates");
+    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    o
+}
+
+fn build(results: &Path, out: &Path) -> site::output::Built {
+    site::output::build_with(&options(results), out, &mut site::output::Writer::default()).unwrap()
+}
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+const REPO_RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
 
 #[test]
 fn build_writes_reports_pages_and_results() {
     let out = tempfile::tempdir().unwrap();
-    let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
-    let built = site::output::build_site(results, out.path()).unwrap();
+    let built = build(Path::new(REPO_RESULTS), out.path());
     assert_eq!(built.providers, ["latchkey", "rbcs", "starsling", "ubicloud"]);
     assert_eq!(built.result_files, 5);
-    let report = std::fs::read_to_string(out.path().join("reports/starsling.md")).unwrap();
+    let report = read(out.path(), "reports/starsling.md");
     assert!(report.starts_with("# StarSling Runner Benchmarks\n"));
-    let page = std::fs::read_to_string(out.path().join("providers/ubicloud/index.html")).unwrap();
+    let page = read(out.path(), "providers/ubicloud/index.html");
     assert!(page.contains("<td style=\"text-align: right\">33392.77</td>"), "{page}");
     assert!(page.contains("Figures imported from the published document 000_a5cbaa4571400c0a.txt"));
-    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
-    assert!(index.contains("<a href=\"providers/ubicloud/\">Ubicloud</a> (imported)"), "{index}");
     assert!(out.path().join("results/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238.json").is_file());
+    for rel in [
+        "index.html",
+        "404.html",
+        "coverage/index.html",
+        "methodology/index.html",
+        "result-format/index.html",
+        "submit/index.html",
+        "about/index.html",
+        "runners/ubicloud/ubicloud-linux-x64/index.html",
+        "index.json",
+        "data/coremark.csv",
+        "data/disk.csv",
+        "data/cache.csv",
+        "data/internet.csv",
+        "data/build-cache.csv",
+        "sitemap.xml",
+        "feed.xml",
+        "static/site.css",
+        "static/site.js",
+    ] {
+        assert!(out.path().join(rel).is_file(), "{rel} is missing");
+    }
+}
+
+#[test]
+fn home_page_compares_every_runner_with_marks_and_links() {
+    let out = tempfile::tempdir().unwrap();
+    build(Path::new(REPO_RESULTS), out.path());
+    let home = read(out.path(), "index.html");
+    // Newest protocol first.
+    let p6 = home.find("Protocol 6, fingerprint").unwrap();
+    let p5 = home.find("Protocol 5, fingerprint").unwrap();
+    assert!(p6 < p5);
+    for table in [
+        "t-e021cd7ddc71-cpu",
+        "t-866df6f892c3-disk",
+        "t-866df6f892c3-cache",
+        "t-866df6f892c3-internet",
+        "t-unknown-build-cache",
+    ] {
+        assert!(home.contains(&format!("<table class=\"sortable\" id=\"{table}\">")), "{table}");
+    }
+    // Every row: runner page, source JSON, date, collector, marks.
+    assert!(
+        home.contains("<a href=\"&#x2F;runners&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;\">latchkey-linux-x64</a>")
+    );
+    assert!(home.contains("<a href=\"&#x2F;results&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;2026-11-29-imported-87d31437d07a.json\">JSON</a>"));
+    assert!(home.contains("<td><time datetime=\"2026-11-29T00:00:00Z\">2026-11-29</time></td>\n<td>imported</td>"));
+    assert!(home.contains("<span class=\"mark imported\""));
+    assert!(home.contains("<img src=\"&#x2F;plots&#x2F;866df6f892c3&#x2F;coremark.svg\""));
+    assert!(home.len() < 200 * 1024, "the home page is {} bytes", home.len());
+    let csv = read(out.path(), "data/coremark.csv");
+    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,range,variation,samples,date,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
+    assert_eq!(index["results"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        index["results"][0]["source_url"],
+        "/results/latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json"
+    );
+}
+
+#[test]
+fn plots_have_titles_descriptions_and_no_fonts() {
+    let out = tempfile::tempdir().unwrap();
+    build(Path::new(REPO_RESULTS), out.path());
+    let svg = read(out.path(), "plots/866df6f892c3/coremark.svg");
+    assert!(svg.contains("role=\"img\" aria-labelledby=\"title desc\"><title id=\"title\">CoreMark iterations/s</title><desc id=\"desc\">Median CoreMark iterations per second per runner, with min–max whiskers; higher is better (fingerprint 866df6f892c3).</desc>"), "{svg}");
+    assert!(svg.contains("iterations/s (higher is better)"));
+    assert!(svg.contains("@media (prefers-color-scheme:dark)"));
+    assert!(svg.contains(">\nlatchkey-linux-x64 (Latchkey)\n</text>") || svg.contains("latchkey-linux-x64"), "{svg}");
+    for plot in ["disk-mib.svg", "disk-iops.svg", "cache.svg", "internet.svg"] {
+        assert!(out.path().join("plots/866df6f892c3").join(plot).is_file(), "{plot}");
+    }
+    assert!(
+        read(out.path(), "plots/runners/latchkey/latchkey-linux-x64.svg")
+            .contains("<title id=\"title\">CoreMark history of latchkey-linux-x64</title>")
+    );
+}
+
+/// Every `href` and `src` of every page that points into the site names a
+/// file the build wrote.
+#[test]
+fn every_internal_link_resolves() {
+    let out = tempfile::tempdir().unwrap();
+    build(Path::new(REPO_RESULTS), out.path());
+    let mut checked = 0;
+    for entry in walkdir::WalkDir::new(out.path()) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_none_or(|e| e != "html") {
+            continue;
+        }
+        let html = std::fs::read_to_string(entry.path()).unwrap();
+        for link in links(&html) {
+            if !link.starts_with('/') || link.starts_with("//") {
+                continue;
+            }
+            assert!(file_for(out.path(), &link).is_some(), "{}: broken link {link}", entry.path().display());
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} links");
+}
+
+/// The values of `href="…"` and `src="…"`, entities decoded.
+fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(i) = rest.find(attr) {
+            rest = &rest[i + attr.len()..];
+            let end = rest.find('"').unwrap();
+            out.push(rest[..end].replace("&#x2F;", "/").replace("&amp;", "&"));
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn markup_in_result_strings_stays_inert_and_marks_show() {
+    let dir = results_dir();
+    let mut v = golden();
+    v["provider"]["name"] = json!("<script>alert(1)</script>");
+    v["notices"] = json!([{"stage": "cpu", "message": "<img src=x onerror=alert(2)>"}]);
+    put(dir.path(), GOLDEN_PATH, &v);
+    std::fs::write(
+        dir.path().join("exclusions.toml"),
+        format!("[[exclude]]\nfile = \"{GOLDEN_PATH}\"\nreason = \"<b>misconfigured</b>\"\n"),
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let mut o = options(dir.path());
+    o.now = "2030-01-01T00:00:00Z".parse().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    for entry in walkdir::WalkDir::new(out.path()) {
+        let entry = entry.unwrap();
+        let Some(ext) = entry.path().extension() else { continue };
+        if ext == "html" || ext == "svg" || ext == "xml" {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(!text.contains("<script>alert"), "{}", entry.path().display());
+            assert!(!text.contains("<img src=x"), "{}", entry.path().display());
+            assert!(!text.contains("<b>misconfigured"), "{}", entry.path().display());
+        }
+    }
+    let home = read(out.path(), "index.html");
+    assert!(home.contains("&lt;script&gt;alert(1)&lt;&#x2F;script&gt;"), "{home}");
+    assert!(
+        home.contains("<span class=\"mark excluded\" title=\"&lt;b&gt;misconfigured&lt;&#x2F;b&gt;\">excluded</span>")
+    );
+    assert!(home.contains("<span class=\"mark stale\""));
+    let csv = read(out.path(), "data/coremark.csv");
+    assert!(csv.contains(",<b>misconfigured</b>,"), "{csv}");
+}
+
+#[test]
+fn build_refuses_a_folder_it_did_not_write() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("keep.txt"), "mine").unwrap();
+    let err =
+        site::output::build_with(&options(Path::new(REPO_RESULTS)), out.path(), &mut site::output::Writer::default())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is not empty and was not written by site build; choose another --out or remove the folder",
+            out.path().display()
+        )
+    );
+    assert!(out.path().join("keep.txt").is_file());
 }
 
 #[test]
@@ -56,4 +244,5 @@ fn serve_maps_urls_to_files() {
     assert_eq!(file_for(out.path(), "/missing.html"), None);
     assert_eq!(content_type_of(Path::new("a.html")), "text/html; charset=utf-8");
     assert_eq!(content_type_of(Path::new("a.json")), "application/json");
+    assert_eq!(with_reload("<p>x</p></body></html>"), "<p>x</p><script src=\"/__reload.js\"></script></body></html>");
 }

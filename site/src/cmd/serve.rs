@@ -1,37 +1,155 @@
-//! `site serve`: build, then serve the output folder on 127.0.0.1.
-//! (Watching and live reload come later.)
+//! `site serve`: build, serve the output folder on 127.0.0.1, watch the
+//! inputs and rebuild, and reload the browser after each build.
+//!
+//! - Watching polls the inputs' paths, sizes and modification times every
+//!   200 ms: no platform watcher to depend on, and cheap next to a build.
+//! - A rebuild runs the whole pipeline in memory and rewrites only the
+//!   files whose content changed (`output::Writer`).
+//! - Each HTML page gets a small script that asks `/__reload` for the build
+//!   generation twice a second and reloads the page when it changes. (A
+//!   long poll would hold a request open, which keeps headless browsers
+//!   from ever seeing the page as loaded.)
+//! - While the last build failed, every page is the error, so the browser
+//!   shows it at once and reloads when a build succeeds again.
 
+use std::hash::{Hash, Hasher};
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use walkdir::WalkDir;
 
-use crate::output::build_site;
+use crate::cli::SiteArgs;
+use crate::output::{Writer, build_with};
+use crate::web::error_page;
 
-/// Builds into `out` and serves it until interrupted.
-pub fn run(results: &Path, out: &Path, port: u16) -> anyhow::Result<()> {
-    build_site(results, out)?;
+/// The script every served page loads.
+const RELOAD_JS: &str = "\"use strict\";(function(){var gen=null;function poll(){fetch(\"/__reload\")\
+.then(function(r){return r.text();}).then(function(t){if(gen!==null&&t!==gen){location.reload();return;}gen=t;})\
+.catch(function(){}).then(function(){setTimeout(poll,500);});}window.addEventListener(\"load\",poll);})();\n";
+/// How often the inputs are looked at.
+const POLL: Duration = Duration::from_millis(200);
+
+/// The last build: its number and its error, if it failed.
+#[derive(Debug, Default)]
+struct State {
+    generation: u64,
+    error: Option<String>,
+}
+
+type Shared = Arc<Mutex<State>>;
+
+/// Builds into `--out`, serves it and rebuilds on change until interrupted.
+pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
     let server = tiny_http::Server::http(("127.0.0.1", port))
         .map_err(|e| anyhow::anyhow!("{e}"))
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
-    println!("serving {} at http://127.0.0.1:{port}/", out.display());
+    let shared: Shared = Arc::default();
+    let mut writer = Writer::incremental();
+    rebuild(args, &mut writer, &shared);
+    println!("serving {} at http://127.0.0.1:{port}/ (watching for changes)", args.out.display());
+    {
+        let (args, shared) = (args.clone(), shared.clone());
+        std::thread::spawn(move || watch(&args, writer, &shared));
+    }
     for request in server.incoming_requests() {
-        let response = match file_for(out, request.url()) {
-            Some(path) => match std::fs::read(&path) {
-                Ok(bytes) => tiny_http::Response::from_data(bytes).with_header(content_type(&path)),
-                Err(_) => not_found(),
-            },
-            None => not_found(),
-        };
+        let url = request.url().to_string();
+        let response = respond(&args.out, &url, &shared);
         // A client that went away is no reason to stop serving.
         let _ = request.respond(response);
     }
     Ok(())
 }
 
-fn not_found() -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    tiny_http::Response::from_string("404 not found\n")
-        .with_status_code(404)
-        .with_header(header("text/plain; charset=utf-8"))
+/// Builds and records the outcome.
+fn rebuild(args: &SiteArgs, writer: &mut Writer, shared: &Shared) {
+    let start = Instant::now();
+    let outcome = build_with(&args.options(), &args.out, writer);
+    let mut state = shared.lock().unwrap_or_else(|e| e.into_inner());
+    state.generation += 1;
+    match outcome {
+        Ok(b) => {
+            println!("built in {} ms: {} of {} files changed", start.elapsed().as_millis(), b.written, b.files);
+            state.error = None;
+        }
+        Err(e) => {
+            let message = format!("{e:#}");
+            eprintln!("error: {message}");
+            state.error = Some(message);
+        }
+    }
+}
+
+fn watch(args: &SiteArgs, mut writer: Writer, shared: &Shared) {
+    let inputs = [args.results.clone(), args.content.clone(), args.docs.clone(), args.templates.clone()];
+    let mut last = signature(&inputs);
+    loop {
+        std::thread::sleep(POLL);
+        let now = signature(&inputs);
+        if now != last {
+            last = now;
+            rebuild(args, &mut writer, shared);
+        }
+    }
+}
+
+/// A hash of every input file's path, size and modification time.
+pub fn signature(inputs: &[PathBuf]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for root in inputs {
+        for entry in WalkDir::new(root).sort_by_file_name().into_iter().filter_map(Result::ok) {
+            if let Ok(meta) = entry.metadata() {
+                (entry.path(), meta.len(), meta.modified().ok()).hash(&mut h);
+            }
+        }
+    }
+    h.finish()
+}
+
+type Response = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+
+fn respond(out: &Path, url: &str, shared: &Shared) -> Response {
+    let (generation, error) = {
+        let state = shared.lock().unwrap_or_else(|e| e.into_inner());
+        (state.generation, state.error.clone())
+    };
+    match url.split('?').next() {
+        Some("/__reload.js") => return text(RELOAD_JS.to_string(), "text/javascript; charset=utf-8", 200),
+        Some("/__reload") => return text(generation.to_string(), "text/plain; charset=utf-8", 200),
+        _ => {}
+    }
+    let file = file_for(out, url);
+    let is_page = file.as_ref().is_none_or(|f| f.extension().is_some_and(|e| e == "html"));
+    if let Some(error) = error.filter(|_| is_page) {
+        return text(with_reload(&error_page(&error)), "text/html; charset=utf-8", 500);
+    }
+    let (path, status) = match file {
+        Some(path) => (path, 200),
+        None => (out.join("404.html"), 404),
+    };
+    match std::fs::read(&path) {
+        Ok(bytes) if content_type_of(&path).starts_with("text/html") => {
+            text(with_reload(&String::from_utf8_lossy(&bytes)), content_type_of(&path), status)
+        }
+        Ok(bytes) => {
+            tiny_http::Response::from_data(bytes).with_status_code(status).with_header(header(content_type_of(&path)))
+        }
+        Err(_) => text("404 not found\n".to_string(), "text/plain; charset=utf-8", 404),
+    }
+}
+
+/// Adds the reload script to a page.
+pub fn with_reload(html: &str) -> String {
+    let tag = "<script src=\"/__reload.js\"></script>";
+    match html.rfind("</body>") {
+        Some(i) => format!("{}{tag}{}", &html[..i], &html[i..]),
+        None => format!("{html}{tag}"),
+    }
+}
+
+fn text(body: String, content_type: &str, status: u16) -> Response {
+    tiny_http::Response::from_string(body).with_status_code(status).with_header(header(content_type))
 }
 
 /// The file a URL names under `root`, `index.html` for a folder; `None`
@@ -60,12 +178,10 @@ pub fn content_type_of(path: &Path) -> &'static str {
         Some("svg") => "image/svg+xml",
         Some("png") => "image/png",
         Some("txt") => "text/plain; charset=utf-8",
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("xml") => "application/xml",
         _ => "application/octet-stream",
     }
-}
-
-fn content_type(path: &Path) -> tiny_http::Header {
-    header(content_type_of(path))
 }
 
 fn header(value: &str) -> tiny_http::Header {

@@ -10,4 +10,18 @@ mod render;
 mod view;
 
 pub use render::{markdown_filter, render_report};
-pub use view::{ReportView, build_view};
+pub(crate) use view::RunnerPart;
+pub use view::{CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, ReportView, build_view};
+
+use runner_bench_format::AnyResult;
+
+use crate::validate::Run;
+
+/// The rows one result adds to the tables, figures formatted as the
+/// reports print them; the website shows the same figures.
+pub(crate) fn part(run: &Run) -> RunnerPart {
+    match &run.result {
+        AnyResult::Measured(m) => measured::part(m),
+        AnyResult::Imported(i) => imported::part(i),
+    }
+}

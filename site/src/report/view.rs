@@ -264,16 +264,16 @@ pub struct HttpCacheRowView {
 
 /// What one result adds to its group.
 #[derive(Debug, Default)]
-pub(super) struct RunnerPart {
-    pub(super) profile: Option<ProfileView>,
-    pub(super) cpu: Option<CpuRow>,
-    pub(super) disk: Option<DiskRow>,
-    pub(super) cache: Vec<CacheRow>,
-    pub(super) endpoint: Option<EndpointView>,
-    pub(super) internet: Option<InternetRow>,
-    pub(super) notices: Vec<NoticeView>,
-    pub(super) http_cache: Option<HttpCacheView>,
-    pub(super) machine: Option<MachineRow>,
+pub(crate) struct RunnerPart {
+    pub(crate) profile: Option<ProfileView>,
+    pub(crate) cpu: Option<CpuRow>,
+    pub(crate) disk: Option<DiskRow>,
+    pub(crate) cache: Vec<CacheRow>,
+    pub(crate) endpoint: Option<EndpointView>,
+    pub(crate) internet: Option<InternetRow>,
+    pub(crate) notices: Vec<NoticeView>,
+    pub(crate) http_cache: Option<HttpCacheView>,
+    pub(crate) machine: Option<MachineRow>,
 }
 
 /// Builds the report of provider `provider_id` from the accepted runs.

@@ -1,0 +1,96 @@
+//! The `site build` benchmark (not a test): 10,000 result files, 1,000
+//! runners × 10 runs, made from the format's golden result. Times a full
+//! build of the release binary (wall time and peak memory as `site build`
+//! reports them) and, in process as `site serve` does it, the rebuild after
+//! one result changes. docs/benchmarks.md records the figures.
+//!
+//! ```sh
+//! CARGO_TARGET_DIR=/work/target-site cargo bench -p site --locked --bench build_10k
+//! ```
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1.json");
+const RUNNERS: usize = 1_000;
+const RUNS: usize = 10;
+const PROVIDERS: usize = 20;
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let golden = std::fs::read_to_string(GOLDEN).unwrap();
+    let start = Instant::now();
+    for r in 0..RUNNERS {
+        for n in 0..RUNS {
+            write_result(&results, &golden, r, n);
+        }
+    }
+    println!("generated {} result files in {:.2} s", RUNNERS * RUNS, start.elapsed().as_secs_f64());
+
+    // A full build by the release binary, as Netlify runs it.
+    let site = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/site");
+    let site = std::env::var("SITE_BIN").map(Into::into).unwrap_or(site);
+    let out = dir.path().join("public");
+    let start = Instant::now();
+    let status = Command::new(&site)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .arg("build")
+        .arg("--results")
+        .arg(&results)
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run {} (build it with cargo build -p site --release): {e}", site.display()));
+    assert!(status.success());
+    println!("site build: {:.2} s wall", start.elapsed().as_secs_f64());
+
+    // `site serve`: a warm writer, one changed result.
+    let mut opts = site::web::Options::new(&results);
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    (opts.content, opts.docs, opts.templates) = (root.join("content"), root.join("docs"), root.join("templates"));
+    let out = dir.path().join("serve");
+    let mut writer = site::output::Writer::incremental();
+    site::output::build_with(&opts, &out, &mut writer).unwrap();
+    let changed = results.join(path_of(0, 3));
+    let text = std::fs::read_to_string(&changed).unwrap().replacen("\"commit\": \"", "\"commit\": \"f", 1);
+    std::fs::write(&changed, text).unwrap();
+    let start = Instant::now();
+    let built = site::output::build_with(&opts, &out, &mut writer).unwrap();
+    println!(
+        "site serve rebuild after one changed result: {:.0} ms ({} of {} files rewritten)",
+        start.elapsed().as_secs_f64() * 1000.0,
+        built.written,
+        built.files
+    );
+}
+
+fn label(r: usize) -> (String, String) {
+    (format!("bench{:02}", r % PROVIDERS), format!("bench-runner-{r:04}"))
+}
+
+fn date(n: usize) -> String {
+    format!("2026-{:02}-{:02}", 1 + n, 10)
+}
+
+fn path_of(r: usize, n: usize) -> String {
+    let (provider, runner) = label(r);
+    format!("{provider}/{runner}/{}-{}-1.json", date(n), run_id(r, n))
+}
+
+fn run_id(r: usize, n: usize) -> u64 {
+    20_000_000_000 + (r * RUNS + n) as u64
+}
+
+fn write_result(results: &Path, golden: &str, r: usize, n: usize) {
+    let (provider, runner) = label(r);
+    let text = golden
+        .replace("2026-11-29", &date(n))
+        .replace("\"id\": \"example\"", &format!("\"id\": \"{provider}\""))
+        .replace("\"label\": \"example-linux-x64\"", &format!("\"label\": \"{runner}\""))
+        .replace("18342215517", &run_id(r, n).to_string());
+    let path = results.join(path_of(r, n));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}

@@ -1,0 +1,45 @@
+//! `/feed.xml`: an Atom feed of the newest results, one entry per result
+//! file, linking to its runner page.
+
+use super::model::Model;
+use super::plot::xml_escape;
+
+/// Entries in the feed.
+const ENTRIES: usize = 50;
+
+/// The feed; `updated` is the newest result's time (stable across builds
+/// of the same results, unlike the build time).
+pub fn render(model: &Model, base_url: &str) -> String {
+    let mut entries: Vec<_> = model.entries.iter().collect();
+    entries.sort_by(|a, b| (&b.meta.timestamp, &b.meta.rel_path).cmp(&(&a.meta.timestamp, &a.meta.rel_path)));
+    entries.truncate(ENTRIES);
+    let updated = entries.first().map_or("1970-01-01T00:00:00Z", |e| e.meta.timestamp.as_str());
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>runner-bench: new results</title>\n\
+         <id>{base}/</id>\n<link rel=\"self\" href=\"{base}/feed.xml\"/>\n<link href=\"{base}/\"/>\n<updated>{updated}</updated>\n\
+         <author><name>runner-bench</name></author>\n",
+        base = xml_escape(base_url)
+    );
+    for e in entries {
+        let m = &e.meta;
+        let kind = if m.imported { "Imported result" } else { "Result" };
+        let summary = match e.cpu.as_ref().map(|c| c.median.as_str()) {
+            Some(median) => format!(
+                "{kind} of {} ({}) from {}: CoreMark median {median} iterations/s.",
+                m.runner, m.provider_name, m.date
+            ),
+            None => format!("{kind} of {} ({}) from {}.", m.runner, m.provider_name, m.date),
+        };
+        out.push_str(&format!(
+            "<entry>\n<title>{title}</title>\n<id>{base}{source}</id>\n<link href=\"{base}{runner}\"/>\n<updated>{ts}</updated>\n<summary>{summary}</summary>\n</entry>\n",
+            title = xml_escape(&format!("{}: {} ({})", m.date, m.runner, m.provider_name)),
+            base = xml_escape(base_url),
+            source = xml_escape(&m.source_url),
+            runner = xml_escape(&m.runner_url),
+            ts = xml_escape(&m.timestamp),
+            summary = xml_escape(&summary),
+        ));
+    }
+    out.push_str("</feed>\n");
+    out
+}

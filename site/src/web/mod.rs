@@ -1,0 +1,438 @@
+//! The website: from accepted results to every published file.
+//!
+//! `build` runs the stages in order: the model (`model`), hand-written
+//! pages (`content`), plots (`plot`), HTML (`pages`), then the data files
+//! (`csv`, `index_json`, `feed`, `sitemap`). It returns the files as bytes;
+//! `output` is the only module that writes them to disk.
+
+pub mod content;
+pub mod csv;
+pub mod error;
+pub mod feed;
+pub mod index_json;
+pub mod model;
+pub mod pages;
+pub mod plot;
+pub mod sitemap;
+
+use std::path::{Path, PathBuf};
+
+use self::model::{Entry, Group, Model, leading, range};
+use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RunnerLink};
+use self::plot::history::{self, Line};
+use self::plot::ranges::{self, Bar};
+use self::plot::{Spec, xml_escape};
+use crate::Run;
+use crate::report::{build_view, render_report};
+
+/// The static files, by name, as built into the binary (read from
+/// `templates/static/` when it is there).
+pub const STATIC: [(&str, &str); 2] = [
+    ("site.css", include_str!("../../../templates/static/site.css")),
+    ("site.js", include_str!("../../../templates/static/site.js")),
+];
+
+/// What a build reads and how it marks results.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub results: PathBuf,
+    pub content: PathBuf,
+    pub docs: PathBuf,
+    pub templates: PathBuf,
+    /// Absolute URL of the site, no trailing slash (sitemap, feed).
+    pub base_url: String,
+    /// Results older than this many days are marked stale.
+    pub stale_days: u32,
+    /// The build time; tests fix it.
+    pub now: jiff::Timestamp,
+}
+
+/// The default base URL; Netlify's `URL` overrides it (see `cli`).
+pub const DEFAULT_BASE_URL: &str = "https://runner-bench.netlify.app";
+
+impl Options {
+    /// The defaults for a results folder, as the command line has them.
+    pub fn new(results: &Path) -> Options {
+        Options {
+            results: results.to_path_buf(),
+            content: PathBuf::from("content"),
+            docs: PathBuf::from("docs"),
+            templates: PathBuf::from("templates"),
+            base_url: DEFAULT_BASE_URL.to_string(),
+            stale_days: 180,
+            now: jiff::Timestamp::now(),
+        }
+    }
+}
+
+/// One output file.
+#[derive(Debug)]
+pub enum Body {
+    Bytes(Vec<u8>),
+    /// A file copied as it is (result files are published as submitted).
+    Copy(PathBuf),
+}
+
+/// Everything a build produces.
+#[derive(Debug, Default)]
+pub struct Site {
+    /// `(path below the output folder, body)`.
+    pub files: Vec<(String, Body)>,
+    /// Provider ids, one report each.
+    pub providers: Vec<String>,
+    /// Result files published.
+    pub result_files: usize,
+}
+
+impl Site {
+    fn add(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
+        self.files.push((path.into(), Body::Bytes(bytes.into())));
+    }
+}
+
+/// Builds the whole site from checked `runs`.
+pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
+    if opts.stale_days == 0 {
+        return Err(error::InputError::StaleDays(0).into());
+    }
+    let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
+    let start = std::time::Instant::now();
+    let model = model::build(runs, stale_before);
+    crate::output::log_time(start, "  model");
+    let content = content::load(&opts.content, &opts.docs)?;
+    let tera = pages::templates(&opts.templates)?;
+    let mut nav: Vec<(u32, NavLink)> = vec![
+        (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
+        (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
+    ];
+    nav.extend(
+        content.iter().filter_map(|p| Some((p.nav?, NavLink { url: format!("/{}/", p.slug), title: p.title.clone() }))),
+    );
+    nav.sort_by_key(|n| n.0);
+    let common = Common {
+        nav: nav.into_iter().map(|n| n.1).collect(),
+        built: opts.now.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+        stale_days: opts.stale_days,
+        base_url: opts.base_url.trim_end_matches('/').to_string(),
+    };
+    let mut site = Site::default();
+    let mut html_pages: Vec<String> = Vec::new();
+
+    // Home: the comparison, with each group's plots.
+    let mut group_pages = Vec::new();
+    for g in &model.groups {
+        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false)?;
+        group_pages.push(GroupPage { group: g, plots });
+    }
+    site.add("index.html", pages::home(&tera, &common, &model, &group_pages)?);
+    html_pages.push("/".into());
+    crate::output::log_time(start, "  home");
+
+    // Providers: the markdown report, as a file and as HTML, and plots of
+    // the provider's rows of every group.
+    for (id, name) in &model.providers {
+        let view = build_view(id, runs);
+        let markdown = render_report(&view)?;
+        let notes: Vec<String> = view
+            .sources
+            .iter()
+            .map(|s| {
+                format!(
+                    "Figures imported from the published document {} ({}, SHA-256 {}): aggregates as published, \
+                     without raw samples.",
+                    s.document, s.title, s.sha256
+                )
+            })
+            .collect();
+        let mut plots = Vec::new();
+        for g in &model.groups {
+            let mine = g.only_provider(id);
+            plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true)?);
+        }
+        let runners: Vec<RunnerLink> = model
+            .runners
+            .iter()
+            .filter(|r| &r.provider_id == id)
+            .map(|r| RunnerLink {
+                label: r.label.clone(),
+                url: format!("/runners/{}/{}/", r.provider_id, r.label),
+                results: r.entries.len(),
+                newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
+            })
+            .collect();
+        let lines: Vec<Line> = model
+            .runners
+            .iter()
+            .filter(|r| &r.provider_id == id)
+            .map(|r| cpu_line(&model, &r.label, &r.entries))
+            .collect();
+        plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, &lines)?);
+        let html = pages::provider(
+            &tera,
+            &common,
+            id,
+            name,
+            &view.title,
+            &crate::output::markdown_to_html(&markdown),
+            &notes,
+            &runners,
+            &plots,
+        )?;
+        site.add(format!("reports/{id}.md"), markdown);
+        site.add(format!("providers/{id}/index.html"), html);
+        html_pages.push(format!("/providers/{id}/"));
+        site.providers.push(id.clone());
+    }
+
+    crate::output::log_time(start, "  providers");
+    // Runners: the history across runs, newest first.
+    let mut coverage = Vec::new();
+    for r in &model.runners {
+        let rows: Vec<HistoryRow> = r.entries.iter().rev().map(|&i| history_row(&model.entries[i])).collect();
+        let line = cpu_line(&model, &r.label, &r.entries);
+        let plots =
+            history_plot(&mut site, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
+        let html = pages::runner(&tera, &common, &r.provider_id, &r.provider_name, &r.label, &rows, &plots)?;
+        site.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
+        html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
+        coverage.push(CoverageRow {
+            provider_id: r.provider_id.clone(),
+            provider_name: r.provider_name.clone(),
+            label: r.label.clone(),
+            url: format!("/runners/{}/{}/", r.provider_id, r.label),
+            newest: r.newest_stages,
+            any: r.any_stages,
+            missing: r.newest_stages.list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
+        });
+    }
+    crate::output::log_time(start, "  runners");
+    site.add("coverage/index.html", pages::coverage(&tera, &common, &coverage)?);
+    html_pages.push("/coverage/".into());
+
+    for p in &content {
+        site.add(format!("{}/index.html", p.slug), pages::page(&tera, &common, p)?);
+        html_pages.push(format!("/{}/", p.slug));
+    }
+    site.add("404.html", pages::not_found(&tera, &common)?);
+
+    // Data: every result as submitted, the index, the tables, the feed.
+    for run in runs {
+        site.files.push((format!("results/{}", run.rel_path), Body::Copy(PathBuf::from(&run.file))));
+    }
+    site.result_files = runs.len();
+    site.add("index.json", index_json::render(&model, &common.built, opts.stale_days)?);
+    for (name, text) in csv::tables(&model.groups) {
+        site.add(format!("data/{name}"), text);
+    }
+    site.add("feed.xml", feed::render(&model, &common.base_url));
+    site.add("sitemap.xml", sitemap::render(&common.base_url, &html_pages));
+    site.add("robots.txt", format!("User-agent: *\nAllow: /\nSitemap: {}/sitemap.xml\n", common.base_url));
+    for (name, builtin) in STATIC {
+        let text =
+            std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());
+        site.add(format!("static/{name}"), text);
+    }
+    Ok(site)
+}
+
+impl Group {
+    /// The rows of one provider.
+    fn only_provider(&self, id: &str) -> Group {
+        let keep = |m: &model::Meta| m.provider_id == id;
+        Group {
+            id: self.id.clone(),
+            fingerprint: self.fingerprint.clone(),
+            protocol: self.protocol,
+            profile: self.profile.clone(),
+            cpu: self.cpu.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            disk: self.disk.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            cache: self.cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            internet: self.internet.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            http_cache: self.http_cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+        }
+    }
+}
+
+/// Draws a group's plots under `stem` and returns them as pages link them.
+/// Marked rows (excluded, incomplete) are left out of plots: a plot invites
+/// comparison, the tables keep them visible.
+fn group_plots(site: &mut Site, stem: &str, g: &Group, by_runner_only: bool) -> anyhow::Result<Vec<PlotRef>> {
+    let fp = if g.fingerprint.is_empty() {
+        "results without a published profile".to_string()
+    } else {
+        format!("fingerprint {}", g.fingerprint)
+    };
+    let label =
+        |m: &model::Meta| if by_runner_only { m.runner.clone() } else { format!("{} ({})", m.runner, m.provider_name) };
+    let mut out = Vec::new();
+    let mut add = |site: &mut Site, file: &str, spec: Spec, bars: Vec<Bar>| -> anyhow::Result<()> {
+        if let Some(svg) = ranges::draw(&spec, &bars)? {
+            let path = format!("{stem}/{file}");
+            out.push(PlotRef { src: format!("/{path}"), title: spec.title.clone(), desc: spec.desc.clone() });
+            site.add(path, svg);
+        }
+        Ok(())
+    };
+
+    let cpu: Vec<Bar> = g
+        .cpu
+        .iter()
+        .filter(|r| !r.marked)
+        .filter_map(|r| {
+            Some(Bar { label: label(&r.meta), value: r.fig.median_value?, range: range(&r.fig.range), series: 0 })
+        })
+        .collect();
+    add(
+        site,
+        "coremark.svg",
+        Spec {
+            title: "CoreMark iterations/s".into(),
+            desc: format!(
+                "Median CoreMark iterations per second per runner, with min–max whiskers; higher is better ({fp})."
+            ),
+            axis: "iterations/s (higher is better)".into(),
+        },
+        cpu,
+    )?;
+
+    let mut mib = Vec::new();
+    let mut iops = Vec::new();
+    for r in g.disk.iter().filter(|r| !r.marked) {
+        for (name, v, series) in [("read", &r.fig.read, 0), ("write", &r.fig.write, 1)] {
+            if let Some(v) = leading(v) {
+                mib.push(Bar { label: format!("{} · {name}", label(&r.meta)), value: v, range: None, series });
+            }
+        }
+        for (name, v, series) in [("random read", &r.fig.rand_read, 2), ("random write", &r.fig.rand_write, 3)] {
+            if let Some(v) = leading(v) {
+                iops.push(Bar { label: format!("{} · {name}", label(&r.meta)), value: v, range: None, series });
+            }
+        }
+    }
+    add(
+        site,
+        "disk-mib.svg",
+        Spec {
+            title: "Disk sequential MiB/s".into(),
+            desc: format!("Median sequential read and write throughput per runner in MiB/s; higher is better ({fp})."),
+            axis: "MiB/s (higher is better)".into(),
+        },
+        mib,
+    )?;
+    add(
+        site,
+        "disk-iops.svg",
+        Spec {
+            title: "Disk random IOPS".into(),
+            desc: format!("Median random read and write operations per second per runner; higher is better ({fp})."),
+            axis: "IOPS (higher is better)".into(),
+        },
+        iops,
+    )?;
+
+    let mut cache = Vec::new();
+    for r in g.cache.iter().filter(|r| !r.marked) {
+        for (name, v, series) in [("save", &r.fig.save, 0), ("restore", &r.fig.restore, 1)] {
+            if let Some(median) = leading(v) {
+                cache.push(Bar {
+                    label: format!("{} · {} · {name}", label(&r.meta), r.fig.backend),
+                    value: median,
+                    range: range(v),
+                    series,
+                });
+            }
+        }
+    }
+    add(
+        site,
+        "cache.svg",
+        Spec {
+            title: "Cache save and restore seconds".into(),
+            desc: format!(
+                "Median seconds to save and to restore the cache payload per runner and backend, with min–max whiskers; lower is better ({fp})."
+            ),
+            axis: "seconds (lower is better)".into(),
+        },
+        cache,
+    )?;
+
+    let mut net = Vec::new();
+    for r in g.internet.iter().filter(|r| !r.marked) {
+        for (name, v, series) in [("download", &r.fig.download, 0), ("upload", &r.fig.upload, 1)] {
+            if let Some(v) = leading(v) {
+                net.push(Bar { label: format!("{} · {name}", label(&r.meta)), value: v, range: None, series });
+            }
+        }
+    }
+    add(
+        site,
+        "internet.svg",
+        Spec {
+            title: "Internet Mbps".into(),
+            desc: format!(
+                "Median download and upload speed per runner in decimal megabits per second; higher is better ({fp})."
+            ),
+            axis: "Mbps (higher is better)".into(),
+        },
+        net,
+    )?;
+    Ok(out)
+}
+
+/// A runner's CoreMark medians over time.
+fn cpu_line(model: &Model, label: &str, entries: &[usize]) -> Line {
+    let points = entries
+        .iter()
+        .map(|&i| &model.entries[i])
+        .filter(|e| e.meta.excluded.is_none())
+        .filter_map(|e| {
+            let t = e.meta.timestamp.parse::<jiff::Timestamp>().ok()?;
+            Some((t.as_second(), e.cpu.as_ref()?.median_value?))
+        })
+        .collect();
+    Line { label: label.to_string(), points }
+}
+
+fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Line]) -> anyhow::Result<Vec<PlotRef>> {
+    let spec = Spec {
+        title: format!("CoreMark history of {name}"),
+        desc: format!(
+            "Median CoreMark iterations per second of each result of {name} over time, one line per runner; higher is better."
+        ),
+        axis: "iterations/s".into(),
+    };
+    Ok(match history::draw(&spec, lines)? {
+        Some(svg) => {
+            site.add(path, svg);
+            vec![PlotRef { src: format!("/{path}"), title: spec.title, desc: spec.desc }]
+        }
+        None => Vec::new(),
+    })
+}
+
+fn history_row(e: &Entry) -> HistoryRow {
+    let none = || crate::figures::NONE.to_string();
+    let first_cache = e.cache.first();
+    HistoryRow {
+        meta: e.meta.clone(),
+        cpu: e.cpu.as_ref().map_or_else(none, |c| c.median.clone()),
+        disk_read: e.disk.as_ref().map_or_else(none, |d| d.read.clone()),
+        disk_write: e.disk.as_ref().map_or_else(none, |d| d.write.clone()),
+        cache_save: first_cache.map_or_else(none, |c| format!("{} ({})", c.save, c.backend)),
+        cache_restore: first_cache.map_or_else(none, |c| c.restore.clone()),
+        download: e.internet.as_ref().map_or_else(none, |n| n.download.clone()),
+        upload: e.internet.as_ref().map_or_else(none, |n| n.upload.clone()),
+    }
+}
+
+/// A page that shows a failed build's error, for `site serve`. Built by
+/// hand, not with tera, because the templates may be what failed.
+pub fn error_page(error: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Build failed · runner-bench</title>\
+         <link rel=\"stylesheet\" href=\"/static/site.css\"></head><body><main id=\"main\"><h1>The build failed</h1>\
+         <p>Fix the problem below; this page reloads when the next build succeeds.</p><pre class=\"reload-error\">{}</pre>\
+         </main></body></html>\n",
+        xml_escape(error)
+    )
+}

@@ -1,0 +1,397 @@
+//! The website's model: every accepted result as an `Entry` (its table rows
+//! plus what every row shows about the result: dates, collector, marks and
+//! links), the comparison groups of the home page, and each runner's
+//! history. Figures are the reports' (see `report`), so a number reads the
+//! same in a markdown report, an HTML table, a CSV file and a plot.
+
+use std::collections::BTreeMap;
+
+use runner_bench_format::AnyResult;
+use serde::Serialize;
+
+use crate::report::{self, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, RunnerPart};
+use crate::validate::Run;
+
+/// What every row says about the result it comes from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Meta {
+    pub provider_id: String,
+    pub provider_name: String,
+    pub runner: String,
+    /// `/runners/<provider>/<runner>/`.
+    pub runner_url: String,
+    /// `/providers/<provider>/`.
+    pub provider_url: String,
+    /// `/results/<path>`: the file as submitted.
+    pub source_url: String,
+    /// The path below results/.
+    pub rel_path: String,
+    /// `YYYY-MM-DD` of the run (or of the import).
+    pub date: String,
+    /// RFC 3339, for the feed and the sitemap.
+    pub timestamp: String,
+    /// The collector version, or `imported`.
+    pub collector: String,
+    pub imported: bool,
+    /// Older than the configured age.
+    pub stale: bool,
+    /// A stage or sample that the parameters asked for is missing or failed.
+    pub incomplete: bool,
+    /// Why maintainers keep it out of comparisons.
+    pub excluded: Option<String>,
+    /// The comparison group: results of one fingerprint are comparable.
+    pub fingerprint: String,
+    pub protocol: Option<u32>,
+}
+
+impl Meta {
+    /// Whether the row takes part in comparisons without reservation.
+    pub fn clean(&self) -> bool {
+        !self.incomplete && self.excluded.is_none()
+    }
+}
+
+/// One accepted result and its rows.
+#[derive(Debug)]
+pub struct Entry {
+    pub meta: Meta,
+    pub profile: Option<ProfileView>,
+    pub cpu: Option<CpuRow>,
+    pub disk: Option<DiskRow>,
+    pub cache: Vec<CacheRow>,
+    pub internet: Option<InternetRow>,
+    /// Build-cache rows, with the server software.
+    pub http_cache: Vec<HttpCacheRow>,
+    /// What stages it has, for the coverage page.
+    pub stages: Stages,
+}
+
+/// A build-cache row with the software it measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct HttpCacheRow {
+    pub software: String,
+    pub table: String,
+    #[serde(flatten)]
+    pub row: HttpCacheRowView,
+}
+
+/// Which stages a result has.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Stages {
+    pub cpu: bool,
+    pub disk: bool,
+    pub cache: bool,
+    pub internet: bool,
+    pub http_cache: bool,
+}
+
+impl Stages {
+    /// Stage names and flags, in table order.
+    pub fn list(&self) -> [(&'static str, bool); 5] {
+        [
+            ("CoreMark", self.cpu),
+            ("Disk", self.disk),
+            ("Cache", self.cache),
+            ("Internet", self.internet),
+            ("Build cache", self.http_cache),
+        ]
+    }
+
+    fn or(self, o: Stages) -> Stages {
+        Stages {
+            cpu: self.cpu || o.cpu,
+            disk: self.disk || o.disk,
+            cache: self.cache || o.cache,
+            internet: self.internet || o.internet,
+            http_cache: self.http_cache || o.http_cache,
+        }
+    }
+}
+
+/// A table row: the result's `meta` and one row of figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row<T> {
+    pub meta: Meta,
+    pub fig: T,
+    /// This row's figures lack a requested sample (a result can be
+    /// incomplete in one stage and complete in another).
+    pub incomplete: bool,
+    /// Excluded or incomplete: shown, marked, and left out of plots.
+    pub marked: bool,
+}
+
+impl<T> Row<T> {
+    fn new(meta: &Meta, fig: T, incomplete: bool) -> Row<T> {
+        Row { marked: incomplete || meta.excluded.is_some(), meta: meta.clone(), fig, incomplete }
+    }
+}
+
+/// The tables of one fingerprint.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Group {
+    /// Anchor and file-name stem: the fingerprint, or `unknown`.
+    pub id: String,
+    pub fingerprint: String,
+    pub protocol: Option<u32>,
+    pub profile: Option<ProfileView>,
+    pub cpu: Vec<Row<CpuRow>>,
+    pub disk: Vec<Row<DiskRow>>,
+    pub cache: Vec<Row<CacheRow>>,
+    pub internet: Vec<Row<InternetRow>>,
+    pub http_cache: Vec<Row<HttpCacheRow>>,
+}
+
+/// A runner: its results, oldest first.
+#[derive(Debug)]
+pub struct Runner {
+    pub provider_id: String,
+    pub provider_name: String,
+    pub label: String,
+    /// Indexes into `Model::entries`, oldest first.
+    pub entries: Vec<usize>,
+    /// Stages of its newest result, and of any result.
+    pub newest_stages: Stages,
+    pub any_stages: Stages,
+}
+
+/// Everything the pages, plots and data files are made from.
+#[derive(Debug)]
+pub struct Model {
+    /// Every accepted result, in path order.
+    pub entries: Vec<Entry>,
+    /// By provider, then label.
+    pub runners: Vec<Runner>,
+    /// Newest protocol first, then by fingerprint.
+    pub groups: Vec<Group>,
+    /// Provider id → display name, by id.
+    pub providers: BTreeMap<String, String>,
+}
+
+/// Builds the model; results older than `stale_before` are marked stale.
+pub fn build(runs: &[Run], stale_before: jiff::Timestamp) -> Model {
+    let entries: Vec<Entry> = runs.iter().map(|r| entry(r, stale_before)).collect();
+    let mut providers = BTreeMap::new();
+    let mut by_runner: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        providers.insert(e.meta.provider_id.clone(), e.meta.provider_name.clone());
+        by_runner.entry((e.meta.provider_id.clone(), e.meta.runner.clone())).or_default().push(i);
+    }
+    let runners = by_runner
+        .into_iter()
+        .map(|((provider_id, label), mut idx)| {
+            idx.sort_by(|&a, &b| newer_key(&entries[a]).cmp(&newer_key(&entries[b])));
+            let newest_stages = idx.last().map(|&i| entries[i].stages).unwrap_or_default();
+            let any_stages = idx.iter().fold(Stages::default(), |s, &i| s.or(entries[i].stages));
+            Runner {
+                provider_name: providers.get(&provider_id).cloned().unwrap_or_else(|| provider_id.clone()),
+                provider_id,
+                label,
+                entries: idx,
+                newest_stages,
+                any_stages,
+            }
+        })
+        .collect();
+    let groups = groups(&entries);
+    Model { entries, runners, groups, providers }
+}
+
+/// Later date, then later path: the order "newest" means everywhere.
+fn newer_key(e: &Entry) -> (&str, &str) {
+    (&e.meta.timestamp, &e.meta.rel_path)
+}
+
+/// Per fingerprint and runner: the newest complete result that is not
+/// excluded, else the newest one not excluded (marked incomplete); every
+/// excluded result is shown too, marked.
+fn groups(entries: &[Entry]) -> Vec<Group> {
+    let mut chosen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut shown: Vec<usize> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        if e.meta.excluded.is_some() {
+            shown.push(i);
+            continue;
+        }
+        let key = (e.meta.fingerprint.clone(), e.meta.provider_id.clone(), e.meta.runner.clone());
+        let better = match chosen.get(&key) {
+            None => true,
+            Some(&j) => {
+                let old = &entries[j];
+                (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
+            }
+        };
+        if better {
+            chosen.insert(key, i);
+        }
+    }
+    shown.extend(chosen.values());
+    shown.sort();
+
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for i in shown {
+        let e = &entries[i];
+        let g = groups.entry(e.meta.fingerprint.clone()).or_insert_with(|| Group {
+            id: if e.meta.fingerprint.is_empty() { "unknown".to_string() } else { e.meta.fingerprint.clone() },
+            fingerprint: e.meta.fingerprint.clone(),
+            protocol: e.meta.protocol,
+            ..Group::default()
+        });
+        if g.profile.is_none() {
+            g.profile = e.profile.clone();
+        }
+        let m = &e.meta;
+        g.cpu.extend(e.cpu.clone().map(|fig| {
+            let incomplete = fig.median_value.is_none();
+            Row::new(m, fig, incomplete)
+        }));
+        g.disk.extend(e.disk.clone().map(|fig| {
+            let incomplete = !fig.complete;
+            Row::new(m, fig, incomplete)
+        }));
+        g.cache.extend(e.cache.iter().cloned().map(|fig| {
+            let incomplete = cache_incomplete(&fig);
+            Row::new(m, fig, incomplete)
+        }));
+        g.internet.extend(e.internet.clone().map(|fig| {
+            let incomplete = fig.status != "ok";
+            Row::new(m, fig, incomplete)
+        }));
+        g.http_cache.extend(e.http_cache.iter().cloned().map(|fig| Row::new(m, fig, false)));
+    }
+    let mut groups: Vec<Group> = groups.into_values().collect();
+    for g in &mut groups {
+        // Clean rows first, then the best figure: the reader's question is
+        // "which is fastest"; marked rows stay visible below.
+        g.cpu.sort_by(|a, b| {
+            let key = |r: &Row<CpuRow>| (r.marked, r.fig.median_value.map_or(f64::INFINITY, |m| -m));
+            let (ka, kb) = (key(a), key(b));
+            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then_with(|| a.meta.runner.cmp(&b.meta.runner))
+        });
+        fn by_runner<T>(a: &Row<T>, b: &Row<T>) -> std::cmp::Ordering {
+            (a.marked, &a.meta.provider_id, &a.meta.runner).cmp(&(b.marked, &b.meta.provider_id, &b.meta.runner))
+        }
+        g.disk.sort_by(by_runner);
+        g.cache.sort_by(|a, b| by_runner(a, b).then_with(|| a.fig.backend.cmp(&b.fig.backend)));
+        g.internet.sort_by(by_runner);
+        g.http_cache.sort_by(by_runner);
+    }
+    // Newest protocol first; results without a stated protocol last.
+    groups.sort_by(|a, b| b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)));
+    groups
+}
+
+fn entry(run: &Run, stale_before: jiff::Timestamp) -> Entry {
+    let part: RunnerPart = report::part(run);
+    let (provider_name, collector, imported, instant, stages, requested_missing) = match &run.result {
+        AnyResult::Measured(m) => {
+            let s = &m.stages;
+            let stages = Stages {
+                cpu: s.cpu.is_some(),
+                disk: s.disk.is_some(),
+                cache: s.cache.is_some(),
+                internet: s.internet.is_some(),
+                http_cache: s.http_cache.is_some(),
+            };
+            // A measured run asks for CPU, disk and cache, and for the
+            // internet stage when its parameters enable it.
+            let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
+            let name = m.provider.name.as_ref().map(|n| n.to_string());
+            (name, m.collector.version.to_string(), false, m.provenance.started_at.instant(), stages, missing)
+        }
+        AnyResult::Imported(i) => {
+            let s = &i.stages;
+            let stages = Stages {
+                cpu: s.cpu.is_some(),
+                disk: s.disk.is_some(),
+                cache: s.cache.is_some(),
+                internet: s.internet.is_some(),
+                http_cache: s.http_cache.is_some(),
+            };
+            let name = i.provider.name.as_ref().map(|n| n.to_string());
+            (name, "imported".to_string(), true, i.source.imported_at.instant(), stages, false)
+        }
+    };
+    let cpu_incomplete = part.cpu.as_ref().is_some_and(|c| c.median_value.is_none());
+    let disk_incomplete = part.disk.as_ref().is_some_and(|d| !d.complete);
+    let internet_incomplete = part.internet.as_ref().is_some_and(|n| n.status != "ok");
+    let cache_incomplete = part.cache.iter().any(cache_incomplete);
+    let provider_id = run.provider_id();
+    let runner = run.runner_label();
+    let meta = Meta {
+        provider_name: provider_name.unwrap_or_else(|| provider_id.clone()),
+        runner_url: format!("/runners/{provider_id}/{runner}/"),
+        provider_url: format!("/providers/{provider_id}/"),
+        source_url: format!("/results/{}", run.rel_path),
+        rel_path: run.rel_path.clone(),
+        date: run.date().get(..10).unwrap_or(run.date()).to_string(),
+        timestamp: run.date().to_string(),
+        collector,
+        imported,
+        stale: instant < stale_before,
+        incomplete: requested_missing || cpu_incomplete || disk_incomplete || internet_incomplete || cache_incomplete,
+        excluded: run.excluded.clone(),
+        fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
+        protocol: part.profile.as_ref().map(|p| p.protocol),
+        provider_id,
+        runner,
+    };
+    let http_cache = part
+        .http_cache
+        .iter()
+        .flat_map(|h| {
+            h.tables.iter().flat_map(move |t| {
+                t.rows.iter().map(move |r| HttpCacheRow {
+                    software: h.software.clone(),
+                    table: t.title.clone(),
+                    row: r.clone(),
+                })
+            })
+        })
+        .collect();
+    Entry {
+        meta,
+        profile: part.profile,
+        cpu: part.cpu,
+        disk: part.disk,
+        cache: part.cache,
+        internet: part.internet,
+        http_cache,
+        stages,
+    }
+}
+
+/// Fewer verified pairs than trials (`2/3`).
+fn cache_incomplete(c: &CacheRow) -> bool {
+    let mut it = c.verified.split('/').map(|n| n.trim().parse::<u32>().ok());
+    matches!((it.next(), it.next()), (Some(Some(a)), Some(Some(b))) if a < b)
+}
+
+/// The leading number of a formatted figure (`33392.77`, `7.76; 7.12–22.53`),
+/// `None` for an em dash.
+pub fn leading(s: &str) -> Option<f64> {
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
+    s[..end].parse().ok()
+}
+
+/// The `min–max` range of a formatted figure (`29068.42–37639.26` or
+/// `7.76; 7.12–22.53`).
+pub fn range(s: &str) -> Option<(f64, f64)> {
+    let r = s.rsplit("; ").next()?;
+    let (a, b) = r.split_once('–')?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_back_from_formatted_figures() {
+        assert_eq!(leading("33392.77"), Some(33392.77));
+        assert_eq!(leading("7.76; 7.12–22.53"), Some(7.76));
+        assert_eq!(leading("—"), None);
+        assert_eq!(range("29068.42–37639.26"), Some((29068.42, 37639.26)));
+        assert_eq!(range("7.76; 7.12–22.53"), Some((7.12, 22.53)));
+        assert_eq!(range("—"), None);
+    }
+}

@@ -1,0 +1,261 @@
+//! HTML pages: tera templates from templates/ (read at build time when the
+//! folder is there, so `site serve` picks up edits; otherwise the copies
+//! built into the binary), with one serializable context per page kind.
+//! Every `.html` template is autoescaped: text from results can never
+//! become markup.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use serde::Serialize;
+use tera::Tera;
+
+use super::content::Page;
+use super::model::{Group, Meta, Model, Stages};
+
+/// The templates, by name, as built into the binary.
+pub const TEMPLATES: [(&str, &str); 8] = [
+    ("base.html", include_str!("../../../templates/base.html")),
+    ("macros.html", include_str!("../../../templates/macros.html")),
+    ("home.html", include_str!("../../../templates/home.html")),
+    ("provider.html", include_str!("../../../templates/provider.html")),
+    ("runner.html", include_str!("../../../templates/runner.html")),
+    ("coverage.html", include_str!("../../../templates/coverage.html")),
+    ("page.html", include_str!("../../../templates/page.html")),
+    ("404.html", include_str!("../../../templates/404.html")),
+];
+
+/// Loads the templates, each from `dir` where it exists there.
+pub fn templates(dir: &Path) -> anyhow::Result<Tera> {
+    let mut sources = Vec::new();
+    for (name, builtin) in TEMPLATES {
+        let path = dir.join(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(_) => builtin.to_string(),
+        };
+        sources.push((name, text));
+    }
+    let mut tera = Tera::default();
+    tera.add_raw_templates(sources).context("the templates do not parse")?;
+    Ok(tera)
+}
+
+/// A navigation link.
+#[derive(Debug, Clone, Serialize)]
+pub struct NavLink {
+    pub url: String,
+    pub title: String,
+}
+
+/// What every page has.
+#[derive(Debug, Clone, Serialize)]
+pub struct Common {
+    pub nav: Vec<NavLink>,
+    /// `YYYY-MM-DD HH:MM UTC` of the build.
+    pub built: String,
+    pub stale_days: u32,
+    /// Absolute base URL, without a trailing slash.
+    pub base_url: String,
+}
+
+/// A plot as a page links it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlotRef {
+    pub src: String,
+    pub title: String,
+    pub desc: String,
+}
+
+/// A comparison group with its plots.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupPage<'a> {
+    #[serde(flatten)]
+    pub group: &'a Group,
+    pub plots: Vec<PlotRef>,
+}
+
+#[derive(Serialize)]
+struct HomeContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    groups: &'a [GroupPage<'a>],
+    results: usize,
+    runners: usize,
+    providers: usize,
+}
+
+/// The home page: the comparison.
+pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>]) -> anyhow::Result<String> {
+    let ctx = HomeContext {
+        common,
+        title: "CI runner benchmarks",
+        description: "CoreMark, disk, cache, internet and build-cache figures of CI runners, measured with one \
+                      published protocol; every figure links to its result file.",
+        groups,
+        results: model.entries.len(),
+        runners: model.runners.len(),
+        providers: model.providers.len(),
+    };
+    render(tera, "home.html", &ctx)
+}
+
+/// A runner in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunnerLink {
+    pub label: String,
+    pub url: String,
+    pub results: usize,
+    pub newest: String,
+}
+
+#[derive(Serialize)]
+struct ProviderContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: String,
+    provider_id: &'a str,
+    provider_name: &'a str,
+    report_html: &'a str,
+    notes: &'a [String],
+    runners: &'a [RunnerLink],
+    plots: &'a [PlotRef],
+}
+
+/// A provider page: its report as HTML, its plots and runners.
+#[allow(clippy::too_many_arguments)]
+pub fn provider(
+    tera: &Tera,
+    common: &Common,
+    provider_id: &str,
+    provider_name: &str,
+    title: &str,
+    report_html: &str,
+    notes: &[String],
+    runners: &[RunnerLink],
+    plots: &[PlotRef],
+) -> anyhow::Result<String> {
+    let ctx = ProviderContext {
+        common,
+        title,
+        description: format!("Benchmarks of {provider_name}'s CI runners: CoreMark, disk, cache and internet."),
+        provider_id,
+        provider_name,
+        report_html,
+        notes,
+        runners,
+        plots,
+    };
+    render(tera, "provider.html", &ctx)
+}
+
+/// One result in a runner's history.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryRow {
+    pub meta: Meta,
+    pub cpu: String,
+    pub disk_read: String,
+    pub disk_write: String,
+    pub cache_save: String,
+    pub cache_restore: String,
+    pub download: String,
+    pub upload: String,
+}
+
+#[derive(Serialize)]
+struct RunnerContext<'a> {
+    common: &'a Common,
+    title: String,
+    description: String,
+    provider_id: &'a str,
+    provider_name: &'a str,
+    label: &'a str,
+    rows: &'a [HistoryRow],
+    plots: &'a [PlotRef],
+}
+
+/// A runner page: its history across runs, newest first.
+pub fn runner(
+    tera: &Tera,
+    common: &Common,
+    provider_id: &str,
+    provider_name: &str,
+    label: &str,
+    rows: &[HistoryRow],
+    plots: &[PlotRef],
+) -> anyhow::Result<String> {
+    let ctx = RunnerContext {
+        common,
+        title: format!("{label} ({provider_name})"),
+        description: format!("Every benchmark result of the {provider_name} runner {label}, newest first."),
+        provider_id,
+        provider_name,
+        label,
+        rows,
+        plots,
+    };
+    render(tera, "runner.html", &ctx)
+}
+
+/// A row of the coverage page.
+#[derive(Debug, Clone, Serialize)]
+pub struct CoverageRow {
+    pub provider_id: String,
+    pub provider_name: String,
+    pub label: String,
+    pub url: String,
+    pub newest: Stages,
+    pub any: Stages,
+    /// Stage names its newest result lacks.
+    pub missing: Vec<&'static str>,
+}
+
+#[derive(Serialize)]
+struct CoverageContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    stages: Vec<&'static str>,
+    rows: &'a [CoverageRow],
+    complete: usize,
+}
+
+/// Which runners have which stages.
+pub fn coverage(tera: &Tera, common: &Common, rows: &[CoverageRow]) -> anyhow::Result<String> {
+    let ctx = CoverageContext {
+        common,
+        title: "Coverage",
+        description: "Which runners have results for which benchmark stages, and which are missing.",
+        stages: Stages::default().list().iter().map(|s| s.0).collect(),
+        rows,
+        complete: rows.iter().filter(|r| r.missing.is_empty()).count(),
+    };
+    render(tera, "coverage.html", &ctx)
+}
+
+#[derive(Serialize)]
+struct PageContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    body: &'a str,
+}
+
+/// A hand-written page.
+pub fn page(tera: &Tera, common: &Common, p: &Page) -> anyhow::Result<String> {
+    let ctx = PageContext { common, title: &p.title, description: &p.description, body: &p.html };
+    render(tera, "page.html", &ctx)
+}
+
+/// The 404 page.
+pub fn not_found(tera: &Tera, common: &Common) -> anyhow::Result<String> {
+    let ctx = PageContext { common, title: "Page not found", description: "This page does not exist.", body: "" };
+    render(tera, "404.html", &ctx)
+}
+
+fn render(tera: &Tera, name: &str, ctx: &impl Serialize) -> anyhow::Result<String> {
+    let ctx =
+        tera::Context::from_serialize(ctx).with_context(|| format!("the context of {name} does not serialize"))?;
+    tera.render(name, &ctx).with_context(|| format!("cannot render templates/{name}"))
+}
