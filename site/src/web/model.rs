@@ -280,18 +280,26 @@ fn groups(entries: &[Entry]) -> Vec<Group> {
     groups
 }
 
+/// Which stage sections a result has; measured and imported results have
+/// different section types with the same five names.
+macro_rules! present_stages {
+    ($s:expr) => {
+        Stages {
+            cpu: $s.cpu.is_some(),
+            disk: $s.disk.is_some(),
+            cache: $s.cache.is_some(),
+            internet: $s.internet.is_some(),
+            http_cache: $s.http_cache.is_some(),
+        }
+    };
+}
+
 fn entry(run: &Run, stale_before: jiff::Timestamp) -> Entry {
     let part: RunnerPart = report::part(run);
     let (provider_name, collector, imported, instant, stages, requested_missing) = match &run.result {
         AnyResult::Measured(m) => {
             let s = &m.stages;
-            let stages = Stages {
-                cpu: s.cpu.is_some(),
-                disk: s.disk.is_some(),
-                cache: s.cache.is_some(),
-                internet: s.internet.is_some(),
-                http_cache: s.http_cache.is_some(),
-            };
+            let stages = present_stages!(s);
             // A measured run asks for CPU, disk and cache, and for the
             // internet stage when its parameters enable it.
             let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
@@ -300,13 +308,7 @@ fn entry(run: &Run, stale_before: jiff::Timestamp) -> Entry {
         }
         AnyResult::Imported(i) => {
             let s = &i.stages;
-            let stages = Stages {
-                cpu: s.cpu.is_some(),
-                disk: s.disk.is_some(),
-                cache: s.cache.is_some(),
-                internet: s.internet.is_some(),
-                http_cache: s.http_cache.is_some(),
-            };
+            let stages = present_stages!(s);
             let name = i.provider.name.as_ref().map(|n| n.to_string());
             (name, "imported".to_string(), true, i.source.imported_at.instant(), stages, false)
         }
