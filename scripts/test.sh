@@ -16,10 +16,26 @@ command -v openssl >/dev/null || need+=(openssl)
 command -v curl >/dev/null || need+=(curl)
 # The site's browser test (site/tests/browser.rs) drives Debian's chromium.
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# The cache stage's tests run node (Azurite, the cache service double,
+# @actions/cache), and tar and zstd as the official client does.
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+command -v tar >/dev/null || need+=(tar)
+command -v zstd >/dev/null || need+=(zstd)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "==> installing ${need[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else sudo apt-get update -qq && sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
+fi
+
+# npm packages of the cache stage's tests (tests/cache-service), from the
+# committed lock file; skipped while the installed tree matches it.
+lock=tests/cache-service/package-lock.json
+stamp=tests/cache-service/node_modules/.runner-bench-lock-sha256
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha256sum "$lock" | cut -d' ' -f1)" ]; then
+  echo "==> npm ci --prefix tests/cache-service"
+  npm ci --prefix tests/cache-service --no-audit --no-fund --loglevel=error >/dev/null
+  sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
 fi
 
 echo "==> cargo fmt --check"

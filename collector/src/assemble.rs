@@ -69,7 +69,19 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
                         mine.backends.push(b);
                     }
                 }
-                mine.pairs.extend(theirs.pairs);
+                // The save job's part has a pair without its restore; the
+                // restore job's part has the same pair complete: keep that.
+                for pair in theirs.pairs {
+                    let same = |p: &runner_bench_format::measured::CachePair| {
+                        p.trial == pair.trial && p.backend == pair.backend && p.key == pair.key
+                    };
+                    match mine.pairs.iter_mut().find(|p| same(p)) {
+                        Some(p) if p.restore.is_none() => *p = pair,
+                        Some(_) if pair.restore.is_none() => {}
+                        Some(_) => bail!("{name}: cache pair {} is also complete in an earlier part", pair.key),
+                        None => mine.pairs.push(pair),
+                    }
+                }
                 Some(mine)
             }
             (mine, theirs) => mine.or(theirs),

@@ -24,6 +24,9 @@ pub enum Command {
     Run(RunArgs),
     /// Merge partial result files written by separate jobs of one run.
     Assemble(AssembleArgs),
+    /// The cache stage's two jobs: `cache save`, then `cache restore` on
+    /// another runner (see docs/cache.md).
+    Cache(crate::cache_cmd::CacheArgs),
     /// Print a profile's parameters (canonical form) and fingerprint.
     Profile(ProfileArgs),
 }

@@ -8,6 +8,7 @@
 
 mod affinity;
 mod assemble;
+mod cache_cmd;
 mod cleanup;
 mod cli;
 mod config;
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         cli::Command::Run(args) => run::run(args),
         cli::Command::Assemble(args) => assemble::run(args),
+        cli::Command::Cache(args) => cache_cmd::run(args),
         cli::Command::Profile(args) => cli::print_profile(&args),
     };
     match outcome {

@@ -127,7 +127,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_info() -> anyhow::Result<Build> {
+pub fn build_info() -> anyhow::Result<Build> {
     let names =
         |list: &str, sep: char| -> Vec<Name> { list.split(sep).filter(|s| !s.is_empty()).map(Name::lossy).collect() };
     Ok(Build {

@@ -1,6 +1,7 @@
 //! The measurement stages. Each stage is one module with one entry point
 //! that takes the run's context and returns its section of the result.
 
+pub mod cache;
 pub mod cpu;
 pub mod disk;
 pub mod internet;

@@ -1,0 +1,514 @@
+//! `collector cache save` and `collector cache restore`: the two jobs of one
+//! cache trial (stage/cache has the details; docs/cache.md the workflow).
+//!
+//! Each writes a partial result (a measured result whose only stage is
+//! `cache`) for `collector assemble`: the save's part has the pairs with
+//! their saves, the restore's part the same pairs complete; assemble keeps
+//! the complete one. The save also writes the hand-off file the restore
+//! job reads.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use runner_bench_format::measured::{
+    CacheKind, CachePair, CacheStage, CacheVerification, Collector, DigestCheck, Instance, MeasuredKind, Provenance,
+    Routing, Stages, Status,
+};
+use runner_bench_format::{
+    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, NonNeg, Notice, Parameters, Profile, Provider, Runner,
+    Sha256Hex, Slug, Timestamp, to_json,
+};
+
+use crate::cli::ProfileArg;
+use crate::error::UsageError;
+use crate::output::ResultWriter;
+use crate::stage::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
+use crate::stage::cache::{self, BackendSpec, Resolved, payload};
+use crate::{affinity, coremark, machine, provenance};
+
+/// The stage name in notices.
+const STAGE: &str = "cache";
+
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub command: CacheCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheCommand {
+    /// Save job of a trial: save the payload to every backend and write the
+    /// hand-off file and a partial result.
+    Save(SaveArgs),
+    /// Restore job of a trial, on another runner: wait the publication gap,
+    /// restore every backend of the hand-off file, verify, and write a
+    /// partial result.
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SaveArgs {
+    /// Measurement profile.
+    #[arg(long, value_enum, default_value = "standard")]
+    pub profile: ProfileArg,
+
+    /// Trial number, from 1 to the profile's cache_trials; trial 2 runs the
+    /// backends in reverse order.
+    #[arg(long)]
+    pub trial: u32,
+
+    /// A backend, in order, as `id=ID;name=NAME;kind=KIND;endpoint=...`
+    /// with optional `token=env:VAR` and `routing=HOST-PATTERN`. KIND is
+    /// archive-service (endpoint: a URL or env:VAR, default
+    /// env:ACTIONS_RESULTS_URL; routing default *.blob.core.windows.net) or
+    /// attached-volume (endpoint: the folder). Repeat for more backends.
+    #[arg(long = "backend", required = true)]
+    pub backends: Vec<String>,
+
+    /// Hand-off file for the restore job.
+    #[arg(long, default_value = "cache-handoff.json")]
+    pub handoff: PathBuf,
+
+    /// Partial result file to write.
+    #[arg(long, default_value = "cache-save.json")]
+    pub out: PathBuf,
+
+    /// Folder for the payload and archives [default: RUNNER_TEMP in GitHub
+    /// Actions, else the system's temporary folder].
+    #[arg(long, env = "RUNNER_BENCH_CACHE_DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Provider id, e.g. `ubicloud`.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER")]
+    pub provider: Option<String>,
+
+    /// Provider display name.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER_NAME")]
+    pub provider_name: Option<String>,
+
+    /// Runner label, e.g. `ubicloud-linux-x64`.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER")]
+    pub runner: Option<String>,
+
+    /// Runner display name.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
+    pub runner_name: Option<String>,
+
+    /// Logical CPU to pin to (Linux) [default: the lowest allowed].
+    #[arg(long)]
+    pub cpu: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// Hand-off file the save job wrote.
+    #[arg(long, default_value = "cache-handoff.json")]
+    pub handoff: PathBuf,
+
+    /// Partial result file to write.
+    #[arg(long, default_value = "cache-restore.json")]
+    pub out: PathBuf,
+
+    /// Folder for the restore targets and archives [default: RUNNER_TEMP in
+    /// GitHub Actions, else the system's temporary folder].
+    #[arg(long, env = "RUNNER_BENCH_CACHE_DIR")]
+    pub work_dir: Option<PathBuf>,
+
+    /// Logical CPU to pin to (Linux) [default: the lowest allowed].
+    #[arg(long)]
+    pub cpu: Option<u32>,
+
+    /// TEST ONLY: pretend this process runs on another OS instance, with
+    /// boot id `simulated:VALUE`. Refused inside GitHub Actions; recorded in
+    /// the transfers' instance and in a notice.
+    #[arg(long, hide = true)]
+    pub simulate_instance: Option<String>,
+}
+
+pub fn run(args: CacheArgs) -> anyhow::Result<()> {
+    match args.command {
+        CacheCommand::Save(a) => save(a),
+        CacheCommand::Restore(a) => restore(a),
+    }
+}
+
+fn env(key: &str) -> Option<String> {
+    std::env::var(key).ok()
+}
+
+fn work_root(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let base = match dir {
+        Some(d) if !d.is_dir() => {
+            return Err(UsageError::InvalidValue {
+                flag: "work-dir",
+                reason: format!("{} is not a folder; create it or choose another", d.display()),
+            }
+            .into());
+        }
+        Some(d) => d,
+        None => std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir),
+    };
+    let root = base.join(format!("runner-bench-cache-{}-{:08x}", std::process::id(), cache::random_u64() as u32));
+    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    Ok(root)
+}
+
+/// Removes the stage's work folder when dropped.
+struct WorkDir(PathBuf);
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Pins this thread (and the threads it starts) to one CPU where the OS
+/// allows it, as the protocol pins the action processes.
+fn pin(cpu: Option<u32>, notices: &mut Vec<Notice>) -> anyhow::Result<(Option<affinity::PinGuard>, Affinity)> {
+    let guard = match affinity::choose_cpu(cpu)? {
+        Some(cpu) => Some(affinity::pin_current_thread(cpu)?),
+        None => {
+            if !cfg!(target_os = "macos") {
+                notices
+                    .push(notice(STAGE, "this OS has no hard CPU affinity in this collector: the stage ran unpinned"));
+            }
+            None
+        }
+    };
+    Ok((guard, affinity::observed()))
+}
+
+fn notice(stage: &str, message: &str) -> Notice {
+    Notice { stage: Name::lossy(stage), message: Message::lossy(message) }
+}
+
+fn base_result(provider: Provider, runner: Runner, params: &Parameters) -> anyhow::Result<MeasuredResult> {
+    Ok(MeasuredResult {
+        schema: None,
+        format_version: FORMAT_VERSION,
+        kind: MeasuredKind::Measured,
+        collector: Collector {
+            version: Name::lossy(env!("CARGO_PKG_VERSION")),
+            revision: Name::lossy(coremark::build::REVISION),
+        },
+        provider,
+        runner,
+        provenance: Provenance {
+            started_at: Timestamp::now(),
+            finished_at: Timestamp::now(),
+            github: provenance::github(&provenance::process_env)?,
+            image: provenance::image(&provenance::process_env),
+        },
+        machine: machine::detect(),
+        build: crate::run::build_info()?,
+        parameters: params.clone(),
+        fingerprint: params.fingerprint(),
+        stages: Stages::default(),
+        notices: Vec::new(),
+    })
+}
+
+fn write(writer: &ResultWriter, r: &mut MeasuredResult) -> anyhow::Result<()> {
+    r.provenance.finished_at = Timestamp::now();
+    writer.write(&to_json(r))
+}
+
+fn describe(what: &str, t: &runner_bench_format::measured::CacheTransfer, payload_bytes: u64) -> String {
+    match (t.status, t.seconds, &t.message) {
+        (Status::Ok, Some(s), _) => {
+            format!("{what} {:.2} s, {:.2} MiB/s", s.get(), payload_bytes as f64 / f64::from(1 << 20) / s.get())
+        }
+        (status, _, m) => {
+            format!("{what} {}: {}", format!("{status:?}").to_lowercase(), m.as_ref().map(|m| m.as_str()).unwrap_or(""))
+        }
+    }
+}
+
+fn timeout(params: &Parameters) -> Duration {
+    // A transfer of the whole payload may take far longer than one sample.
+    Duration::from_secs(u64::from(params.sample_timeout_s) * 10)
+}
+
+fn identity(args: &SaveArgs) -> Result<(Provider, Runner), UsageError> {
+    let slug = |flag: &'static str, v: String| Slug::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason });
+    let name = |flag: &'static str, v: String| Name::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason });
+    let provider = Provider {
+        id: slug("provider", args.provider.clone().ok_or(UsageError::MissingProvider)?)?,
+        name: args.provider_name.clone().map(|n| name("provider-name", n)).transpose()?,
+    };
+    let runner = Runner {
+        label: slug("runner", args.runner.clone().ok_or(UsageError::MissingRunner)?)?,
+        name: args.runner_name.clone().map(|n| name("runner-name", n)).transpose()?,
+    };
+    Ok((provider, runner))
+}
+
+fn save(args: SaveArgs) -> anyhow::Result<()> {
+    let profile = args.profile.profile();
+    let params = profile.parameters();
+    let (provider, runner) = identity(&args)?;
+    if args.trial == 0 || args.trial > params.cache_trials {
+        return Err(UsageError::InvalidValue {
+            flag: "trial",
+            reason: format!("{} is outside 1 to {} (the profile's cache_trials)", args.trial, params.cache_trials),
+        }
+        .into());
+    }
+    let mut specs: Vec<BackendSpec> = Vec::new();
+    for text in &args.backends {
+        let spec = BackendSpec::parse(text).map_err(|reason| UsageError::InvalidValue { flag: "backend", reason })?;
+        if specs.iter().any(|s| s.id == spec.id) {
+            return Err(
+                UsageError::InvalidValue { flag: "backend", reason: format!("id {} is given twice", spec.id) }.into()
+            );
+        }
+        specs.push(spec);
+    }
+    let writer = ResultWriter::create(&args.out)?;
+    let handoff_writer = ResultWriter::create(&args.handoff).map_err(|e| anyhow::anyhow!("--handoff: {e}"))?;
+    let ordered = cache::order(&specs, args.trial);
+    let mut notices = Vec::new();
+    let (_pin, affinity) = pin(args.cpu, &mut notices)?;
+    // After pinning: the HTTP clients' threads inherit the affinity.
+    let resolved: Vec<Resolved> =
+        ordered.iter().map(|s| cache::resolve(s, &env, timeout(&params))).collect::<anyhow::Result<_>>()?;
+    let instance = machine::instance();
+
+    let work = WorkDir(work_root(args.work_dir.clone())?);
+    let workspace = work.0.join("workspace");
+    let scratch = work.0.join("scratch");
+    std::fs::create_dir_all(&workspace)?;
+    std::fs::create_dir_all(&scratch)?;
+    eprintln!(
+        "runner-bench collector {}: cache save, trial {}, profile {} (fingerprint {}); {} MiB in {} files",
+        env!("CARGO_PKG_VERSION"),
+        args.trial,
+        profile.name(),
+        params.fingerprint(),
+        params.cache_payload_mib,
+        params.cache_payload_files
+    );
+    let manifest =
+        payload::generate(&workspace.join(payload::DIR_NAME), params.cache_payload_mib, params.cache_payload_files)
+            .context("cannot write the cache payload")?;
+
+    let mut result = base_result(provider.clone(), runner.clone(), &params)?;
+    result.notices = notices;
+    result.stages.cache = Some(CacheStage {
+        payload_bytes: manifest.bytes,
+        payload_sha256: Sha256Hex::new(manifest.sha256.clone()).map_err(anyhow::Error::msg)?,
+        backends: ordered.iter().zip(&resolved).map(|(s, r)| s.record(&r.endpoint())).collect(),
+        pairs: Vec::new(),
+    });
+    write(&writer, &mut result)?;
+
+    let mut saved = Vec::new();
+    for (spec, backend) in ordered.iter().zip(&resolved) {
+        let key = cache::new_key(runner.label.as_str(), spec.id.as_str(), args.trial);
+        let level = i32::try_from(params.cache_zstd_level).unwrap_or(3);
+        let s = cache::save(backend, &key, &workspace, &scratch, level, &instance, affinity);
+        eprintln!("  {}: {}", spec.id, describe("save", &s.transfer, manifest.bytes));
+        if spec.kind == CacheKind::ArchiveService && s.transfer.status == Status::Ok {
+            result.notices.push(cache::retention_notice(spec.id.as_str(), args.trial));
+        }
+        if let Some(stage) = result.stages.cache.as_mut() {
+            stage.pairs.push(CachePair {
+                trial: args.trial,
+                backend: spec.id.clone(),
+                key: Name::lossy(&key),
+                save: s.transfer.clone(),
+                restore: None,
+                publication_gap_s: None,
+                verification: None,
+            });
+        }
+        write(&writer, &mut result)?;
+        saved.push(SavedPair {
+            backend: spec.id.to_string(),
+            key,
+            version: s.version,
+            save: s.transfer,
+            routing_seen: s.routing_seen,
+        });
+    }
+    let handoff = Handoff {
+        handoff_version: HANDOFF_VERSION,
+        collector_version: env!("CARGO_PKG_VERSION").to_string(),
+        profile: profile.name().to_string(),
+        fingerprint: params.fingerprint(),
+        provider,
+        runner,
+        trial: args.trial,
+        payload: manifest,
+        backends: ordered,
+        pairs: saved,
+        save_instance: instance,
+        saved_at: Timestamp::now(),
+    };
+    let mut text = serde_json::to_vec_pretty(&handoff)?;
+    text.push(b'\n');
+    handoff_writer.write(&text)?;
+    eprintln!("wrote {} and {}", writer.path().display(), handoff_writer.path().display());
+    Ok(())
+}
+
+/// Whether two instances are known to be the same OS instance.
+fn same_instance(a: &Instance, b: &Instance) -> Option<bool> {
+    let known = |i: &Instance| i.boot_id.as_str() != "unknown" && i.machine_id.as_str() != "unknown";
+    (known(a) && known(b)).then(|| a.boot_id == b.boot_id && a.machine_id == b.machine_id)
+}
+
+fn restore(args: RestoreArgs) -> anyhow::Result<()> {
+    let h = Handoff::read(&args.handoff)?;
+    let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == h.profile) else {
+        bail!("{}: unknown profile {:?}", args.handoff.display(), h.profile);
+    };
+    let params = profile.parameters();
+    if params.fingerprint() != h.fingerprint {
+        bail!(
+            "{}: saved with profile fingerprint {} but this collector's {} profile is {}; use the same collector in both jobs",
+            args.handoff.display(),
+            h.fingerprint,
+            h.profile,
+            params.fingerprint()
+        );
+    }
+    let writer = ResultWriter::create(&args.out)?;
+    let mut notices = Vec::new();
+    let mut instance = machine::instance();
+    if let Some(sim) = &args.simulate_instance {
+        if env("GITHUB_ACTIONS").as_deref() == Some("true") {
+            bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
+        }
+        instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
+        notices.push(notice(
+            STAGE,
+            "TEST ONLY: this restore's OS instance was simulated with --simulate-instance; its pairs do not show a \
+             restore on another OS instance and are no measurement",
+        ));
+    }
+    match same_instance(&instance, &h.save_instance) {
+        Some(true) => bail!(
+            "refusing to restore on the OS instance that saved (boot id {}, machine id {}): the restore must run in a \
+             later job on another runner, or the restore would read the save's local files and caches",
+            instance.boot_id,
+            instance.machine_id
+        ),
+        Some(false) => {}
+        None => notices.push(notice(
+            STAGE,
+            "this OS does not identify its instance to this collector: the restore could not be checked to run on \
+             another OS instance than the save",
+        )),
+    }
+    let (_pin, affinity) = pin(args.cpu, &mut notices)?;
+    let resolved: Vec<Resolved> =
+        h.backends.iter().map(|s| cache::resolve(s, &env, timeout(&params))).collect::<anyhow::Result<_>>()?;
+    let work = WorkDir(work_root(args.work_dir.clone())?);
+    let scratch = work.0.join("scratch");
+    std::fs::create_dir_all(&scratch)?;
+
+    let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
+    let since = |t: &Timestamp| -> Duration {
+        let now = jiff::Timestamp::now();
+        Duration::try_from(now.duration_since(t.instant())).unwrap_or_default()
+    };
+    let waited = since(&h.saved_at);
+    if waited < gap {
+        eprintln!("waiting {:.0} s of the {} s publication gap", (gap - waited).as_secs_f64(), gap.as_secs());
+        std::thread::sleep(gap - waited);
+    }
+    eprintln!(
+        "runner-bench collector {}: cache restore, trial {}, profile {} (fingerprint {})",
+        env!("CARGO_PKG_VERSION"),
+        h.trial,
+        h.profile,
+        h.fingerprint
+    );
+
+    let mut result = base_result(h.provider.clone(), h.runner.clone(), &params)?;
+    result.notices = notices;
+    result.stages.cache = Some(CacheStage {
+        payload_bytes: h.payload.bytes,
+        payload_sha256: Sha256Hex::new(h.payload.sha256.clone()).map_err(anyhow::Error::msg)?,
+        backends: h.backends.iter().zip(&resolved).map(|(s, r)| s.record(&r.endpoint())).collect(),
+        pairs: Vec::new(),
+    });
+    write(&writer, &mut result)?;
+    let signals = cache::provider_signals(&env);
+
+    for pair in &h.pairs {
+        let Some((spec, backend)) = h.backends.iter().zip(&resolved).find(|(s, _)| s.id.as_str() == pair.backend)
+        else {
+            bail!("{}: pair of unknown backend {}", args.handoff.display(), pair.backend);
+        };
+        let gap_s = since(&h.saved_at).as_secs_f64();
+        let target = work.0.join(format!("restore-{}", spec.id));
+        std::fs::create_dir_all(&target)?;
+        if std::fs::read_dir(&target)?.next().is_some() {
+            bail!("the restore target {} is not empty", target.display());
+        }
+        let (restore, verification, problem) = if pair.save.status != Status::Ok {
+            (None, None, None)
+        } else {
+            let r = cache::restore(backend, &pair.key, &pair.version, &target, &scratch, &instance, affinity);
+            let (sha256, problem) = if r.transfer.status == Status::Ok {
+                match payload::verify(&target.join(payload::DIR_NAME), &h.payload)? {
+                    None => (DigestCheck::Match, None),
+                    Some(why) => (DigestCheck::Mismatch, Some(why)),
+                }
+            } else {
+                (DigestCheck::NotChecked, None)
+            };
+            let routing = match spec.kind {
+                CacheKind::ArchiveService => cache::service_routing(
+                    &spec.routing,
+                    pair.routing_seen.as_deref(),
+                    r.routing_seen.as_deref(),
+                    &signals,
+                ),
+                CacheKind::AttachedVolume => {
+                    let expected = pair.routing_seen.clone().unwrap_or_else(|| "unknown".into());
+                    let observed = r.routing_seen.clone().unwrap_or_else(|| "unknown".into());
+                    Routing {
+                        matches: expected == observed,
+                        expected: Name::lossy(&expected),
+                        observed: Name::lossy(&observed),
+                    }
+                }
+            };
+            if let Resolved::Volume { root } = backend {
+                let _ = std::fs::remove_dir_all(cache::volume::entry_dir(root, &pair.key));
+            }
+            let v = CacheVerification { key_match: r.key_match, sha256, routing };
+            let mut line = describe("restore", &r.transfer, h.payload.bytes);
+            if let Some(p) = &problem {
+                line.push_str(&format!("; verification failed: {p}"));
+            } else if r.transfer.status == Status::Ok && !v.routing.matches {
+                line.push_str(&format!("; routing {} is not {}", v.routing.observed, v.routing.expected));
+            }
+            eprintln!("  {}: {line}", spec.id);
+            (Some(r.transfer), Some(v), problem)
+        };
+        let _ = std::fs::remove_dir_all(&target);
+        if let Some(p) = problem {
+            result.notices.push(notice(&format!("{} / trial {} / restore", spec.id, h.trial), &p));
+        }
+        if let Some(stage) = result.stages.cache.as_mut() {
+            stage.pairs.push(CachePair {
+                trial: h.trial,
+                backend: spec.id.clone(),
+                key: Name::lossy(&pair.key),
+                save: pair.save.clone(),
+                publication_gap_s: restore.as_ref().and_then(|_| NonNeg::new(gap_s).ok()),
+                restore,
+                verification,
+            });
+        }
+        write(&writer, &mut result)?;
+    }
+    eprintln!("wrote {}", writer.path().display());
+    Ok(())
+}

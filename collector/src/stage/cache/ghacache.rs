@@ -1,0 +1,576 @@
+//! A client of the GitHub Actions cache service's v2 Twirp API, and the
+//! transfers to and from the signed URLs it hands out.
+//!
+//! - Calls: `POST <origin>/twirp/github.actions.results.api.v1.CacheService/<Method>`
+//!   with JSON bodies (proto field names, int64 as strings, defaults left
+//!   out) and `Authorization: Bearer <ACTIONS_RUNTIME_TOKEN>`. As in the
+//!   toolkit, the path of the base URL is discarded (WHATWG resolution of an
+//!   absolute path): only scheme, host and port count.
+//! - No retries, no fallbacks: any non-2xx answer, 429 included, ends the
+//!   transfer with an error that names the method and the status; a
+//!   restore is only ever asked for its exact key (no restore keys), and an
+//!   answer naming another key is reported as a restore-key hit, a failure.
+//! - Upload as `@azure/storage-blob`'s `uploadFile` with the toolkit's
+//!   options: up to 128 MiB one Put Blob (`x-ms-blob-type: BlockBlob`);
+//!   above, Put Block of 64 MiB blocks, 8 at a time, then Put Block List.
+//! - Download as the toolkit's v2 restore: from `*.blob.core.windows.net`,
+//!   a HEAD for the length, then 4 MiB ranged GETs, 8 at a time, in 128 MiB
+//!   segments; from any other host, one plain GET whose length must match
+//!   its Content-Length.
+//! - Archives are not synced to disk, as the toolkit does not sync them.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use reqwest::Url;
+use reqwest::blocking::{Client as Http, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+const SERVICE: &str = "/twirp/github.actions.results.api.v1.CacheService/";
+/// `maxSingleShotSize` the toolkit passes to the Azure SDK.
+pub const MAX_SINGLE_SHOT: u64 = 128 << 20;
+/// `blockSize` the toolkit passes.
+pub const BLOCK_SIZE: u64 = 64 << 20;
+/// `concurrency` of uploads and of ranged downloads.
+pub const CONCURRENCY: usize = 8;
+/// Ranged GET size of the SDK's download.
+pub const RANGE_SIZE: u64 = 4 << 20;
+/// Download segment size.
+pub const SEGMENT_SIZE: u64 = 128 << 20;
+/// Storage service version sent to the blob endpoint.
+pub const MS_VERSION: &str = "2023-01-03";
+const USER_AGENT: &str = concat!("runner-bench-collector/", env!("CARGO_PKG_VERSION"));
+
+/// A failure, and whether it was the timeout.
+#[derive(Debug)]
+pub struct TransferError {
+    pub timeout: bool,
+    pub error: anyhow::Error,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for TransferError {
+    fn from(e: E) -> Self {
+        let error = e.into();
+        let timeout = error.chain().any(|c| c.downcast_ref::<reqwest::Error>().is_some_and(reqwest::Error::is_timeout));
+        TransferError { timeout, error }
+    }
+}
+
+pub fn http(timeout: Duration) -> reqwest::Result<Http> {
+    Http::builder()
+        .user_agent(USER_AGENT)
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(30))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+}
+
+/// The cache service at one origin, with one token.
+pub struct Service {
+    http: Http,
+    origin: Url,
+    token: String,
+}
+
+/// What a restore lookup answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lookup {
+    Miss,
+    Hit { url: String, matched_key: Option<String> },
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Answer {
+    ok: bool,
+    #[serde(alias = "signedUploadUrl")]
+    signed_upload_url: String,
+    #[serde(alias = "signedDownloadUrl")]
+    signed_download_url: String,
+    #[serde(alias = "matchedKey")]
+    matched_key: String,
+    #[serde(alias = "entryId")]
+    entry_id: Value,
+    message: String,
+}
+
+/// The origin the toolkit would call for this ACTIONS_RESULTS_URL.
+pub fn origin(results_url: &str) -> Result<Url, String> {
+    let url = Url::parse(results_url).map_err(|e| format!("{results_url:?} is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!("{results_url:?} is not an http(s) URL with a host"));
+    }
+    url.join("/").map_err(|e| e.to_string())
+}
+
+impl Service {
+    pub fn new(http: Http, results_url: &str, token: &str) -> Result<Self, String> {
+        Ok(Service { http, origin: origin(results_url)?, token: token.to_string() })
+    }
+
+    fn call(&self, method: &str, body: Value) -> anyhow::Result<Answer> {
+        let url = self.origin.join(&format!("{SERVICE}{method}"))?;
+        let resp = self
+            .http
+            .post(url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json")
+            .bearer_auth(&self.token)
+            .body(body.to_string())
+            .send()
+            .with_context(|| format!("{method}: request failed"))?;
+        let status = resp.status();
+        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let text = resp.text().with_context(|| format!("{method}: cannot read the answer"))?;
+        if !status.is_success() {
+            let msg = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v.get("msg").and_then(Value::as_str).map(str::to_string))
+                .unwrap_or_else(|| text.chars().take(200).collect());
+            let extra = match (status.as_u16(), retry_after) {
+                (429, Some(r)) => format!(" (rate limited; retry-after {r}; the stage does not retry)"),
+                (429, None) => " (rate limited; the stage does not retry)".to_string(),
+                _ => String::new(),
+            };
+            bail!("{method}: HTTP {status}{extra}: {msg}");
+        }
+        serde_json::from_str(&text).with_context(|| format!("{method}: the answer is not the expected JSON"))
+    }
+
+    /// CreateCacheEntry: the signed upload URL.
+    pub fn create(&self, key: &str, version: &str) -> anyhow::Result<String> {
+        let a = self.call("CreateCacheEntry", json!({"key": key, "version": version}))?;
+        if !a.ok || a.signed_upload_url.is_empty() {
+            bail!(
+                "CreateCacheEntry: the service did not reserve key {key}{}",
+                if a.message.is_empty() { String::new() } else { format!(": {}", a.message) }
+            );
+        }
+        Ok(a.signed_upload_url)
+    }
+
+    /// FinalizeCacheEntryUpload: the entry id.
+    pub fn finalize(&self, key: &str, version: &str, size: u64) -> anyhow::Result<String> {
+        let a = self.call(
+            "FinalizeCacheEntryUpload",
+            json!({"key": key, "version": version, "size_bytes": size.to_string()}),
+        )?;
+        if !a.ok {
+            bail!(
+                "FinalizeCacheEntryUpload: not accepted{}",
+                if a.message.is_empty() { String::new() } else { format!(": {}", a.message) }
+            );
+        }
+        Ok(match a.entry_id {
+            Value::String(s) => s,
+            Value::Null => String::new(),
+            v => v.to_string(),
+        })
+    }
+
+    /// GetCacheEntryDownloadURL for the exact key, without restore keys.
+    pub fn lookup(&self, key: &str, version: &str) -> anyhow::Result<Lookup> {
+        let a = self.call("GetCacheEntryDownloadURL", json!({"key": key, "version": version}))?;
+        if !a.ok || a.signed_download_url.is_empty() {
+            return Ok(Lookup::Miss);
+        }
+        let matched_key = (!a.matched_key.is_empty()).then_some(a.matched_key);
+        Ok(Lookup::Hit { url: a.signed_download_url, matched_key })
+    }
+}
+
+/// The host (and port, if any) of a URL, for routing checks.
+pub fn host_of(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(u) => match (u.host_str(), u.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_string(),
+            _ => "unknown".to_string(),
+        },
+        Err(_) => "unknown".to_string(),
+    }
+}
+
+fn check(resp: Response, what: &str) -> anyhow::Result<Response> {
+    let status = resp.status();
+    if status.is_success() {
+        return Ok(resp);
+    }
+    let body: String = resp.text().unwrap_or_default().chars().take(200).collect();
+    bail!("{what}: HTTP {status}: {body}")
+}
+
+fn with_query(url: &str, pairs: &[(&str, &str)]) -> anyhow::Result<Url> {
+    let mut u = Url::parse(url).with_context(|| "the signed URL is not a URL")?;
+    {
+        let mut q = u.query_pairs_mut();
+        for (k, v) in pairs {
+            q.append_pair(k, v);
+        }
+    }
+    Ok(u)
+}
+
+/// Transfer sizes; `TOOLKIT` is what the stage uses, smaller ones let the
+/// tests reach the block and ranged paths with small files.
+#[derive(Debug, Clone, Copy)]
+pub struct Sizes {
+    pub max_single_shot: u64,
+    pub block: u64,
+    pub range: u64,
+    pub segment: u64,
+}
+
+pub const TOOLKIT: Sizes =
+    Sizes { max_single_shot: MAX_SINGLE_SHOT, block: BLOCK_SIZE, range: RANGE_SIZE, segment: SEGMENT_SIZE };
+
+/// Uploads `path` to a signed blob URL as the toolkit does.
+pub fn upload(http: &Http, url: &str, path: &Path) -> anyhow::Result<()> {
+    upload_with(http, url, path, TOOLKIT)
+}
+
+pub fn upload_with(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<()> {
+    let size = std::fs::metadata(path)?.len();
+    if size <= sizes.max_single_shot {
+        let resp = http
+            .put(url)
+            .header("x-ms-blob-type", "BlockBlob")
+            .header("x-ms-version", MS_VERSION)
+            .header("Content-Type", "application/octet-stream")
+            .header("Content-Length", size)
+            .body(File::open(path)?)
+            .send()
+            .context("Put Blob: request failed")?;
+        check(resp, "Put Blob")?;
+        return Ok(());
+    }
+    let blocks = size.div_ceil(sizes.block) as usize;
+    let prefix = uuid_like();
+    let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
+    let next = AtomicUsize::new(0);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..CONCURRENCY.min(blocks) {
+            s.spawn(|| {
+                loop {
+                    if failure.lock().unwrap().is_some() {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= blocks {
+                        return;
+                    }
+                    let offset = i as u64 * sizes.block;
+                    let len = (size - offset).min(sizes.block);
+                    let r = (|| -> anyhow::Result<()> {
+                        // The block streams from the file: no copy in memory.
+                        let mut file = File::open(path)?;
+                        file.seek(SeekFrom::Start(offset))?;
+                        let body = reqwest::blocking::Body::sized(file.take(len), len);
+                        let u = with_query(url, &[("comp", "block"), ("blockid", &ids[i])])?;
+                        let resp = http
+                            .put(u)
+                            .header("x-ms-version", MS_VERSION)
+                            .header("Content-Length", len)
+                            .body(body)
+                            .send()
+                            .with_context(|| format!("Put Block {i}: request failed"))?;
+                        check(resp, &format!("Put Block {i}"))?;
+                        Ok(())
+                    })();
+                    if let Err(e) = r {
+                        *failure.lock().unwrap() = Some(e);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap() {
+        return Err(e);
+    }
+    let mut xml = String::from(r#"<?xml version="1.0" encoding="utf-8"?><BlockList>"#);
+    for id in &ids {
+        xml.push_str(&format!("<Latest>{id}</Latest>"));
+    }
+    xml.push_str("</BlockList>");
+    let resp = http
+        .put(with_query(url, &[("comp", "blocklist")])?)
+        .header("x-ms-version", MS_VERSION)
+        .header("Content-Type", "application/xml")
+        .body(xml)
+        .send()
+        .context("Put Block List: request failed")?;
+    check(resp, "Put Block List")?;
+    Ok(())
+}
+
+/// Whether the toolkit would use the Azure SDK's ranged download here.
+pub fn is_azure_blob(url: &str) -> bool {
+    Url::parse(url).ok().and_then(|u| u.host_str().map(|h| h.ends_with(".blob.core.windows.net"))).unwrap_or(false)
+}
+
+/// Downloads a signed URL into `path`; returns the bytes received.
+pub fn download(http: &Http, plain: &PlainGet, url: &str, path: &Path) -> anyhow::Result<u64> {
+    if is_azure_blob(url) { download_ranged(http, url, path, TOOLKIT) } else { plain.download(url, path) }
+}
+
+/// One plain GET (the toolkit's `downloadCacheHttpClient`), made on this
+/// thread: an async client on a current-thread runtime, so the body is not
+/// handed between threads chunk by chunk as the blocking client does (on one
+/// pinned CPU that costs a context switch per chunk).
+pub struct PlainGet {
+    rt: tokio::runtime::Runtime,
+    client: reqwest::Client,
+}
+
+impl PlainGet {
+    pub fn new(timeout: Duration) -> anyhow::Result<Self> {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let client = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .timeout(timeout)
+            .connect_timeout(Duration::from_secs(30))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()?;
+        Ok(PlainGet { rt, client })
+    }
+
+    /// Downloads `url` into `path`; returns the bytes received.
+    pub fn download(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
+        self.rt.block_on(async {
+            let mut resp = self.client.get(url).send().await.context("download: request failed")?;
+            let status = resp.status();
+            if !status.is_success() {
+                let body: String = resp.text().await.unwrap_or_default().chars().take(200).collect();
+                bail!("download: HTTP {status}: {body}");
+            }
+            let expected = resp.content_length();
+            let mut file = io::BufWriter::with_capacity(1 << 20, File::create(path)?);
+            let mut got = 0u64;
+            while let Some(chunk) = resp.chunk().await.context("download: connection failed")? {
+                file.write_all(&chunk)?;
+                got += chunk.len() as u64;
+            }
+            file.flush()?;
+            if let Some(len) = expected
+                && len != got
+            {
+                bail!("download: received {got} bytes but Content-Length was {len}");
+            }
+            Ok(got)
+        })
+    }
+}
+
+/// HEAD, then ranged GETs (the toolkit's `downloadCacheStorageSDK`).
+pub fn download_ranged(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<u64> {
+    let head = check(
+        http.head(url).header("x-ms-version", MS_VERSION).send().context("download: HEAD failed")?,
+        "download HEAD",
+    )?;
+    let size: u64 = head
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| anyhow!("download: HEAD gave no Content-Length"))?;
+    let file = File::create(path)?;
+    file.set_len(size)?;
+    let mut seg = 0u64;
+    while seg < size {
+        let seg_len = (size - seg).min(sizes.segment);
+        let ranges = seg_len.div_ceil(sizes.range) as usize;
+        let next = AtomicUsize::new(0);
+        let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        std::thread::scope(|s| {
+            for _ in 0..CONCURRENCY.min(ranges) {
+                s.spawn(|| {
+                    loop {
+                        if failure.lock().unwrap().is_some() {
+                            return;
+                        }
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= ranges {
+                            return;
+                        }
+                        let start = seg + i as u64 * sizes.range;
+                        let end = (start + sizes.range).min(seg + seg_len) - 1;
+                        let r = (|| -> anyhow::Result<()> {
+                            let resp = http
+                                .get(url)
+                                .header("x-ms-version", MS_VERSION)
+                                .header("x-ms-range", format!("bytes={start}-{end}"))
+                                .send()
+                                .context("download: ranged GET failed")?;
+                            let bytes = check(resp, "download")?.bytes()?;
+                            if bytes.len() as u64 != end - start + 1 {
+                                bail!("download: range {start}-{end} gave {} bytes", bytes.len());
+                            }
+                            write_at(&file, &bytes, start)?;
+                            Ok(())
+                        })();
+                        if let Err(e) = r {
+                            *failure.lock().unwrap() = Some(e);
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(e) = failure.into_inner().unwrap() {
+            return Err(e);
+        }
+        seg += seg_len;
+    }
+    Ok(size)
+}
+
+#[cfg(unix)]
+fn write_at(f: &File, buf: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(f, buf, offset)
+}
+
+#[cfg(windows)]
+fn write_at(f: &File, mut buf: &[u8], mut offset: u64) -> io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        let n = f.seek_write(buf, offset)?;
+        buf = &buf[n..];
+        offset += n as u64;
+    }
+    Ok(())
+}
+
+/// A random, UUID-shaped string of 36 characters (the block id prefix).
+fn uuid_like() -> String {
+    let a = super::random_u64();
+    let b = super::random_u64();
+    let h = format!("{a:016x}{b:016x}");
+    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+}
+
+/// Standard base64 with padding.
+pub fn base64(data: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for c in data.chunks(3) {
+        let n =
+            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
+        out.push(T[(n >> 18) as usize & 63] as char);
+        out.push(T[(n >> 12) as usize & 63] as char);
+        out.push(if c.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
+        out.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origin_drops_the_path_as_the_toolkit_does() {
+        assert_eq!(
+            origin("https://results-receiver.actions.githubusercontent.com/").unwrap().as_str(),
+            "https://results-receiver.actions.githubusercontent.com/"
+        );
+        assert_eq!(origin("http://10.0.0.5:51123/random_token/").unwrap().as_str(), "http://10.0.0.5:51123/");
+        assert!(origin("not a url").is_err());
+    }
+
+    #[test]
+    fn block_ids_are_64_base64_characters() {
+        assert_eq!(base64(b"Man"), "TWFu");
+        assert_eq!(base64(b"Ma"), "TWE=");
+        let id = base64(format!("{}{:012}", uuid_like(), 7).as_bytes());
+        assert_eq!(id.len(), 64);
+    }
+
+    #[test]
+    fn hosts_and_azure() {
+        assert_eq!(host_of("http://127.0.0.1:10000/devstoreaccount1/c/b?sig=x"), "127.0.0.1:10000");
+        assert!(is_azure_blob("https://acct.blob.core.windows.net/c/b?sv=1"));
+        assert!(!is_azure_blob("http://127.0.0.1:10000/devstoreaccount1/c/b"));
+    }
+
+    /// The block upload and the ranged download against Azurite, with small
+    /// sizes so that a 1 MiB file takes several blocks, ranges and segments.
+    #[test]
+    fn blocks_and_ranges_against_azurite() {
+        use std::io::{BufRead, BufReader};
+        use std::process::{Command, Stdio};
+        let dir_of = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cache-service");
+        let modules = dir_of.join("node_modules");
+        assert!(
+            modules.join("azurite").is_dir(),
+            "{} is missing: run `npm ci --prefix tests/cache-service` (scripts/test.sh does)",
+            modules.display()
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        struct Kill(Vec<std::process::Child>);
+        impl Drop for Kill {
+            fn drop(&mut self) {
+                for c in &mut self.0 {
+                    let _ = c.kill();
+                    let _ = c.wait();
+                }
+            }
+        }
+        let mut kids = Kill(vec![
+            Command::new("node")
+                .arg(modules.join("azurite/dist/src/blob/main.js"))
+                .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--location"])
+                .arg(tmp.path())
+                .args(["--skipApiVersionCheck", "--loose", "--silent"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        ]);
+        let t0 = std::time::Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(t0.elapsed() < Duration::from_secs(30), "Azurite did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut double = Command::new("node")
+            .arg(dir_of.join("server.mjs"))
+            .env("AZURITE_BLOB_URL", format!("http://127.0.0.1:{port}/devstoreaccount1"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(double.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        kids.0.push(double);
+        let base = format!("http://127.0.0.1:{}", line.trim().strip_prefix("listening ").unwrap());
+        let http = http(Duration::from_secs(30)).unwrap();
+        let sas = |perm: &str| -> String {
+            let v: Value = serde_json::from_str(
+                &http.get(format!("{base}/_control/sas?blob=t.bin&permissions={perm}")).send().unwrap().text().unwrap(),
+            )
+            .unwrap();
+            v["url"].as_str().unwrap().to_string()
+        };
+        let data: Vec<u8> = (0..(1u32 << 20) + 12345).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let src = tmp.path().join("src.bin");
+        std::fs::write(&src, &data).unwrap();
+        let small = Sizes { max_single_shot: 100_000, block: 300_000, range: 70_000, segment: 250_000 };
+        upload_with(&http, &sas("cw"), &src, small).unwrap();
+        let dst = tmp.path().join("dst.bin");
+        assert_eq!(download_ranged(&http, &sas("r"), &dst, small).unwrap(), data.len() as u64);
+        assert!(std::fs::read(&dst).unwrap() == data, "ranged download differs");
+        let dst2 = tmp.path().join("dst2.bin");
+        let plain = PlainGet::new(Duration::from_secs(30)).unwrap();
+        assert_eq!(plain.download(&sas("r"), &dst2).unwrap(), data.len() as u64);
+        assert!(std::fs::read(&dst2).unwrap() == data, "plain download differs");
+        // A single-shot upload replaces it.
+        upload_with(&http, &sas("cw"), &dst, TOOLKIT).unwrap();
+    }
+}

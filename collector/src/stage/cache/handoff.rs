@@ -1,0 +1,70 @@
+//! The hand-off file: what `collector cache save` tells the restore job.
+//!
+//! It holds the run's identity (profile fingerprint, provider, runner), the
+//! trial, the payload's manifest, the backends in this trial's order, each
+//! pair's key, version and save record, the save job's OS instance and when
+//! the save job finished. No secret is in it: tokens and service URLs are
+//! read from the restore job's environment again. Workflows pass it from
+//! the save job to the restore job as an artifact.
+
+use std::path::Path;
+
+use anyhow::Context;
+use runner_bench_format::measured::{CacheTransfer, Instance};
+use runner_bench_format::{Fingerprint, Provider, Runner, Timestamp};
+use serde::{Deserialize, Serialize};
+
+use super::BackendSpec;
+use super::payload::Manifest;
+
+/// Bumped when the file changes incompatibly.
+pub const HANDOFF_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Handoff {
+    pub handoff_version: u32,
+    pub collector_version: String,
+    /// `standard` or `quick`.
+    pub profile: String,
+    pub fingerprint: Fingerprint,
+    pub provider: Provider,
+    pub runner: Runner,
+    pub trial: u32,
+    pub payload: Manifest,
+    /// In this trial's order.
+    pub backends: Vec<BackendSpec>,
+    pub pairs: Vec<SavedPair>,
+    /// The save job's OS instance: the restore refuses to run on it.
+    pub save_instance: Instance,
+    /// When the save job finished its last transfer (the gap counts from here).
+    pub saved_at: Timestamp,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedPair {
+    pub backend: String,
+    pub key: String,
+    pub version: String,
+    pub save: CacheTransfer,
+    /// Host of the signed upload URL, or the volume's mount, at save time.
+    pub routing_seen: Option<String>,
+}
+
+impl Handoff {
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the hand-off file {}; the save job writes it", path.display()))?;
+        let h: Handoff = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a hand-off file of this collector", path.display()))?;
+        if h.handoff_version != HANDOFF_VERSION {
+            anyhow::bail!(
+                "{} has hand-off version {}, this collector reads {HANDOFF_VERSION}",
+                path.display(),
+                h.handoff_version
+            );
+        }
+        Ok(h)
+    }
+}

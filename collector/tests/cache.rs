@@ -1,0 +1,441 @@
+//! The cache stage end to end: `collector cache save` and `collector cache
+//! restore` against Azurite (Microsoft's Azure Storage emulator) behind the
+//! test double of the GitHub Actions cache service (tests/cache-service),
+//! attached-volume backends in temporary folders, and cross-checks with the
+//! official @actions/cache client. Needs `npm ci --prefix tests/cache-service`
+//! (scripts/test.sh runs it), node, tar and zstd.
+
+use std::io::{BufRead, BufReader};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin;
+use runner_bench_format::measured::{CacheKind, DigestCheck, KeyMatch, Status};
+use runner_bench_format::{AnyResult, MeasuredResult, read_file};
+use serde_json::Value;
+
+const TOKEN: &str = "test-token";
+const PAYLOAD_DIR: &str = "runner-bench-cache-payload";
+
+fn service_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cache-service")
+}
+
+fn node_modules() -> PathBuf {
+    let dir = service_dir().join("node_modules");
+    assert!(
+        dir.join("azurite").is_dir() && dir.join("@actions/cache").is_dir(),
+        "{} is missing: run `npm ci --prefix tests/cache-service` (scripts/test.sh does)",
+        dir.display()
+    );
+    dir
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Azurite and the cache service double, on loopback; killed when dropped.
+struct Services {
+    children: Vec<Child>,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Services {
+    fn start() -> Self {
+        let modules = node_modules();
+        let dir = tempfile::tempdir().unwrap();
+        let blob_port = free_port();
+        let azurite = Command::new("node")
+            .arg(modules.join("azurite/dist/src/blob/main.js"))
+            .args(["--blobHost", "127.0.0.1", "--blobPort", &blob_port.to_string(), "--location"])
+            .arg(dir.path())
+            .args(["--skipApiVersionCheck", "--loose", "--silent"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node runs Azurite");
+        let mut services = Services { children: vec![azurite], url: String::new(), _dir: dir };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", blob_port)).is_err() {
+            assert!(Instant::now() < deadline, "Azurite did not listen on port {blob_port} within 30 s");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let mut double = Command::new("node")
+            .arg(service_dir().join("server.mjs"))
+            .env("AZURITE_BLOB_URL", format!("http://127.0.0.1:{blob_port}/devstoreaccount1"))
+            .env("CACHE_TOKEN", TOKEN)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs the cache service double");
+        let mut line = String::new();
+        BufReader::new(double.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        services.children.push(double);
+        let port = line.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("the double said {line:?}"));
+        services.url = format!("http://127.0.0.1:{port}/");
+        services
+    }
+
+    fn control(&self, path: &str) -> reqwest::blocking::RequestBuilder {
+        reqwest::blocking::Client::new().get(format!("{}_control/{path}", self.url))
+    }
+
+    fn fault(&self, method: &str, status: u16) {
+        let c = reqwest::blocking::Client::new();
+        let body = serde_json::json!({"method": method, "status": status, "count": 1}).to_string();
+        assert!(c.post(format!("{}_control/fault", self.url)).body(body).send().unwrap().status().is_success());
+    }
+
+    fn calls(&self, method: &str) -> Vec<u64> {
+        let v: Value = serde_json::from_str(&self.control("calls").send().unwrap().text().unwrap()).unwrap();
+        v.as_array().unwrap().iter().filter(|c| c["method"] == method).map(|c| c["status"].as_u64().unwrap()).collect()
+    }
+}
+
+impl Drop for Services {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// A test's folders and the collector invocations.
+struct Job {
+    dir: tempfile::TempDir,
+    url: Option<String>,
+}
+
+impl Job {
+    fn new(services: Option<&Services>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("work")).unwrap();
+        std::fs::create_dir(dir.path().join("vol")).unwrap();
+        Job { dir, url: services.map(|s| s.url.clone()) }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn gha(&self) -> String {
+        "id=gha;name=Test cache service;kind=archive-service;routing=127.0.0.1".to_string()
+    }
+
+    fn vol(&self, id: &str) -> String {
+        let root = self.path(id);
+        let _ = std::fs::create_dir(&root);
+        format!("id={id};name=Test volume {id};kind=attached-volume;endpoint={}", root.display())
+    }
+
+    fn collector(&self) -> Command {
+        let mut cmd = Command::new(cargo_bin("collector"));
+        for var in ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "ACTIONS_RESULTS_URL", "ACTIONS_RUNTIME_TOKEN"] {
+            cmd.env_remove(var);
+        }
+        if let Some(url) = &self.url {
+            cmd.env("ACTIONS_RESULTS_URL", url).env("ACTIONS_RUNTIME_TOKEN", TOKEN);
+        }
+        cmd.env("RUNNER_BENCH_CACHE_DIR", self.path("work"));
+        cmd
+    }
+
+    fn save(&self, trial: u32, backends: &[String]) -> std::process::Output {
+        let mut cmd = self.collector();
+        cmd.args(["cache", "save", "--profile", "quick", "--provider", "local", "--runner", "dev-linux-x64"])
+            .args(["--trial", &trial.to_string()])
+            .arg("--handoff")
+            .arg(self.path("handoff.json"))
+            .arg("--out")
+            .arg(self.path("save.json"));
+        for b in backends {
+            cmd.args(["--backend", b]);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn restore(&self, simulate: Option<&str>) -> std::process::Output {
+        let mut cmd = self.collector();
+        cmd.args(["cache", "restore", "--handoff"])
+            .arg(self.path("handoff.json"))
+            .arg("--out")
+            .arg(self.path("restore.json"));
+        if let Some(s) = simulate {
+            cmd.args(["--simulate-instance", s]);
+        }
+        cmd.output().unwrap()
+    }
+
+    fn handoff(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.path("handoff.json")).unwrap()).unwrap()
+    }
+
+    fn set_key(&self, backend: &str, key: &str) {
+        let mut h = self.handoff();
+        for p in h["pairs"].as_array_mut().unwrap() {
+            if p["backend"] == backend {
+                p["key"] = Value::String(key.to_string());
+            }
+        }
+        std::fs::write(self.path("handoff.json"), serde_json::to_vec(&h).unwrap()).unwrap();
+    }
+}
+
+fn ok(out: &std::process::Output) {
+    assert!(out.status.success(), "collector failed: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn measured(path: &Path) -> MeasuredResult {
+    let r = match read_file(path).unwrap() {
+        AnyResult::Measured(r) => *r,
+        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
+    };
+    assert_eq!(r.problems(), vec![], "{} must be a valid result", path.display());
+    r
+}
+
+#[test]
+fn a_trial_saves_restores_and_verifies_on_both_kinds() {
+    let services = Services::start();
+    let job = Job::new(Some(&services));
+    ok(&job.save(1, &[job.gha(), job.vol("vol")]));
+    let save = measured(&job.path("save.json"));
+    let stage = save.stages.cache.as_ref().unwrap();
+    assert_eq!(stage.payload_bytes, 8 << 20);
+    assert_eq!(
+        stage.backends.iter().map(|b| b.kind).collect::<Vec<_>>(),
+        [CacheKind::ArchiveService, CacheKind::AttachedVolume]
+    );
+    assert_eq!(stage.backends[0].endpoint.as_str(), services.url.trim_end_matches('/'));
+    assert!(stage.pairs.iter().all(|p| p.save.status == Status::Ok && p.restore.is_none()), "{:?}", stage.pairs);
+    assert!(save.notices.iter().any(|n| n.stage.as_str() == "gha / trial 1 / cleanup"));
+    // The archive holds the payload and nothing else compressible.
+    assert!(stage.pairs[0].save.transferred_bytes.unwrap() > 8 << 20);
+
+    ok(&job.restore(Some("other")));
+    let restore = measured(&job.path("restore.json"));
+    let pairs = &restore.stages.cache.as_ref().unwrap().pairs;
+    assert_eq!(pairs.len(), 2);
+    for p in pairs {
+        let v = p.verification.as_ref().unwrap();
+        assert!(p.verified(), "{p:?}");
+        assert_eq!(v.key_match, KeyMatch::Exact);
+        assert_eq!(v.sha256, DigestCheck::Match);
+        assert_eq!(p.restore.as_ref().unwrap().instance.boot_id.as_str(), "simulated:other");
+        assert!(p.publication_gap_s.is_some());
+    }
+    assert!(pairs[0].verification.as_ref().unwrap().routing.observed.as_str().starts_with("upload 127.0.0.1:"));
+    assert!(restore.notices.iter().any(|n| n.message.as_str().starts_with("TEST ONLY")));
+    // The volume entry is removed once restored.
+    assert_eq!(std::fs::read_dir(job.path("vol")).unwrap().count(), 0);
+
+    // assemble keeps the complete pairs.
+    let merged = job.path("merged.json");
+    let st = Command::new(cargo_bin("collector"))
+        .arg("assemble")
+        .arg("--out")
+        .arg(&merged)
+        .arg(job.path("save.json"))
+        .arg(job.path("restore.json"))
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let merged = measured(&merged);
+    let pairs = &merged.stages.cache.as_ref().unwrap().pairs;
+    assert_eq!(pairs.len(), 2);
+    assert!(pairs.iter().all(|p| p.verified()));
+}
+
+#[test]
+fn trial_two_reverses_the_backend_order() {
+    let job = Job::new(None);
+    let backends = [job.vol("first"), job.vol("second")];
+    ok(&job.save(1, &backends));
+    let order = |r: &MeasuredResult| -> Vec<String> {
+        r.stages.cache.as_ref().unwrap().pairs.iter().map(|p| p.backend.to_string()).collect()
+    };
+    assert_eq!(order(&measured(&job.path("save.json"))), ["first", "second"]);
+    ok(&job.save(2, &backends));
+    assert_eq!(order(&measured(&job.path("save.json"))), ["second", "first"]);
+    ok(&job.restore(Some("other")));
+    assert_eq!(order(&measured(&job.path("restore.json"))), ["second", "first"]);
+}
+
+#[test]
+fn restore_refuses_the_instance_that_saved() {
+    let job = Job::new(None);
+    ok(&job.save(1, &[job.vol("vol")]));
+    let out = job.restore(None);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("refusing to restore on the OS instance that saved"), "{err}");
+    assert!(!job.path("restore.json").exists());
+    // A simulated instance equal to nothing real is still refused in Actions.
+    let out = job
+        .collector()
+        .env("GITHUB_ACTIONS", "true")
+        .args(["cache", "restore", "--simulate-instance", "x", "--handoff"])
+        .arg(job.path("handoff.json"))
+        .arg("--out")
+        .arg(job.path("restore.json"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused in GitHub Actions"));
+}
+
+#[test]
+fn missing_runtime_variables_fail_with_advice() {
+    let job = Job::new(None);
+    let out = job.save(1, &[job.gha()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ACTIONS_RESULTS_URL is not set"), "{err}");
+    assert!(err.contains("core.exportVariable('ACTIONS_RUNTIME_TOKEN'"), "{err}");
+    assert!(!job.path("save.json").exists() || measured(&job.path("save.json")).stages.cache.is_none());
+}
+
+#[test]
+fn misses_and_other_keys_are_failures() {
+    let services = Services::start();
+    let job = Job::new(Some(&services));
+    ok(&job.save(1, &[job.gha()]));
+    let key = job.handoff()["pairs"][0]["key"].as_str().unwrap().to_string();
+
+    // A key that was never saved: a miss.
+    job.set_key("gha", &format!("{key}-never-saved"));
+    ok(&job.restore(Some("other")));
+    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    assert_eq!(p.restore.as_ref().unwrap().status, Status::Error);
+    assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::Miss);
+    assert_eq!(p.verification.as_ref().unwrap().sha256, DigestCheck::NotChecked);
+    assert!(!p.verified());
+
+    // A prefix of the saved key: the service answers with another key.
+    job.set_key("gha", &key[..key.len() - 4]);
+    ok(&job.restore(Some("other")));
+    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::RestoreKey);
+    assert!(p.restore.as_ref().unwrap().message.as_ref().unwrap().as_str().contains("not the exact key"));
+    assert!(!p.verified());
+}
+
+#[test]
+fn a_corrupted_blob_fails_the_sha256_check() {
+    let services = Services::start();
+    let job = Job::new(Some(&services));
+    ok(&job.save(1, &[job.gha()]));
+    let key = job.handoff()["pairs"][0]["key"].as_str().unwrap().to_string();
+    let blob = services.control(&format!("blob?key={key}")).send().unwrap().bytes().unwrap();
+    // Unpack with the system's tar and zstd, flip one byte, pack again: a
+    // valid archive of different bytes.
+    let work = job.path("corrupt");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("cache.tzst"), &blob).unwrap();
+    let sh = |script: &str| {
+        let st = Command::new("sh").arg("-c").arg(script).current_dir(&work).status().unwrap();
+        assert!(st.success(), "{script}");
+    };
+    sh("tar -xf cache.tzst --use-compress-program unzstd && rm cache.tzst");
+    let victim = work.join(PAYLOAD_DIR).join("part-0001.bin");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    bytes[12345] ^= 0x40;
+    std::fs::write(&victim, bytes).unwrap();
+    sh(&format!("tar --posix -cf - {PAYLOAD_DIR} | zstd -q -T1 -o cache.tzst"));
+    let c = reqwest::blocking::Client::new();
+    let r = c
+        .put(format!("{}_control/blob?key={key}", services.url))
+        .body(std::fs::read(work.join("cache.tzst")).unwrap())
+        .send()
+        .unwrap();
+    assert!(r.status().is_success());
+
+    ok(&job.restore(Some("other")));
+    let r = measured(&job.path("restore.json"));
+    let p = &r.stages.cache.as_ref().unwrap().pairs[0];
+    assert_eq!(p.restore.as_ref().unwrap().status, Status::Ok);
+    assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::Exact);
+    assert_eq!(p.verification.as_ref().unwrap().sha256, DigestCheck::Mismatch);
+    assert!(!p.verified());
+    let n = r.notices.iter().find(|n| n.stage.as_str() == "gha / trial 1 / restore").unwrap();
+    assert!(n.message.as_str().starts_with("SHA-256 of part-0001.bin is "), "{}", n.message);
+}
+
+#[test]
+fn server_errors_are_failures_without_retries() {
+    let services = Services::start();
+    let job = Job::new(Some(&services));
+    services.fault("CreateCacheEntry", 500);
+    ok(&job.save(1, &[job.gha()]));
+    let p = measured(&job.path("save.json")).stages.cache.unwrap().pairs.remove(0);
+    assert_eq!(p.save.status, Status::Error);
+    assert!(p.save.message.as_ref().unwrap().as_str().contains("CreateCacheEntry: HTTP 500"), "{:?}", p.save.message);
+    assert_eq!(services.calls("CreateCacheEntry"), [500], "one call, no retry");
+    assert!(services.calls("FinalizeCacheEntryUpload").is_empty());
+
+    ok(&job.save(1, &[job.gha()]));
+    services.fault("GetCacheEntryDownloadURL", 429);
+    ok(&job.restore(Some("other")));
+    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    let msg = p.restore.as_ref().unwrap().message.as_ref().unwrap().as_str().to_string();
+    assert!(msg.contains("HTTP 429") && msg.contains("does not retry"), "{msg}");
+    assert_eq!(services.calls("GetCacheEntryDownloadURL"), [429], "one call, no retry");
+}
+
+/// Runs xcheck.mjs (the official client) in `workspace`.
+fn actions_cache(services: &Services, job: &Job, workspace: &Path, op: &str, key: &str) -> Value {
+    let temp = job.path("runner-temp");
+    let _ = std::fs::create_dir(&temp);
+    let out = Command::new("node")
+        .arg(service_dir().join("xcheck.mjs"))
+        .args([op, key, PAYLOAD_DIR])
+        .current_dir(workspace)
+        .env("ACTIONS_RESULTS_URL", &services.url)
+        .env("ACTIONS_RUNTIME_TOKEN", TOKEN)
+        .env("ACTIONS_CACHE_SERVICE_V2", "True")
+        .env("RUNNER_TEMP", &temp)
+        .env("GITHUB_WORKSPACE", workspace)
+        .env_remove("GITHUB_SERVER_URL")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("RESULT ")).unwrap_or_else(|| {
+        panic!("@actions/cache {op} printed no result: {stdout}\n{}", String::from_utf8_lossy(&out.stderr))
+    });
+    serde_json::from_str(line).unwrap()
+}
+
+#[test]
+fn the_official_client_and_the_collector_restore_each_other() {
+    let services = Services::start();
+    let job = Job::new(Some(&services));
+    ok(&job.save(1, &[job.gha()]));
+    let h = job.handoff();
+    let key = h["pairs"][0]["key"].as_str().unwrap().to_string();
+    let files = h["payload"]["files"].as_array().unwrap().clone();
+
+    // Collector → @actions/cache: same version string, same archive layout.
+    let ws = job.path("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let r = actions_cache(&services, &job, &ws, "restore", &key);
+    assert_eq!(r["matched"], key.as_str());
+    for f in &files {
+        let bytes = std::fs::read(ws.join(PAYLOAD_DIR).join(f["name"].as_str().unwrap())).unwrap();
+        use sha2::Digest;
+        let got: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(got, f["sha256"].as_str().unwrap());
+    }
+
+    // @actions/cache → collector.
+    let key2 = format!("{key}-saved-by-actions-cache");
+    let r = actions_cache(&services, &job, &ws, "save", &key2);
+    assert!(r["id"].as_i64().unwrap() > 0, "@actions/cache did not save: {r}");
+    job.set_key("gha", &key2);
+    ok(&job.restore(Some("other")));
+    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    assert!(p.verified(), "{p:?}");
+}

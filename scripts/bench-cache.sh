@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Benchmark of the cache stage's archive-service transfers against the plain
+# pipeline they replace: `tar | zstd -T1` plus curl, to the same Azurite
+# behind the same cache service double (tests/cache-service), both pinned to
+# the same one CPU, alternating. Azurite and the double run on the other
+# CPUs. The collector must reach at least 0.95 of the pipeline's MiB/s.
+# Both restore the same entries (the collector's saves), since Azurite serves
+# a blob committed from blocks more slowly than one written by one Put Blob.
+#
+#   scripts/bench-cache.sh [standard|quick] [rounds]
+#
+# Needs node with `npm ci --prefix tests/cache-service`, taskset, curl, tar,
+# zstd, python3, and a release build of the collector (built if missing).
+# Runs only on loopback. Figures go to docs/benchmarks.md by hand.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+profile=${1:-standard}
+rounds=${2:-3}
+target=${CARGO_TARGET_DIR:-target}
+bin=$target/release/collector
+[ -x "$bin" ] || cargo build --release -p collector --locked
+modules=tests/cache-service/node_modules
+[ -d "$modules/azurite" ] || { echo "run: npm ci --prefix tests/cache-service" >&2; exit 1; }
+
+ncpu=$(nproc)
+cpu=$((ncpu - 1))                       # the measured CPU
+others=$([ "$ncpu" -gt 1 ] && echo "0-$((cpu - 1))" || echo 0)
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+blob_port=$(port)
+mkdir -p "$work/azurite" "$work/ws" "$work/scratch" "$work/parts"
+taskset -c "$others" node "$modules/azurite/dist/src/blob/main.js" --blobHost 127.0.0.1 --blobPort "$blob_port" \
+  --location "$work/azurite" --skipApiVersionCheck --loose --silent >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$blob_port") 2>/dev/null && break; sleep 0.1; done
+AZURITE_BLOB_URL=http://127.0.0.1:$blob_port/devstoreaccount1 CACHE_TOKEN=bench \
+  taskset -c "$others" node tests/cache-service/server.mjs >"$work/double.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do grep -q listening "$work/double.out" 2>/dev/null && break; sleep 0.1; done
+export URL="http://127.0.0.1:$(awk '{print $2}' "$work/double.out")"
+export ACTIONS_RESULTS_URL=$URL/ ACTIONS_RUNTIME_TOKEN=bench
+unset GITHUB_ACTIONS
+level=$("$bin" profile "$profile" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["cache_zstd_level"])')
+version=$(printf '%s' "runner-bench-cache-payload|zstd-without-long|1.0" | sha256sum | cut -d' ' -f1)
+export WS=$work/ws SCR=$work/scratch level version
+
+# The baseline: the same calls, made by curl, around tar | zstd -T1.
+baseline() { # save|restore KEY -> seconds
+  taskset -c "$cpu" bash -c '
+    set -euo pipefail
+    twirp() { curl -sS -f -X POST -H "Content-Type: application/json" -H "Authorization: Bearer bench" \
+      --data "$2" "$URL/twirp/github.actions.results.api.v1.CacheService/$1"; }
+    field() { sed -E "s/.*\"$1\":\"([^\"]*)\".*/\1/"; }
+    t0=$(date +%s.%N)
+    if [ "$1" = save ]; then
+      tar -cf - -C "$WS" runner-bench-cache-payload | zstd -q -T1 -"$level" -f -o "$SCR/cache.tzst"
+      url=$(twirp CreateCacheEntry "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_upload_url)
+      curl -sS -f -o /dev/null -X PUT -H "x-ms-blob-type: BlockBlob" -H "Content-Type: application/octet-stream" \
+        -T "$SCR/cache.tzst" "$url"
+      size=$(stat -c %s "$SCR/cache.tzst")
+      twirp FinalizeCacheEntryUpload "{\"key\":\"$2\",\"version\":\"$version\",\"size_bytes\":\"$size\"}" >/dev/null
+    else
+      rm -rf "$SCR/restore" && mkdir "$SCR/restore"
+      url=$(twirp GetCacheEntryDownloadURL "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_download_url)
+      curl -sS -f -o "$SCR/cache.tzst" "$url"
+      zstd -q -d -T1 -c "$SCR/cache.tzst" | tar -xf - -C "$SCR/restore"
+    fi
+    t1=$(date +%s.%N)
+    rm -f "$SCR/cache.tzst"
+    echo "$t0 $t1" | awk "{print \$2 - \$1}"
+  ' _ "$@"
+}
+
+results=$work/results.txt
+save_collector() { # round trial
+  "$bin" cache save --profile "$profile" --trial "$2" --provider bench --runner bench-local --cpu "$cpu" \
+    --work-dir "$work" --handoff "$work/parts/handoff-$1.json" --out "$work/parts/save-$1.json" \
+    --backend "id=azurite;name=Azurite;kind=archive-service;routing=127.0.0.1" 2>/dev/null
+}
+# Warm-up (not counted): a collector save whose archive, unpacked once,
+# gives the baseline the same payload bytes.
+save_collector warmup 1
+key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairs"][0]["key"])' "$work/parts/handoff-warmup.json")
+curl -sS -f "$URL/_control/blob?key=$key" | zstd -q -d | tar -xf - -C "$WS"
+rm -f "$work/parts/"*-warmup.json
+for r in $(seq "$rounds"); do
+  trial=$(( (r - 1) % 3 + 1 ))
+  if [ $((r % 2)) = 1 ]; then save_collector "$r" "$trial"; fi
+  echo "baseline save $(baseline save "baseline-$r")" >>"$results"
+  if [ $((r % 2)) = 0 ]; then save_collector "$r" "$trial"; fi
+done
+for r in $(seq "$rounds"); do
+  run_restore() {
+    "$bin" cache restore --handoff "$work/parts/handoff-$r.json" --out "$work/parts/restore-$r.json" --cpu "$cpu" \
+      --work-dir "$work" --simulate-instance bench 2>/dev/null
+  }
+  if [ $((r % 2)) = 1 ]; then run_restore; fi
+  # The pipeline restores the collector's entry of the same round: Azurite
+  # stores a blob committed from blocks differently from one Put Blob, and
+  # serves it more slowly, so both sides must read the same blob.
+  key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairs"][0]["key"])' "$work/parts/handoff-$r.json")
+  echo "baseline restore $(baseline restore "$key")" >>"$results"
+  diff -rq "$WS/runner-bench-cache-payload" "$SCR/restore/runner-bench-cache-payload" >/dev/null
+  if [ $((r % 2)) = 0 ]; then run_restore; fi
+done
+
+python3 - "$work" "$results" <<'PY'
+import json, statistics, sys, glob
+work, results = sys.argv[1], sys.argv[2]
+mib = None
+col = {"save": [], "restore": []}
+for kind in col:
+    for f in sorted(glob.glob(f"{work}/parts/{kind}-*.json")):
+        r = json.load(open(f))
+        st = r["stages"]["cache"]
+        mib = st["payload_bytes"] / 2**20
+        for p in st["pairs"]:
+            t = p[kind] if kind == "save" else p.get("restore")
+            assert t and t["status"] == "ok", (f, t)
+            if kind == "restore":
+                v = p["verification"]
+                assert v["key_match"] == "exact" and v["sha256"] == "match", v
+            col[kind].append(t["seconds"])
+base = {"save": [], "restore": []}
+for line in open(results):
+    _, kind, s = line.split()
+    base[kind].append(float(s))
+print(f"payload {mib:.0f} MiB, {len(col['save'])} rounds")
+ok = True
+for kind in ("save", "restore"):
+    c = mib / statistics.median(col[kind]); b = mib / statistics.median(base[kind])
+    ratio = c / b
+    ok &= ratio >= 0.95
+    print(f"{kind:8s} collector {c:8.1f} MiB/s (median of {[round(x, 3) for x in col[kind]]} s)   "
+          f"tar|zstd -T1 + curl {b:8.1f} MiB/s (median of {[round(x, 3) for x in base[kind]]} s)   ratio {ratio:.3f}")
+print("PASS: at least 0.95 of the pipeline" if ok else "FAIL: below 0.95 of the pipeline")
+sys.exit(0 if ok else 1)
+PY
