@@ -66,12 +66,19 @@ pub fn from_slice(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(too_big(path, bytes.len() as u64));
     }
-    // Syntax first, so that a broken file gets one plain message.
-    serde_json::from_slice::<IgnoredAny>(bytes)
-        .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {e}")))?;
+    // One pass reads the two fields that decide how the rest is read, and
+    // checks the syntax of the whole document on the way. Only when it fails
+    // does a second pass tell a syntax error from a document of another shape.
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    let (true, Ok(head)) = (is_object, serde_json::from_slice::<Head>(bytes)) else {
-        return Err(ReadError::new(path, "$", "a result file holds one JSON object"));
+    let head = match serde_json::from_slice::<Head>(bytes) {
+        Ok(head) if is_object => head,
+        Ok(_) => return Err(ReadError::new(path, "$", "a result file holds one JSON object")),
+        Err(head_error) => {
+            serde_json::from_slice::<IgnoredAny>(bytes)
+                .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {e}")))?;
+            let reason = if is_object { head_error.to_string() } else { "a result file holds one JSON object".into() };
+            return Err(ReadError::new(path, "$", reason));
+        }
     };
     match head.format_version {
         None => {
