@@ -13,20 +13,16 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use runner_bench_format::measured::{
-    CacheKind, CachePair, CacheStage, CacheVerification, Collector, DigestCheck, Instance, MeasuredKind, Provenance,
-    Routing, Stages, Status,
+    CacheKind, CachePair, CacheStage, CacheVerification, DigestCheck, Instance, Routing, Status,
 };
-use runner_bench_format::{
-    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, NonNeg, Notice, Parameters, Profile, Provider, Runner,
-    Sha256Hex, Slug, Timestamp, to_json,
-};
+use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, Profile, Sha256Hex, Timestamp};
 
-use crate::cli::ProfileArg;
+use crate::cli::{IdentityArgs, ProfileArg};
 use crate::error::UsageError;
 use crate::output::ResultWriter;
 use crate::stage::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
 use crate::stage::cache::{self, BackendSpec, Resolved, payload};
-use crate::{affinity, coremark, machine, provenance};
+use crate::{affinity, machine};
 
 /// The stage name in notices.
 const STAGE: &str = "cache";
@@ -80,21 +76,8 @@ pub struct SaveArgs {
     #[arg(long, env = "RUNNER_BENCH_CACHE_DIR")]
     pub work_dir: Option<PathBuf>,
 
-    /// Provider id, e.g. `ubicloud`.
-    #[arg(long, env = "RUNNER_BENCH_PROVIDER")]
-    pub provider: Option<String>,
-
-    /// Provider display name.
-    #[arg(long, env = "RUNNER_BENCH_PROVIDER_NAME")]
-    pub provider_name: Option<String>,
-
-    /// Runner label, e.g. `ubicloud-linux-x64`.
-    #[arg(long, env = "RUNNER_BENCH_RUNNER")]
-    pub runner: Option<String>,
-
-    /// Runner display name.
-    #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
-    pub runner_name: Option<String>,
+    #[command(flatten)]
+    pub identity: IdentityArgs,
 
     /// Logical CPU to pin to (Linux) [default: the lowest allowed].
     #[arg(long)]
@@ -184,37 +167,6 @@ fn notice(stage: &str, message: &str) -> Notice {
     Notice { stage: Name::lossy(stage), message: Message::lossy(message) }
 }
 
-fn base_result(provider: Provider, runner: Runner, params: &Parameters) -> anyhow::Result<MeasuredResult> {
-    Ok(MeasuredResult {
-        schema: None,
-        format_version: FORMAT_VERSION,
-        kind: MeasuredKind::Measured,
-        collector: Collector {
-            version: Name::lossy(env!("CARGO_PKG_VERSION")),
-            revision: Name::lossy(coremark::build::REVISION),
-        },
-        provider,
-        runner,
-        provenance: Provenance {
-            started_at: Timestamp::now(),
-            finished_at: Timestamp::now(),
-            github: provenance::github(&provenance::process_env)?,
-            image: provenance::image(&provenance::process_env),
-        },
-        machine: machine::detect(),
-        build: crate::run::build_info()?,
-        parameters: params.clone(),
-        fingerprint: params.fingerprint(),
-        stages: Stages::default(),
-        notices: Vec::new(),
-    })
-}
-
-fn write(writer: &ResultWriter, r: &mut MeasuredResult) -> anyhow::Result<()> {
-    r.provenance.finished_at = Timestamp::now();
-    writer.write(&to_json(r))
-}
-
 fn describe(what: &str, t: &runner_bench_format::measured::CacheTransfer, payload_bytes: u64) -> String {
     match (t.status, t.seconds, &t.message) {
         (Status::Ok, Some(s), _) => {
@@ -231,24 +183,10 @@ fn timeout(params: &Parameters) -> Duration {
     Duration::from_secs(u64::from(params.sample_timeout_s) * 10)
 }
 
-fn identity(args: &SaveArgs) -> Result<(Provider, Runner), UsageError> {
-    let slug = |flag: &'static str, v: String| Slug::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason });
-    let name = |flag: &'static str, v: String| Name::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason });
-    let provider = Provider {
-        id: slug("provider", args.provider.clone().ok_or(UsageError::MissingProvider)?)?,
-        name: args.provider_name.clone().map(|n| name("provider-name", n)).transpose()?,
-    };
-    let runner = Runner {
-        label: slug("runner", args.runner.clone().ok_or(UsageError::MissingRunner)?)?,
-        name: args.runner_name.clone().map(|n| name("runner-name", n)).transpose()?,
-    };
-    Ok((provider, runner))
-}
-
 fn save(args: SaveArgs) -> anyhow::Result<()> {
     let profile = args.profile.profile();
     let params = profile.parameters();
-    let (provider, runner) = identity(&args)?;
+    let (provider, runner) = args.identity.resolve()?;
     if args.trial == 0 || args.trial > params.cache_trials {
         return Err(UsageError::InvalidValue {
             flag: "trial",
@@ -294,7 +232,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         payload::generate(&workspace.join(payload::DIR_NAME), params.cache_payload_mib, params.cache_payload_files)
             .context("cannot write the cache payload")?;
 
-    let mut result = base_result(provider.clone(), runner.clone(), &params)?;
+    let mut result = crate::run::new_result(provider.clone(), runner.clone(), &params)?;
     result.notices = notices;
     result.stages.cache = Some(CacheStage {
         payload_bytes: manifest.bytes,
@@ -302,7 +240,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         backends: ordered.iter().zip(&resolved).map(|(s, r)| s.record(&r.endpoint())).collect(),
         pairs: Vec::new(),
     });
-    write(&writer, &mut result)?;
+    writer.write_result(&mut result)?;
 
     let mut saved = Vec::new();
     for (spec, backend) in ordered.iter().zip(&resolved) {
@@ -324,7 +262,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
                 verification: None,
             });
         }
-        write(&writer, &mut result)?;
+        writer.write_result(&mut result)?;
         saved.push(SavedPair {
             backend: spec.id.to_string(),
             key,
@@ -428,7 +366,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         h.fingerprint
     );
 
-    let mut result = base_result(h.provider.clone(), h.runner.clone(), &params)?;
+    let mut result = crate::run::new_result(h.provider.clone(), h.runner.clone(), &params)?;
     result.notices = notices;
     result.stages.cache = Some(CacheStage {
         payload_bytes: h.payload.bytes,
@@ -436,7 +374,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         backends: h.backends.iter().zip(&resolved).map(|(s, r)| s.record(&r.endpoint())).collect(),
         pairs: Vec::new(),
     });
-    write(&writer, &mut result)?;
+    writer.write_result(&mut result)?;
     let signals = cache::provider_signals(&env);
 
     for pair in &h.pairs {
@@ -507,7 +445,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
                 verification,
             });
         }
-        write(&writer, &mut result)?;
+        writer.write_result(&mut result)?;
     }
     eprintln!("wrote {}", writer.path().display());
     Ok(())

@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use runner_bench_format::Profile;
+use runner_bench_format::{Name, Profile, Provider, Runner, Slug};
+
+use crate::error::UsageError;
 
 /// Measures a CI runner and writes one runner-bench result file.
 ///
@@ -80,22 +82,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "result.json")]
     pub out: PathBuf,
 
-    /// Provider id: lowercase letters, digits and dashes, e.g. `ubicloud`.
-    #[arg(long, env = "RUNNER_BENCH_PROVIDER")]
-    pub provider: Option<String>,
-
-    /// Provider display name, e.g. `Ubicloud`.
-    #[arg(long, env = "RUNNER_BENCH_PROVIDER_NAME")]
-    pub provider_name: Option<String>,
-
-    /// Runner label: lowercase letters, digits and dashes, e.g.
-    /// `ubicloud-linux-x64`.
-    #[arg(long, env = "RUNNER_BENCH_RUNNER")]
-    pub runner: Option<String>,
-
-    /// Runner display name.
-    #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
-    pub runner_name: Option<String>,
+    #[command(flatten)]
+    pub identity: IdentityArgs,
 
     /// Folder for the disk stage's test file; it must be on the disk to
     /// measure, not in memory [default: RUNNER_TEMP in GitHub Actions, else
@@ -124,6 +112,49 @@ pub struct RunArgs {
     /// lowest-numbered CPU this process may use].
     #[arg(long)]
     pub cpu: Option<u32>,
+}
+
+/// Who is measured: the same flags for every command that writes a result.
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// Provider id: lowercase letters, digits and dashes, e.g. `ubicloud`.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER")]
+    pub provider: Option<String>,
+
+    /// Provider display name, e.g. `Ubicloud`.
+    #[arg(long, env = "RUNNER_BENCH_PROVIDER_NAME")]
+    pub provider_name: Option<String>,
+
+    /// Runner label: lowercase letters, digits and dashes, e.g.
+    /// `ubicloud-linux-x64`.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER")]
+    pub runner: Option<String>,
+
+    /// Runner display name.
+    #[arg(long, env = "RUNNER_BENCH_RUNNER_NAME")]
+    pub runner_name: Option<String>,
+}
+
+impl IdentityArgs {
+    /// The provider and runner, checked: ids must be slugs, names bounded text.
+    pub fn resolve(&self) -> Result<(Provider, Runner), UsageError> {
+        let slug = |flag: &'static str, v: &Option<String>, missing: UsageError| -> Result<Slug, UsageError> {
+            let v = v.clone().ok_or(missing)?;
+            Slug::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason })
+        };
+        let name = |flag: &'static str, v: &Option<String>| -> Result<Option<Name>, UsageError> {
+            v.clone().map(|v| Name::new(v).map_err(|reason| UsageError::InvalidValue { flag, reason })).transpose()
+        };
+        let provider = Provider {
+            id: slug("provider", &self.provider, UsageError::MissingProvider)?,
+            name: name("provider-name", &self.provider_name)?,
+        };
+        let runner = Runner {
+            label: slug("runner", &self.runner, UsageError::MissingRunner)?,
+            name: name("runner-name", &self.runner_name)?,
+        };
+        Ok((provider, runner))
+    }
 }
 
 #[derive(Debug, Args)]

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use runner_bench_format::{Name, Parameters, Profile, Provider, Runner, Slug};
+use runner_bench_format::{Parameters, Profile, Provider, Runner};
 
 use crate::cli::{RunArgs, StageArg};
 use crate::error::UsageError;
@@ -27,14 +27,7 @@ pub struct RunConfig {
 
 impl RunConfig {
     pub fn from_args(args: RunArgs) -> Result<Self, UsageError> {
-        let provider = Provider {
-            id: slug("provider", args.provider.ok_or(UsageError::MissingProvider)?)?,
-            name: args.provider_name.map(|n| name("provider-name", n)).transpose()?,
-        };
-        let runner = Runner {
-            label: slug("runner", args.runner.ok_or(UsageError::MissingRunner)?)?,
-            name: args.runner_name.map(|n| name("runner-name", n)).transpose()?,
-        };
+        let (provider, runner) = args.identity.resolve()?;
         let stages = stages(&args.stages)?;
         let profile = args.profile.profile();
         let internet = internet_target(args.internet_url, args.internet_name, args.internet_ca_cert)?;
@@ -76,14 +69,6 @@ fn internet_target(
         };
         UsageError::InvalidValue { flag, reason }
     })
-}
-
-fn slug(flag: &'static str, value: String) -> Result<Slug, UsageError> {
-    Slug::new(value).map_err(|reason| UsageError::InvalidValue { flag, reason })
-}
-
-fn name(flag: &'static str, value: String) -> Result<Name, UsageError> {
-    Name::new(value).map_err(|reason| UsageError::InvalidValue { flag, reason })
 }
 
 fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {

@@ -45,6 +45,12 @@ impl ResultWriter {
         &self.path
     }
 
+    /// Stamps the result's end time and replaces the file with it.
+    pub fn write_result(&self, result: &mut runner_bench_format::MeasuredResult) -> anyhow::Result<()> {
+        result.provenance.finished_at = runner_bench_format::Timestamp::now();
+        self.write(&runner_bench_format::to_json(result))
+    }
+
     /// Replaces the file with `bytes`, atomically.
     pub fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
         let mut file = File::create(&self.temp).with_context(|| format!("cannot create {}", self.temp.display()))?;

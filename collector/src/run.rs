@@ -4,7 +4,9 @@
 use runner_bench_format::measured::{
     Build, Collector, CoreMarkBuild, CoreMarkImplementation, MeasuredKind, Provenance, Stages,
 };
-use runner_bench_format::{FORMAT_VERSION, MeasuredResult, Name, Notice, Sha256Hex, Timestamp, to_json};
+use runner_bench_format::{
+    FORMAT_VERSION, MeasuredResult, Name, Notice, Parameters, Provider, Runner, Sha256Hex, Timestamp,
+};
 
 use crate::cli::RunArgs;
 use crate::config::RunConfig;
@@ -19,37 +21,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let config = RunConfig::from_args(args)?;
     let writer = ResultWriter::create(&config.out)?;
     let pin_cpu = affinity::choose_cpu(config.cpu)?;
-    let github = provenance::github(&provenance::process_env)?;
 
-    let mut result = MeasuredResult {
-        schema: None,
-        format_version: FORMAT_VERSION,
-        kind: MeasuredKind::Measured,
-        collector: Collector {
-            version: Name::lossy(env!("CARGO_PKG_VERSION")),
-            revision: Name::lossy(coremark::build::REVISION),
-        },
-        provider: config.provider.clone(),
-        runner: config.runner.clone(),
-        provenance: Provenance {
-            started_at: Timestamp::now(),
-            finished_at: Timestamp::now(),
-            github,
-            image: provenance::image(&provenance::process_env),
-        },
-        machine: machine::detect(),
-        build: build_info()?,
-        parameters: config.parameters.clone(),
-        fingerprint: config.parameters.fingerprint(),
-        stages: Stages::default(),
-        notices: Vec::new(),
-    };
+    let mut result = new_result(config.provider.clone(), config.runner.clone(), &config.parameters)?;
     // A valid file exists from the start: a bad disk shows now, not after
     // half an hour of measuring.
-    let save = |r: &mut MeasuredResult| {
-        r.provenance.finished_at = Timestamp::now();
-        writer.write(&to_json(r))
-    };
+    let save = |r: &mut MeasuredResult| writer.write_result(r);
     save(&mut result)?;
 
     crate::cleanup::install_handler();
@@ -125,6 +101,34 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     progress.note(&format!("wrote {}", writer.path().display()));
     summary::append_to_step_summary(&result)?;
     Ok(())
+}
+
+/// A result with no stages yet: who, where, how the workload was built and
+/// the protocol. Every command that writes a result starts from it.
+pub fn new_result(provider: Provider, runner: Runner, params: &Parameters) -> anyhow::Result<MeasuredResult> {
+    Ok(MeasuredResult {
+        schema: None,
+        format_version: FORMAT_VERSION,
+        kind: MeasuredKind::Measured,
+        collector: Collector {
+            version: Name::lossy(env!("CARGO_PKG_VERSION")),
+            revision: Name::lossy(coremark::build::REVISION),
+        },
+        provider,
+        runner,
+        provenance: Provenance {
+            started_at: Timestamp::now(),
+            finished_at: Timestamp::now(),
+            github: provenance::github(&provenance::process_env)?,
+            image: provenance::image(&provenance::process_env),
+        },
+        machine: machine::detect(),
+        build: build_info()?,
+        parameters: params.clone(),
+        fingerprint: params.fingerprint(),
+        stages: Stages::default(),
+        notices: Vec::new(),
+    })
 }
 
 pub fn build_info() -> anyhow::Result<Build> {
