@@ -64,6 +64,9 @@ fn build_writes_reports_pages_and_results() {
     ] {
         assert!(out.path().join(rel).is_file(), "{rel} is missing");
     }
+    // The address result files give in "$schema" serves the committed schema.
+    let schema = std::fs::read(out.path().join("result-v1.schema.json")).unwrap();
+    assert_eq!(schema, std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/result-v1.schema.json")).unwrap());
 }
 
 #[test]

@@ -227,6 +227,12 @@ pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
     site.add("feed.xml", feed::render(&model, &common.base_url));
     site.add("sitemap.xml", sitemap::render(&common.base_url, &html_pages));
     site.add("robots.txt", format!("User-agent: *\nAllow: /\nSitemap: {}/sitemap.xml\n", common.base_url));
+    // Result files name this address in "$schema" (docs/result-format.md),
+    // so editors can check a file before it is submitted.
+    let schema = opts.docs.join("result-v1.schema.json");
+    if schema.is_file() {
+        site.files.push(("result-v1.schema.json".to_string(), Body::Copy(schema)));
+    }
     for (name, builtin) in STATIC {
         let text =
             std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());
