@@ -253,48 +253,24 @@ pub fn upload_with(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow:
     let blocks = size.div_ceil(sizes.block) as usize;
     let prefix = uuid_like();
     let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
-    let next = AtomicUsize::new(0);
-    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..CONCURRENCY.min(blocks) {
-            s.spawn(|| {
-                loop {
-                    if failure.lock().unwrap().is_some() {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= blocks {
-                        return;
-                    }
-                    let offset = i as u64 * sizes.block;
-                    let len = (size - offset).min(sizes.block);
-                    let r = (|| -> anyhow::Result<()> {
-                        // The block streams from the file: no copy in memory.
-                        let mut file = File::open(path)?;
-                        file.seek(SeekFrom::Start(offset))?;
-                        let body = reqwest::blocking::Body::sized(file.take(len), len);
-                        let u = with_query(url, &[("comp", "block"), ("blockid", &ids[i])])?;
-                        let resp = http
-                            .put(u)
-                            .header("x-ms-version", MS_VERSION)
-                            .header("Content-Length", len)
-                            .body(body)
-                            .send()
-                            .with_context(|| format!("Put Block {i}: request failed"))?;
-                        check(resp, &format!("Put Block {i}"))?;
-                        Ok(())
-                    })();
-                    if let Err(e) = r {
-                        *failure.lock().unwrap() = Some(e);
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = failure.into_inner().unwrap() {
-        return Err(e);
-    }
+    in_parallel(blocks, |i| {
+        let offset = i as u64 * sizes.block;
+        let len = (size - offset).min(sizes.block);
+        // The block streams from the file: no copy in memory.
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        let body = reqwest::blocking::Body::sized(file.take(len), len);
+        let u = with_query(url, &[("comp", "block"), ("blockid", &ids[i])])?;
+        let resp = http
+            .put(u)
+            .header("x-ms-version", MS_VERSION)
+            .header("Content-Length", len)
+            .body(body)
+            .send()
+            .with_context(|| format!("Put Block {i}: request failed"))?;
+        check(resp, &format!("Put Block {i}"))?;
+        Ok(())
+    })?;
     let mut xml = String::from(r#"<?xml version="1.0" encoding="utf-8"?><BlockList>"#);
     for id in &ids {
         xml.push_str(&format!("<Latest>{id}</Latest>"));
@@ -387,46 +363,22 @@ pub fn download_ranged(http: &Http, url: &str, path: &Path, sizes: Sizes) -> any
     while seg < size {
         let seg_len = (size - seg).min(sizes.segment);
         let ranges = seg_len.div_ceil(sizes.range) as usize;
-        let next = AtomicUsize::new(0);
-        let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-        std::thread::scope(|s| {
-            for _ in 0..CONCURRENCY.min(ranges) {
-                s.spawn(|| {
-                    loop {
-                        if failure.lock().unwrap().is_some() {
-                            return;
-                        }
-                        let i = next.fetch_add(1, Ordering::SeqCst);
-                        if i >= ranges {
-                            return;
-                        }
-                        let start = seg + i as u64 * sizes.range;
-                        let end = (start + sizes.range).min(seg + seg_len) - 1;
-                        let r = (|| -> anyhow::Result<()> {
-                            let resp = http
-                                .get(url)
-                                .header("x-ms-version", MS_VERSION)
-                                .header("x-ms-range", format!("bytes={start}-{end}"))
-                                .send()
-                                .context("download: ranged GET failed")?;
-                            let bytes = check(resp, "download")?.bytes()?;
-                            if bytes.len() as u64 != end - start + 1 {
-                                bail!("download: range {start}-{end} gave {} bytes", bytes.len());
-                            }
-                            write_at(&file, &bytes, start)?;
-                            Ok(())
-                        })();
-                        if let Err(e) = r {
-                            *failure.lock().unwrap() = Some(e);
-                            return;
-                        }
-                    }
-                });
+        in_parallel(ranges, |i| {
+            let start = seg + i as u64 * sizes.range;
+            let end = (start + sizes.range).min(seg + seg_len) - 1;
+            let resp = http
+                .get(url)
+                .header("x-ms-version", MS_VERSION)
+                .header("x-ms-range", format!("bytes={start}-{end}"))
+                .send()
+                .context("download: ranged GET failed")?;
+            let bytes = check(resp, "download")?.bytes()?;
+            if bytes.len() as u64 != end - start + 1 {
+                bail!("download: range {start}-{end} gave {} bytes", bytes.len());
             }
-        });
-        if let Some(e) = failure.into_inner().unwrap() {
-            return Err(e);
-        }
+            write_at(&file, &bytes, start)?;
+            Ok(())
+        })?;
         seg += seg_len;
     }
     Ok(size)
@@ -469,6 +421,39 @@ pub fn base64(data: &[u8]) -> String {
         out.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
     }
     out
+}
+
+/// Runs `work(0..count)` on up to CONCURRENCY threads, as the official
+/// client runs its block uploads and ranged downloads. The first failure
+/// stops the threads from taking more work and is returned.
+fn in_parallel(count: usize, work: impl Fn(usize) -> anyhow::Result<()> + Sync) -> anyhow::Result<()> {
+    let next = AtomicUsize::new(0);
+    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    std::thread::scope(|s| {
+        for _ in 0..CONCURRENCY.min(count) {
+            s.spawn(|| {
+                loop {
+                    if failure.lock().map(|f| f.is_some()).unwrap_or(true) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= count {
+                        return;
+                    }
+                    if let Err(e) = work(i) {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    match failure.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
