@@ -19,6 +19,8 @@ const PROVIDERS: usize = 20;
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
+    // SITE_BENCH_RESULTS=DIR also leaves a copy of the generated results in
+    // DIR, for profiling `site build` by hand.
     let results = dir.path().join("results");
     let golden = std::fs::read_to_string(GOLDEN).unwrap();
     let start = Instant::now();
@@ -28,6 +30,13 @@ fn main() {
         }
     }
     println!("generated {} result files in {:.2} s", RUNNERS * RUNS, start.elapsed().as_secs_f64());
+    if let Some(keep) = std::env::var_os("SITE_BENCH_RESULTS") {
+        for r in 0..RUNNERS {
+            for n in 0..RUNS {
+                write_result(Path::new(&keep), &golden, r, n);
+            }
+        }
+    }
 
     // A full build by the release binary, as Netlify runs it.
     let site = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/site");

@@ -4,13 +4,14 @@
 //! `Writer` remembers what it wrote, so that `site serve` rewrites only
 //! files whose content changed and removes files a rebuild no longer makes.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use pulldown_cmark::{Event, Options, Parser, html};
+use rayon::prelude::*;
 
 use crate::web::{self, Body, Site};
 
@@ -43,7 +44,7 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
         bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
     }
     log_time(start, "checked the results");
-    let site = web::build(opts, &checked.runs)?;
+    let site = web::build_cached(opts, &checked.runs, writer.memo.as_mut())?;
     log_time(start, "built the site");
     let (providers, result_files, files) = (site.providers.clone(), site.result_files, site.files.len());
     let written = writer.write(out, site)?;
@@ -68,13 +69,16 @@ pub struct Writer {
     /// The result files as read by the last build, kept by `site serve`
     /// only (see `Writer::incremental`).
     parsed: Option<crate::validate::ParseCache>,
+    /// The last build's parts, kept by `site serve` only.
+    memo: Option<web::memo::Memo>,
 }
 
 impl Writer {
     /// A writer for repeated builds: it also keeps every result file as it
-    /// was read, so that a rebuild reads only changed files.
+    /// was read and every part of the site as it was made, so that a
+    /// rebuild reads only changed files and renders only what they change.
     pub fn incremental() -> Writer {
-        Writer { written: HashMap::new(), parsed: Some(Default::default()) }
+        Writer { written: HashMap::new(), parsed: Some(Default::default()), memo: Some(Default::default()) }
     }
 
     /// Writes `site` into `out`; returns how many files it (re)wrote.
@@ -86,17 +90,26 @@ impl Writer {
         if self.written.is_empty() {
             prepare(out)?;
         }
-        let mut now = HashMap::with_capacity(site.files.len());
-        let mut count = 0;
-        for (rel, body) in site.files {
-            let hash = fingerprint(&body)?;
-            let path = out.join(&rel);
-            if self.written.get(&rel) != Some(&hash) || !path.exists() {
-                write(&path, &body)?;
-                count += 1;
-            }
-            now.insert(rel, hash);
+        // Files are independent: hash them on every CPU, create each folder
+        // that a changed file needs once (creating it again per file costs
+        // a failed mkdir each), then write the changed files on every CPU.
+        let hashed = site
+            .files
+            .into_par_iter()
+            .map(|(rel, body)| {
+                let hash = fingerprint(&body)?;
+                let changed = self.written.get(&rel) != Some(&hash) || !out.join(&rel).exists();
+                Ok((rel, body, hash, changed))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let folders: BTreeSet<&Path> = hashed.iter().filter(|f| f.3).filter_map(|f| Path::new(&f.0).parent()).collect();
+        for folder in folders {
+            let dir = out.join(folder);
+            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        hashed.par_iter().filter(|f| f.3).try_for_each(|(rel, body, ..)| write(&out.join(rel), body))?;
+        let count = hashed.iter().filter(|f| f.3).count();
+        let now: HashMap<String, u64> = hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)).collect();
         for rel in self.written.keys().filter(|k| !now.contains_key(*k)) {
             let path = out.join(rel);
             std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
@@ -135,18 +148,21 @@ fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     Ok(h.finish())
 }
 
-fn write(path: &PathBuf, body: &Body) -> anyhow::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
+/// Writes one file; its folder exists.
+fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
     match body {
         Body::Bytes(b) => std::fs::write(path, b).with_context(|| format!("cannot write {}", path.display())),
         // A hard link where the file system allows it: result files are
         // published unchanged, and linking 10,000 of them is much faster
-        // than copying them.
+        // than copying them. A rebuild replaces an older link.
         Body::Copy(from) => {
-            let _ = std::fs::remove_file(path);
-            std::fs::hard_link(from, path)
+            let linked = match std::fs::hard_link(from, path) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    std::fs::remove_file(path).and_then(|()| std::fs::hard_link(from, path))
+                }
+                other => other,
+            };
+            linked
                 .or_else(|_| std::fs::copy(from, path).map(|_| ()))
                 .with_context(|| format!("cannot copy {} to {}", from.display(), path.display()))
         }

@@ -5,7 +5,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 
+use rayon::prelude::*;
 use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::{MeasuredResult, Status, Validation};
 use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice};
@@ -34,8 +36,10 @@ pub struct Run {
     pub file: String,
     /// The path below the results folder.
     pub rel_path: String,
-    /// The result.
-    pub result: AnyResult,
+    /// The result, shared with `site serve`'s cache of parsed files.
+    pub result: Arc<AnyResult>,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
     /// Why maintainers keep it out of comparisons, if they do.
     pub excluded: Option<String>,
 }
@@ -43,7 +47,7 @@ pub struct Run {
 impl Run {
     /// The provider's id.
     pub fn provider_id(&self) -> String {
-        match &self.result {
+        match &*self.result {
             AnyResult::Measured(m) => m.provider.id.to_string(),
             AnyResult::Imported(i) => i.provider.id.to_string(),
         }
@@ -51,7 +55,7 @@ impl Run {
 
     /// The runner's label.
     pub fn runner_label(&self) -> String {
-        match &self.result {
+        match &*self.result {
             AnyResult::Measured(m) => m.runner.label.to_string(),
             AnyResult::Imported(i) => i.runner.label.to_string(),
         }
@@ -59,7 +63,7 @@ impl Run {
 
     /// When it was measured (or imported), as RFC 3339.
     pub fn date(&self) -> &str {
-        match &self.result {
+        match &*self.result {
             AnyResult::Measured(m) => m.provenance.started_at.as_str(),
             AnyResult::Imported(i) => i.source.imported_at.as_str(),
         }
@@ -158,32 +162,15 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
     // and content hash.
     let mut claims: HashMap<String, String> = HashMap::new();
     let files = loaded.files.len();
-    let parsed = parse_all(&loaded.files, cache);
-    for (f, parsed) in loaded.files.into_iter().zip(parsed) {
+    let checks = check_all(&loaded.files, cache);
+    for (f, check) in loaded.files.into_iter().zip(checks) {
         let file = f.path.display().to_string();
-        let Some((result, sha)) = parsed else {
-            c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
+        let before = c.problems.len();
+        c.problems.extend(check.problems.iter().cloned());
+        let (Some(result), Some(expected), sha) = (check.result.clone(), &check.expected, &check.sha) else {
             continue;
         };
-        let before = c.problems.len();
-        let result = match result {
-            Ok(r) => r,
-            Err((field, reason)) => {
-                c.push(&file, field, reason);
-                continue;
-            }
-        };
-        let expected = match &result {
-            AnyResult::Measured(m) => {
-                measured_rules(&mut c, &file, m);
-                layout::measured_path(m, &sha)
-            }
-            AnyResult::Imported(i) => {
-                imported_rules(&mut c, &file, i);
-                layout::imported_path(i)
-            }
-        };
-        if f.rel_path != expected {
+        if &f.rel_path != expected {
             c.push(
                 &file,
                 "$",
@@ -194,7 +181,7 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
             );
         }
         let mut keys = vec![(format!("sha256 {sha}"), "$".to_string(), "has the same content as".to_string())];
-        match &result {
+        match &*result {
             AnyResult::Measured(m) => {
                 if let Some(g) = &m.provenance.github {
                     keys.push((
@@ -223,7 +210,7 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
         }
         if c.problems.len() == before {
             let excluded = loaded.exclusions.iter().find_map(|e| e.reason(&f.rel_path)).map(str::to_string);
-            runs.push(Run { file, rel_path: f.rel_path, result, excluded });
+            runs.push(Run { file, rel_path: f.rel_path, result, sha256: sha.clone(), excluded });
         }
     }
     for ex in &loaded.exclusions {
@@ -232,64 +219,86 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
     Checked { runs, problems: c.problems, files }
 }
 
-/// A file read strictly, or where it failed (field, reason), and its
-/// SHA-256; `None` for a file over the size limit.
-type Parsed = Option<(Result<AnyResult, (String, String)>, String)>;
+/// One file read strictly and checked against every rule that needs no
+/// other file (the costly part of a check, so it runs on every CPU and
+/// `site serve` keeps it for files that did not change).
+#[derive(Debug, Clone)]
+struct FileCheck {
+    /// The result; `None` when the file could not be read as one.
+    result: Option<Arc<AnyResult>>,
+    /// SHA-256 of the file's bytes, hex.
+    sha: String,
+    /// Where the layout says the file belongs, below the results folder.
+    expected: Option<String>,
+    /// The file's own problems, in the order they are reported.
+    problems: Vec<Problem>,
+}
 
-/// What `site serve` keeps between builds: each file read, by path, with
-/// the size and modification time it had, so that a rebuild reads only the
-/// files that changed.
+/// What `site serve` keeps between builds: each file's check, by path,
+/// with the size and modification time it had, so that a rebuild reads
+/// only the files that changed.
 #[derive(Debug, Default)]
 pub struct ParseCache {
-    entries: HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, Parsed)>,
+    entries: HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, FileCheck)>,
 }
 
-/// Reads, parses and hashes every file on every CPU (this is most of a
-/// build's time with thousands of results, and files are independent),
+/// Checks every file on its own, on every CPU (files are independent),
 /// reusing `cache` entries whose file has not changed.
-fn parse_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Parsed> {
+fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<FileCheck> {
     let empty = HashMap::new();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let chunk = files.len().div_ceil(threads).max(1);
     let old = cache.as_ref().map_or(&empty, |c| &c.entries);
-    let parsed: Vec<Parsed> = std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|f| match old.get(&f.path) {
-                            Some((size, modified, p))
-                                if *size == f.size && *modified == f.modified && f.modified.is_some() =>
-                            {
-                                p.clone()
-                            }
-                            _ => parse(f),
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("a parsing thread panicked")).collect()
-    });
-    // A one-off build keeps no copies: they would double its memory.
+    let checks: Vec<FileCheck> = files
+        .par_iter()
+        .map(|f| match old.get(&f.path) {
+            Some((size, modified, check)) if *size == f.size && *modified == f.modified && f.modified.is_some() => {
+                check.clone()
+            }
+            _ => check_file(f),
+        })
+        .collect();
+    // The cache shares the parsed results with the runs (`Arc`), so keeping
+    // it costs little memory.
     if let Some(cache) = cache {
         cache.entries =
-            files.iter().zip(&parsed).map(|(f, p)| (f.path.clone(), (f.size, f.modified, p.clone()))).collect();
+            files.iter().zip(&checks).map(|(f, check)| (f.path.clone(), (f.size, f.modified, check.clone()))).collect();
     }
-    parsed
+    checks
 }
 
-fn parse(f: &LoadedFile) -> Parsed {
+fn check_file(f: &LoadedFile) -> FileCheck {
+    let file = f.path.display().to_string();
+    let mut c = Collector::default();
+    let failed = |c: Collector, sha: String| FileCheck { result: None, sha, expected: None, problems: c.problems };
     if f.size > MAX_FILE_BYTES {
-        return None;
+        c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
+        return failed(c, String::new());
     }
     let bytes = match std::fs::read(&f.path) {
         Ok(b) => b,
-        Err(e) => return Some((Err(("$".to_string(), format!("cannot read the file: {e}"))), String::new())),
+        Err(e) => {
+            c.push(&file, "$", format!("cannot read the file: {e}"));
+            return failed(c, String::new());
+        }
     };
-    let result = from_slice(&bytes, &f.path).map_err(|e| (e.field, e.reason));
-    Some((result, hex(&Sha256::digest(&bytes))))
+    let sha = hex(&Sha256::digest(&bytes));
+    let result = match from_slice(&bytes, &f.path) {
+        Ok(r) => r,
+        Err(e) => {
+            c.push(&file, e.field, e.reason);
+            return failed(c, sha);
+        }
+    };
+    let expected = match &result {
+        AnyResult::Measured(m) => {
+            measured_rules(&mut c, &file, m);
+            layout::measured_path(m, &sha)
+        }
+        AnyResult::Imported(i) => {
+            imported_rules(&mut c, &file, i);
+            layout::imported_path(i)
+        }
+    };
+    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems }
 }
 
 fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {

@@ -249,3 +249,76 @@ fn serve_maps_urls_to_files() {
     assert_eq!(content_type_of(Path::new("a.json")), "application/json");
     assert_eq!(with_reload("<p>x</p></body></html>"), "<p>x</p><script src=\"/__reload.js\"></script></body></html>");
 }
+
+/// Every file below `dir` (but the build marker) with its bytes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| e.file_type().is_file() && e.file_name() != site::output::MARKER)
+        .map(|e| (site::load::rel_path(e.path(), dir), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+#[test]
+fn serve_rebuilds_match_fresh_builds() {
+    // `site serve`'s writer reuses what did not change; after each change
+    // its output must be exactly what a fresh build writes.
+    let results = results_dir();
+    copy_dir(Path::new(REPO_RESULTS), results.path());
+    let mut golden = golden();
+    put(results.path(), GOLDEN_PATH, &golden);
+    let served = tempfile::tempdir().unwrap();
+    let mut writer = site::output::Writer::incremental();
+    let first = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    assert_eq!(first.written, first.files);
+
+    let same_as_fresh = |what: &str| {
+        let fresh = tempfile::tempdir().unwrap();
+        build(results.path(), fresh.path());
+        let (a, b) = (tree(served.path()), tree(fresh.path()));
+        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{what}: the files differ");
+        for (rel, bytes) in &a {
+            assert!(bytes == &b[rel], "{what}: {rel} differs from a fresh build");
+        }
+    };
+
+    // A changed figure: the result's entry, runner and provider parts and
+    // every page that lists all results are made again; the other
+    // providers' and runners' parts are reused.
+    golden["stages"]["cpu"]["samples"][0]["iterations"] = json!(2_000_064);
+    put(results.path(), GOLDEN_PATH, &golden);
+    let changed = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    assert!(changed.written > 0 && changed.written < changed.files / 2, "{changed:?}");
+    same_as_fresh("after a changed figure");
+
+    // A removed result takes its runner's page and plot with it.
+    std::fs::remove_file(results.path().join(GOLDEN_PATH)).unwrap();
+    site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    assert!(!served.path().join("runners/example/example-linux-x64/index.html").exists());
+    same_as_fresh("after a removed result");
+
+    // Changed templates make every page again.
+    let templates = tempfile::tempdir().unwrap();
+    copy_dir(&Path::new(REPO_RESULTS).join("../templates"), templates.path());
+    let base = templates.path().join("base.html");
+    let text = std::fs::read_to_string(&base).unwrap().replace("</footer>", "<p>edited</p></footer>");
+    std::fs::write(&base, text).unwrap();
+    let mut opts = options(results.path());
+    opts.templates = templates.path().to_path_buf();
+    site::output::build_with(&opts, served.path(), &mut writer).unwrap();
+    let runner = read(served.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
+    assert!(runner.contains("<p>edited</p></footer>"), "{runner}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -1,8 +1,20 @@
 //! `site serve`: build, serve the output folder on 127.0.0.1, watch the
 //! inputs and rebuild, and reload the browser after each build.
 //!
+//! - The server is hyper's HTTP/1.1 server on a single-threaded tokio
+//!   runtime, one task per connection: every connection is served at once
+//!   and kept alive as long as the browser likes, with no thread per
+//!   connection. (tiny_http 0.12, used before, handed connections to a
+//!   thread pool that could leave a new connection queued behind the
+//!   kept-alive ones, so some requests were never answered and plots
+//!   loaded forever.) One thread is enough: a request only reads one small
+//!   local file, so the other connections never wait long; no HTTP/2, no
+//!   TLS, nothing that needs a multi-threaded runtime.
+//! - Every response says `Cache-Control: no-store`: a preview must show the
+//!   latest build, never a cached file.
 //! - Watching polls the inputs' paths, sizes and modification times every
-//!   200 ms: no platform watcher to depend on, and cheap next to a build.
+//!   200 ms on its own thread: no platform watcher to depend on, and cheap
+//!   next to a build.
 //! - A rebuild runs the whole pipeline in memory and rewrites only the
 //!   files whose content changed (`output::Writer`).
 //! - Each HTML page gets a small script that asks `/__reload` for the build
@@ -18,11 +30,17 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
 use walkdir::WalkDir;
 
 use crate::cli::SiteArgs;
 use crate::output::{Writer, build_with};
-use crate::web::error_page;
+use crate::web::{Options, error_page};
 
 /// The script every served page loads.
 const RELOAD_JS: &str = "\"use strict\";(function(){var gen=null;function poll(){fetch(\"/__reload\")\
@@ -42,30 +60,55 @@ type Shared = Arc<Mutex<State>>;
 
 /// Builds into `--out`, serves it and rebuilds on change until interrupted.
 pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
-    let server = tiny_http::Server::http(("127.0.0.1", port))
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    let listener = std::net::TcpListener::bind(("127.0.0.1", port))
         .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let shared: Shared = Arc::default();
     let mut writer = Writer::incremental();
-    rebuild(args, &mut writer, &shared);
+    // One build time for the session (pages show it, staleness counts from
+    // it), so that a rebuild a minute later still reuses unchanged pages.
+    let opts = args.options();
+    rebuild(&opts, &args.out, &mut writer, &shared);
     println!("serving {} at http://127.0.0.1:{port}/ (watching for changes)", args.out.display());
     {
         let (args, shared) = (args.clone(), shared.clone());
-        std::thread::spawn(move || watch(&args, writer, &shared));
+        std::thread::spawn(move || watch(&args, &opts, writer, &shared));
     }
-    for request in server.incoming_requests() {
-        let url = request.url().to_string();
-        let response = respond(&args.out, &url, &shared);
-        // A client that went away is no reason to stop serving.
-        let _ = request.respond(response);
+    runtime.block_on(serve(listener, args.out.clone().into(), shared))
+}
+
+/// Answers every connection on its own task, forever.
+async fn serve(listener: std::net::TcpListener, out: Arc<Path>, shared: Shared) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, say: wait for connections to close
+            // rather than spin.
+            Err(e) => {
+                eprintln!("error: cannot accept a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let (out, shared) = (out.clone(), shared.clone());
+        tokio::spawn(async move {
+            let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
+                let response = respond(&out, url, &shared);
+                async move { Ok::<_, std::convert::Infallible>(response) }
+            });
+            // A client that went away is no reason to stop serving.
+            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+        });
     }
-    Ok(())
 }
 
 /// Builds and records the outcome.
-fn rebuild(args: &SiteArgs, writer: &mut Writer, shared: &Shared) {
+fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) {
     let start = Instant::now();
-    let outcome = build_with(&args.options(), &args.out, writer);
+    let outcome = build_with(opts, out, writer);
     let mut state = shared.lock().unwrap_or_else(|e| e.into_inner());
     state.generation += 1;
     match outcome {
@@ -81,7 +124,7 @@ fn rebuild(args: &SiteArgs, writer: &mut Writer, shared: &Shared) {
     }
 }
 
-fn watch(args: &SiteArgs, mut writer: Writer, shared: &Shared) {
+fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) {
     let inputs = [args.results.clone(), args.content.clone(), args.docs.clone(), args.templates.clone()];
     let mut last = signature(&inputs);
     loop {
@@ -89,7 +132,7 @@ fn watch(args: &SiteArgs, mut writer: Writer, shared: &Shared) {
         let now = signature(&inputs);
         if now != last {
             last = now;
-            rebuild(args, &mut writer, shared);
+            rebuild(opts, &args.out, &mut writer, shared);
         }
     }
 }
@@ -107,7 +150,7 @@ pub fn signature(inputs: &[PathBuf]) -> u64 {
     h.finish()
 }
 
-type Response = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+type Response = hyper::Response<Full<Bytes>>;
 
 fn respond(out: &Path, url: &str, shared: &Shared) -> Response {
     let (generation, error) = {
@@ -132,9 +175,7 @@ fn respond(out: &Path, url: &str, shared: &Shared) -> Response {
         Ok(bytes) if content_type_of(&path).starts_with("text/html") => {
             text(with_reload(&String::from_utf8_lossy(&bytes)), content_type_of(&path), status)
         }
-        Ok(bytes) => {
-            tiny_http::Response::from_data(bytes).with_status_code(status).with_header(header(content_type_of(&path)))
-        }
+        Ok(bytes) => response(bytes, content_type_of(&path), status),
         Err(_) => text("404 not found\n".to_string(), "text/plain; charset=utf-8", 404),
     }
 }
@@ -148,8 +189,17 @@ pub fn with_reload(html: &str) -> String {
     }
 }
 
-fn text(body: String, content_type: &str, status: u16) -> Response {
-    tiny_http::Response::from_string(body).with_status_code(status).with_header(header(content_type))
+fn text(body: String, content_type: &'static str, status: u16) -> Response {
+    response(body.into_bytes(), content_type, status)
+}
+
+fn response(body: Vec<u8>, content_type: &'static str, status: u16) -> Response {
+    let mut response = hyper::Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = hyper::StatusCode::from_u16(status).expect("a valid status");
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// The file a URL names under `root`, `index.html` for a folder; `None`
@@ -182,8 +232,4 @@ pub fn content_type_of(path: &Path) -> &'static str {
         Some("xml") => "application/xml",
         _ => "application/octet-stream",
     }
-}
-
-fn header(value: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(&b"Content-Type"[..], value.as_bytes()).expect("a valid header")
 }

@@ -20,7 +20,7 @@ use crate::validate::Run;
 /// The rows one result adds to the tables, figures formatted as the
 /// reports print them; the website shows the same figures.
 pub(crate) fn part(run: &Run) -> RunnerPart {
-    match &run.result {
+    match &*run.result {
         AnyResult::Measured(m) => measured::part(m),
         AnyResult::Imported(i) => imported::part(i),
     }

@@ -307,7 +307,7 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
     let mut provider_name = provider_id.to_string();
     let mut title = None;
     for run in newest.values() {
-        let (imported, fingerprint, part) = match &run.result {
+        let (imported, fingerprint, part) = match &*run.result {
             AnyResult::Measured(m) => {
                 if let Some(n) = &m.provider.name {
                     provider_name = n.to_string();

@@ -10,6 +10,7 @@ pub mod csv;
 pub mod error;
 pub mod feed;
 pub mod index_json;
+pub mod memo;
 pub mod model;
 pub mod pages;
 pub mod plot;
@@ -17,6 +18,9 @@ pub mod sitemap;
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
+use self::memo::{Memo, key_of};
 use self::model::{Entry, Group, Model, leading, range};
 use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RunnerLink};
 use self::plot::history::{self, Line};
@@ -66,7 +70,7 @@ impl Options {
 }
 
 /// One output file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Body {
     Bytes(Vec<u8>),
     /// A file copied as it is (result files are published as submitted).
@@ -74,7 +78,7 @@ pub enum Body {
 }
 
 /// Everything a build produces.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Site {
     /// `(path below the output folder, body)`.
     pub files: Vec<(String, Body)>,
@@ -88,19 +92,30 @@ impl Site {
     fn add(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
         self.files.push((path.into(), Body::Bytes(bytes.into())));
     }
+
+    /// Appends the files of a part built on its own.
+    fn join(&mut self, part: Site) {
+        self.files.extend(part.files);
+    }
 }
 
 /// Builds the whole site from checked `runs`.
 pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
+    build_cached(opts, runs, None)
+}
+
+/// `build`, reusing the parts that `memo` kept from the last build whose
+/// inputs are the same, and keeping this build's parts there.
+pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -> anyhow::Result<Site> {
     if opts.stale_days == 0 {
         return Err(error::InputError::StaleDays(0).into());
     }
     let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
     let start = std::time::Instant::now();
-    let model = model::build(runs, stale_before);
+    let model = model::build(runs, stale_before, memo.as_deref_mut().map(|m| &mut m.entries));
     crate::output::log_time(start, "  model");
     let content = content::load(&opts.content, &opts.docs)?;
-    let tera = pages::templates(&opts.templates)?;
+    let (tera, templates_key) = pages::templates(&opts.templates)?;
     let mut nav: Vec<(u32, NavLink)> = vec![
         (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
         (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
@@ -115,6 +130,9 @@ pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
         stale_days: opts.stale_days,
         base_url: opts.base_url.trim_end_matches('/').to_string(),
     };
+    let common_key = key_of((&common, templates_key));
+    // Each provider's and runner's part is made from its own entries only.
+    let entry_keys = |r: &model::Runner| r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>();
     let mut site = Site::default();
     let mut html_pages: Vec<String> = Vec::new();
 
@@ -129,71 +147,51 @@ pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
     crate::output::log_time(start, "  home");
 
     // Providers: the markdown report, as a file and as HTML, and plots of
-    // the provider's rows of every group.
-    for (id, name) in &model.providers {
-        let view = build_view(id, runs);
-        let markdown = render_report(&view)?;
-        let notes: Vec<String> = view
-            .sources
-            .iter()
-            .map(|s| {
-                format!(
-                    "Figures imported from the published document {} ({}, SHA-256 {}): aggregates as published, \
-                     without raw samples.",
-                    s.document, s.title, s.sha256
-                )
-            })
-            .collect();
-        let mut plots = Vec::new();
-        for g in &model.groups {
-            let mine = g.only_provider(id);
-            plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true)?);
+    // the provider's rows of every group. Pages are independent: each is
+    // built into its own part on any CPU, and the parts joined in order.
+    let old = memo.as_deref();
+    let parts = model
+        .providers
+        .par_iter()
+        .map(|(id, name)| {
+            let mine: Vec<Vec<u64>> = model.runners.iter().filter(|r| &r.provider_id == id).map(entry_keys).collect();
+            let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine)));
+            let site = Memo::part(old, &part, key, || provider_page(&tera, &common, &model, runs, id, name))?;
+            Ok((part, key, site))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for (part, key, built) in parts {
+        if let Some(m) = memo.as_deref_mut() {
+            m.keep(part, key, &built);
         }
-        let runners: Vec<RunnerLink> = model
-            .runners
-            .iter()
-            .filter(|r| &r.provider_id == id)
-            .map(|r| RunnerLink {
-                label: r.label.clone(),
-                url: format!("/runners/{}/{}/", r.provider_id, r.label),
-                results: r.entries.len(),
-                newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
-            })
-            .collect();
-        let lines: Vec<Line> = model
-            .runners
-            .iter()
-            .filter(|r| &r.provider_id == id)
-            .map(|r| cpu_line(&model, &r.label, &r.entries))
-            .collect();
-        plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, &lines)?);
-        let html = pages::provider(
-            &tera,
-            &common,
-            id,
-            name,
-            &view.title,
-            &crate::output::markdown_to_html(&markdown),
-            &notes,
-            &runners,
-            &plots,
-        )?;
-        site.add(format!("reports/{id}.md"), markdown);
-        site.add(format!("providers/{id}/index.html"), html);
+        site.join(built);
+    }
+    for id in model.providers.keys() {
         html_pages.push(format!("/providers/{id}/"));
         site.providers.push(id.clone());
     }
 
     crate::output::log_time(start, "  providers");
     // Runners: the history across runs, newest first.
+    let old = memo.as_deref();
+    let parts = model
+        .runners
+        .par_iter()
+        .map(|r| {
+            let part = format!("runners/{}/{}", r.provider_id, r.label);
+            let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r)));
+            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, r))?;
+            Ok((part, key, site))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for (part, key, built) in parts {
+        if let Some(m) = memo.as_deref_mut() {
+            m.keep(part, key, &built);
+        }
+        site.join(built);
+    }
     let mut coverage = Vec::new();
     for r in &model.runners {
-        let rows: Vec<HistoryRow> = r.entries.iter().rev().map(|&i| history_row(&model.entries[i])).collect();
-        let line = cpu_line(&model, &r.label, &r.entries);
-        let plots =
-            history_plot(&mut site, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
-        let html = pages::runner(&tera, &common, &r.provider_id, &r.provider_name, &r.label, &rows, &plots)?;
-        site.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
         html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
         coverage.push(CoverageRow {
             provider_id: r.provider_id.clone(),
@@ -238,6 +236,76 @@ pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
             std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());
         site.add(format!("static/{name}"), text);
     }
+    Ok(site)
+}
+
+/// One runner's page and history plot.
+fn runner_page(tera: &tera::Tera, common: &Common, model: &Model, r: &model::Runner) -> anyhow::Result<Site> {
+    let mut part = Site::default();
+    let rows: Vec<HistoryRow> = r.entries.iter().rev().map(|&i| history_row(&model.entries[i])).collect();
+    let line = cpu_line(model, &r.label, &r.entries);
+    let plots =
+        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
+    let html = pages::runner(tera, common, &r.provider_id, &r.provider_name, &r.label, &rows, &plots)?;
+    part.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
+    Ok(part)
+}
+
+/// One provider's page, report and plots.
+fn provider_page(
+    tera: &tera::Tera,
+    common: &Common,
+    model: &Model,
+    runs: &[Run],
+    id: &str,
+    name: &str,
+) -> anyhow::Result<Site> {
+    let mut site = Site::default();
+    let view = build_view(id, runs);
+    let markdown = render_report(&view)?;
+    let notes: Vec<String> = view
+        .sources
+        .iter()
+        .map(|s| {
+            format!(
+                "Figures imported from the published document {} ({}, SHA-256 {}): aggregates as published, \
+                 without raw samples.",
+                s.document, s.title, s.sha256
+            )
+        })
+        .collect();
+    let mut plots = Vec::new();
+    for g in &model.groups {
+        let mine = g.only_provider(id);
+        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true)?);
+    }
+    let runners: Vec<RunnerLink> = model
+        .runners
+        .iter()
+        .filter(|r| r.provider_id == id)
+        .map(|r| RunnerLink {
+            label: r.label.clone(),
+            url: format!("/runners/{}/{}/", r.provider_id, r.label),
+            results: r.entries.len(),
+            newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
+        })
+        .collect();
+    let lines: Vec<Line> =
+        model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
+    plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, &lines)?);
+    let html = pages::provider(
+        tera,
+        common,
+        id,
+        name,
+        &view.title,
+        &crate::output::markdown_to_html(&markdown),
+        &notes,
+        &runners,
+        &plots,
+    )?;
+    site.add(format!("reports/{id}.md"), markdown);
+    site.add(format!("providers/{id}/index.html"), html);
     Ok(site)
 }
 
@@ -436,7 +504,7 @@ fn history_row(e: &Entry) -> HistoryRow {
 pub fn error_page(error: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Build failed · runner-bench</title>\
-         <link rel=\"stylesheet\" href=\"/static/site.css\"></head><body><main id=\"main\"><h1>The build failed</h1>\
+         <link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/site.css\"></head><body><main id=\"main\"><h1>The build failed</h1>\
          <p>Fix the problem below; this page reloads when the next build succeeds.</p><pre class=\"reload-error\">{}</pre>\
          </main></body></html>\n",
         xml_escape(error)

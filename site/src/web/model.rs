@@ -4,7 +4,10 @@
 //! history. Figures are the reports' (see `report`), so a number reads the
 //! same in a markdown report, an HTML table, a CSV file and a plot.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
+
+use rayon::prelude::*;
 
 use runner_bench_format::AnyResult;
 use serde::Serialize;
@@ -52,8 +55,10 @@ impl Meta {
 }
 
 /// One accepted result and its rows.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Entry {
+    /// Identifies everything the entry is made from (see `entry_key`).
+    pub key: u64,
     pub meta: Meta,
     pub profile: Option<ProfileView>,
     pub cpu: Option<CpuRow>,
@@ -167,9 +172,26 @@ pub struct Model {
     pub providers: BTreeMap<String, String>,
 }
 
+/// What `site serve` keeps between builds: each result's entry by its key,
+/// so that a rebuild computes only the entries of changed results.
+pub type EntryCache = HashMap<u64, Entry>;
+
 /// Builds the model; results older than `stale_before` are marked stale.
-pub fn build(runs: &[Run], stale_before: jiff::Timestamp) -> Model {
-    let entries: Vec<Entry> = runs.iter().map(|r| entry(r, stale_before)).collect();
+/// Entries are independent and computed on every CPU; those in `cache`
+/// are reused, and the cache is left holding this build's entries.
+pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut EntryCache>) -> Model {
+    let empty = EntryCache::new();
+    let old = cache.as_ref().map_or(&empty, |c| &**c);
+    let entries: Vec<Entry> = runs
+        .par_iter()
+        .map(|r| {
+            let key = entry_key(r, stale_before);
+            old.get(&key).cloned().unwrap_or_else(|| entry(r, key, stale_before))
+        })
+        .collect();
+    if let Some(cache) = cache {
+        *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
+    }
     let mut providers = BTreeMap::new();
     let mut by_runner: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (i, e) in entries.iter().enumerate() {
@@ -294,9 +316,17 @@ macro_rules! present_stages {
     };
 }
 
-fn entry(run: &Run, stale_before: jiff::Timestamp) -> Entry {
+/// A hash of everything an entry is made from: the file's content, its
+/// path, its exclusion and the staleness cut-off.
+fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (&run.sha256, &run.rel_path, &run.excluded, stale_before.as_second()).hash(&mut h);
+    h.finish()
+}
+
+fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     let part: RunnerPart = report::part(run);
-    let (provider_name, collector, imported, instant, stages, requested_missing) = match &run.result {
+    let (provider_name, collector, imported, instant, stages, requested_missing) = match &*run.result {
         AnyResult::Measured(m) => {
             let s = &m.stages;
             let stages = present_stages!(s);
@@ -351,6 +381,7 @@ fn entry(run: &Run, stale_before: jiff::Timestamp) -> Entry {
         })
         .collect();
     Entry {
+        key,
         meta,
         profile: part.profile,
         cpu: part.cpu,

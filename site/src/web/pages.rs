@@ -25,8 +25,9 @@ pub const TEMPLATES: [(&str, &str); 8] = [
     ("404.html", include_str!("../../../templates/404.html")),
 ];
 
-/// Loads the templates, each from `dir` where it exists there.
-pub fn templates(dir: &Path) -> anyhow::Result<Tera> {
+/// Loads the templates, each from `dir` where it exists there, and a key of
+/// their sources (`site serve` reuses pages only while it is the same).
+pub fn templates(dir: &Path) -> anyhow::Result<(Tera, u64)> {
     let mut sources = Vec::new();
     for (name, builtin) in TEMPLATES {
         let path = dir.join(name);
@@ -36,20 +37,21 @@ pub fn templates(dir: &Path) -> anyhow::Result<Tera> {
         };
         sources.push((name, text));
     }
+    let key = super::memo::key_of(&sources);
     let mut tera = Tera::default();
     tera.add_raw_templates(sources).context("the templates do not parse")?;
-    Ok(tera)
+    Ok((tera, key))
 }
 
 /// A navigation link.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Hash, Serialize)]
 pub struct NavLink {
     pub url: String,
     pub title: String,
 }
 
 /// What every page has.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Hash, Serialize)]
 pub struct Common {
     pub nav: Vec<NavLink>,
     /// `YYYY-MM-DD HH:MM UTC` of the build.

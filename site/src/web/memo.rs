@@ -1,0 +1,47 @@
+//! What `site serve` keeps between builds, so that a rebuild renders only
+//! what a change affects. One changed result changes its model entry, its
+//! runner's page and plot, and its provider's page, report and plots; the
+//! pages that list every result (home, coverage, data files) are always
+//! made again. Every other runner and provider part is reused when the key
+//! of its inputs (the site-wide inputs and its entries' keys) is the same.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use super::Site;
+use super::model::EntryCache;
+
+/// The parts of the last build, by name, with the key of their inputs.
+#[derive(Debug, Default)]
+pub struct Memo {
+    pub(super) entries: EntryCache,
+    parts: HashMap<String, (u64, Site)>,
+}
+
+impl Memo {
+    /// The part `name` made from inputs with `key`: the last build's when
+    /// its key is the same, else a new one from `make`.
+    pub(super) fn part(
+        memo: Option<&Memo>,
+        name: &str,
+        key: u64,
+        make: impl FnOnce() -> anyhow::Result<Site>,
+    ) -> anyhow::Result<Site> {
+        match memo.and_then(|m| m.parts.get(name)) {
+            Some((old, site)) if *old == key => Ok(site.clone()),
+            _ => make(),
+        }
+    }
+
+    /// Keeps `part` for the next build.
+    pub(super) fn keep(&mut self, name: String, key: u64, part: &Site) {
+        self.parts.insert(name, (key, part.clone()));
+    }
+}
+
+/// A key for inputs that hash.
+pub(super) fn key_of(inputs: impl Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    inputs.hash(&mut h);
+    h.finish()
+}

@@ -1,0 +1,215 @@
+//! `site serve` over plain TCP: many keep-alive connections at once are all
+//! answered, a connection serves a second request, and the reload endpoint,
+//! the 404 page and the no-store header are as the browser expects.
+//!
+//! Browsers open several connections to a server at once and keep them
+//! open. tiny_http 0.12, which served before, could leave a new connection
+//! queued behind open ones, so some requests were never answered (6 open
+//! connections: 2 unanswered after 5 s, 4 tries of 4); this test holds 8.
+
+mod common;
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+/// How many connections are held open at once.
+const CONNECTIONS: usize = 8;
+/// How long all of them together may take.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// Stops the server when the test ends, passed or not.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// One HTTP/1.1 response: status, headers (names lowercased) and body.
+#[derive(Debug)]
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+/// Sends `GET path` on `stream`, keeping the connection alive.
+fn send(stream: &mut TcpStream, path: &str) {
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    stream.flush().unwrap();
+}
+
+/// Reads one response (its body by Content-Length, so the connection stays
+/// usable) by `deadline`; `Err` says what was missing.
+fn receive(stream: &mut TcpStream, deadline: Instant) -> Result<Response, String> {
+    let mut data = Vec::new();
+    let mut buf = [0; 8192];
+    let mut read_more = |data: &mut Vec<u8>| -> Result<(), String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!("no complete response by the deadline; got {} bytes", data.len()));
+        }
+        stream.set_read_timeout(Some(left)).unwrap();
+        match stream.read(&mut buf) {
+            Ok(0) => Err(format!("connection closed after {} bytes", data.len())),
+            Ok(n) => {
+                data.extend_from_slice(&buf[..n]);
+                Ok(())
+            }
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                Err(format!("no complete response by the deadline; got {} bytes", data.len()))
+            }
+            Err(e) => Err(format!("{e} after {} bytes", data.len())),
+        }
+    };
+    let head_end = loop {
+        if let Some(i) = data.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        read_more(&mut data)?;
+    };
+    let head = String::from_utf8(data[..head_end].to_vec()).map_err(|e| e.to_string())?;
+    let mut lines = head.split("\r\n");
+    let status_line = lines.next().unwrap_or_default();
+    let status =
+        status_line.split(' ').nth(1).and_then(|s| s.parse().ok()).ok_or(format!("status line {status_line:?}"))?;
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n == "content-length")
+        .and_then(|(_, v)| v.parse().ok())
+        .ok_or(format!("no Content-Length in {head:?}"))?;
+    let body_start = head_end + 4;
+    while data.len() < body_start + length {
+        read_more(&mut data)?;
+    }
+    if data.len() > body_start + length {
+        return Err(format!("{} bytes past the body", data.len() - body_start - length));
+    }
+    Ok(Response { status, headers, body: data[body_start..].to_vec() })
+}
+
+/// One request on a fresh connection that closes after the response.
+fn get(port: u16, path: &str) -> Option<Response> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").ok()?;
+    receive(&mut s, Instant::now() + Duration::from_secs(10)).ok()
+}
+
+/// Up to `n` URL paths of built files: plots first, then pages.
+fn paths_in(out: &Path, n: usize) -> Vec<String> {
+    let mut files: Vec<String> = walkdir::WalkDir::new(out)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| format!("/{}", e.path().strip_prefix(out).unwrap().display()))
+        .filter(|p| p.ends_with(".svg") || p.ends_with(".html"))
+        .collect();
+    files.sort_by_key(|p| !p.ends_with(".svg"));
+    files.truncate(n);
+    files
+}
+
+#[test]
+fn keep_alive_connections_are_served_at_once() {
+    let work = tempfile::tempdir().unwrap();
+    let results = work.path().join("results");
+    put(&results, GOLDEN_PATH, &golden());
+    let out = work.path().join("public");
+    let port = free_port();
+    let _server = Server(
+        Command::new(env!("CARGO_BIN_EXE_site"))
+            .current_dir(REPO)
+            .args(["serve", "--port", &port.to_string()])
+            .arg("--results")
+            .arg(&results)
+            .arg("--out")
+            .arg(&out)
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    while !get(port, "/__reload").is_some_and(|r| r.status == 200 && r.body == b"1") {
+        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for the first build");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    let paths = paths_in(&out, CONNECTIONS);
+    assert_eq!(paths.len(), CONNECTIONS, "too few files built: {paths:?}");
+    assert!(paths.iter().any(|p| p.ends_with(".svg")), "no plots built: {paths:?}");
+    // All connections open, then one request on each, as a browser does.
+    let mut streams: Vec<TcpStream> = paths.iter().map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    for (stream, path) in streams.iter_mut().zip(&paths) {
+        send(stream, path);
+    }
+    let deadline = Instant::now() + DEADLINE;
+    let answers: Vec<_> = streams.iter_mut().map(|s| receive(s, deadline)).collect();
+    let failed: Vec<String> = paths
+        .iter()
+        .zip(&answers)
+        .filter_map(|(path, answer)| match answer {
+            Ok(r) if r.status == 200 => None,
+            Ok(r) => Some(format!("{path}: status {}", r.status)),
+            Err(e) => Some(format!("{path}: {e}")),
+        })
+        .collect();
+    assert!(failed.is_empty(), "{} of {CONNECTIONS} requests not answered:\n{}", failed.len(), failed.join("\n"));
+    for (path, answer) in paths.iter().zip(&answers) {
+        let r = answer.as_ref().unwrap();
+        assert_eq!(r.header("cache-control"), Some("no-store"), "{path}");
+        let file = std::fs::read(out.join(path.trim_start_matches('/'))).unwrap();
+        if path.ends_with(".svg") {
+            assert_eq!(r.header("content-type"), Some("image/svg+xml"), "{path}");
+            assert_eq!(r.body, file, "{path}");
+        } else {
+            assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"), "{path}");
+            assert!(r.text().contains("<script src=\"/__reload.js\"></script></body>"), "{path}: no reload script");
+        }
+    }
+
+    // The same connections serve more requests.
+    let stream = &mut streams[0];
+    send(stream, "/__reload");
+    let reload = receive(stream, Instant::now() + DEADLINE).unwrap();
+    assert_eq!((reload.status, reload.text().as_str()), (200, "1"));
+    assert_eq!(reload.header("content-type"), Some("text/plain; charset=utf-8"));
+    send(stream, "/no/such/page/");
+    let missing = receive(stream, Instant::now() + DEADLINE).unwrap();
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.header("content-type"), Some("text/html; charset=utf-8"));
+    assert!(missing.text().starts_with("<!doctype html>"), "{}", missing.text());
+    assert!(missing.text().contains("<script src=\"/__reload.js\"></script></body>"));
+    let stream = &mut streams[CONNECTIONS - 1];
+    send(stream, "/__reload.js");
+    let script = receive(stream, Instant::now() + DEADLINE).unwrap();
+    assert_eq!(script.status, 200);
+    assert_eq!(script.header("content-type"), Some("text/javascript; charset=utf-8"));
+    assert!(script.text().contains("fetch(\"/__reload\")"));
+}
