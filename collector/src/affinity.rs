@@ -3,9 +3,20 @@
 //!
 //! Linux uses sched_setaffinity on the calling thread and reads the mask
 //! back; processor groups do not exist there, so the group is always 0.
-//! macOS has no hard affinity: its samples run unpinned and say so. Windows
-//! (thread affinity and processor group APIs) is planned; until then it runs
-//! unpinned with a notice, never silently.
+//!
+//! Windows uses the processor group APIs: SetThreadGroupAffinity pins the
+//! calling thread to one CPU of processor group 0, as the published protocol
+//! does, and GetThreadGroupAffinity reads back the group and mask in force;
+//! GetCurrentProcessorNumberEx tells where the thread runs. The CPUs the
+//! process may use in group 0 come from GetProcessAffinityMask while the
+//! process lives in group 0 only (every machine with at most 64 logical
+//! CPUs); a process in another group, or in several, may use all of group 0's
+//! active processors (GetActiveProcessorCount). Windows threads do not
+//! inherit the affinity of the thread that starts them, so a stage whose
+//! work runs on threads of its own ([`pin_process`]) also restricts the
+//! process's affinity mask while it runs.
+//!
+//! macOS has no hard affinity: its samples run unpinned and say so.
 
 use runner_bench_format::Affinity;
 
@@ -21,7 +32,7 @@ pub enum PinError {
     #[error("pinning to CPU {cpu} did not take: the thread's affinity is now {observed}")]
     NotInForce { cpu: u32, observed: String },
     #[error("this OS has no hard CPU affinity in this collector; the sample runs unpinned")]
-    #[cfg_attr(target_os = "linux", allow(dead_code, reason = "only other systems construct it"))]
+    #[cfg_attr(any(target_os = "linux", windows), allow(dead_code, reason = "only other systems construct it"))]
     Unsupported,
 }
 
@@ -64,8 +75,9 @@ mod imp {
         get_mask().map(|m| cpus_of(&m)).map_err(PinError::Query)
     }
 
-    pub fn thread_cpus() -> Vec<u32> {
-        get_mask().map(|m| cpus_of(&m)).unwrap_or_default()
+    /// The calling thread's processor group (always 0) and CPUs.
+    pub fn thread_affinity() -> (u32, Vec<u32>) {
+        (0, get_mask().map(|m| cpus_of(&m)).unwrap_or_default())
     }
 
     /// Restores the thread's previous mask when dropped.
@@ -89,14 +101,169 @@ mod imp {
         Ok(PinGuard { previous })
     }
 
-    pub fn current_cpu() -> Option<u32> {
+    /// Threads started after this inherit the calling thread's mask.
+    pub fn pin_process(cpu: u32) -> Result<PinGuard, PinError> {
+        pin(cpu)
+    }
+
+    /// The processor group (always 0) and CPU the thread runs on.
+    pub fn current_cpu() -> Option<(u32, u32)> {
         // SAFETY: sched_getcpu has no arguments and no preconditions.
         let cpu = unsafe { libc::sched_getcpu() };
-        (cpu >= 0).then_some(cpu as u32)
+        (cpu >= 0).then_some((0, cpu as u32))
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+#[cfg(windows)]
+mod imp {
+    use std::io;
+    use std::ptr;
+
+    use windows_sys::Win32::System::Kernel::PROCESSOR_NUMBER;
+    use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
+    use windows_sys::Win32::System::Threading::{
+        GetActiveProcessorCount, GetCurrentProcess, GetCurrentProcessorNumberEx, GetCurrentThread,
+        GetProcessAffinityMask, GetProcessGroupAffinity, GetThreadGroupAffinity, SetProcessAffinityMask,
+        SetThreadGroupAffinity,
+    };
+
+    use super::PinError;
+
+    /// The processor group the collector pins in, as the published protocol
+    /// does.
+    const GROUP: u16 = 0;
+
+    fn cpus_of(mask: usize) -> Vec<u32> {
+        (0..usize::BITS).filter(|i| (mask >> i) & 1 == 1).collect()
+    }
+
+    fn get_thread() -> io::Result<GROUP_AFFINITY> {
+        let mut affinity = GROUP_AFFINITY::default();
+        // SAFETY: GetCurrentThread returns the calling thread's pseudo-handle,
+        // which needs no closing; affinity is a valid, writable GROUP_AFFINITY.
+        if unsafe { GetThreadGroupAffinity(GetCurrentThread(), &mut affinity) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(affinity)
+    }
+
+    fn set_thread(affinity: &GROUP_AFFINITY) -> io::Result<()> {
+        // SAFETY: as above; affinity is a valid GROUP_AFFINITY, and a null
+        // pointer asks for no copy of the previous one.
+        if unsafe { SetThreadGroupAffinity(GetCurrentThread(), affinity, ptr::null_mut()) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The process's affinity mask: within its group when it lives in one
+    /// group, 0 when its threads are in several.
+    fn get_process() -> io::Result<usize> {
+        let (mut process, mut system) = (0usize, 0usize);
+        // SAFETY: GetCurrentProcess returns a pseudo-handle that needs no
+        // closing; both out-pointers are valid and writable.
+        if unsafe { GetProcessAffinityMask(GetCurrentProcess(), &mut process, &mut system) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(process)
+    }
+
+    fn set_process(mask: usize) -> io::Result<()> {
+        // SAFETY: the process pseudo-handle, as above; the mask is plain data.
+        if unsafe { SetProcessAffinityMask(GetCurrentProcess(), mask) } == 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// The processor groups the process's threads are in, where Windows says.
+    fn process_groups() -> Option<Vec<u16>> {
+        let mut groups = [0u16; 64];
+        let mut count = groups.len() as u16;
+        // SAFETY: groups has room for count entries, as the call requires.
+        if unsafe { GetProcessGroupAffinity(GetCurrentProcess(), &mut count, groups.as_mut_ptr()) } == 0 {
+            return None;
+        }
+        Some(groups[..usize::from(count).min(groups.len())].to_vec())
+    }
+
+    /// The CPUs of group 0 this process may use.
+    pub fn allowed_cpus() -> Result<Vec<u32>, PinError> {
+        let mask = get_process().map_err(PinError::Query)?;
+        let only_group_0 = process_groups().is_none_or(|groups| groups == [GROUP]);
+        if only_group_0 && mask != 0 {
+            return Ok(cpus_of(mask));
+        }
+        // SAFETY: GetActiveProcessorCount takes a group number and has no
+        // other preconditions; it returns 0 for a group that does not exist.
+        let active = unsafe { GetActiveProcessorCount(GROUP) };
+        if active == 0 {
+            return Err(PinError::Query(io::Error::last_os_error()));
+        }
+        Ok((0..active.min(usize::BITS)).collect())
+    }
+
+    /// The calling thread's processor group and CPUs within it.
+    pub fn thread_affinity() -> (u32, Vec<u32>) {
+        get_thread().map(|a| (u32::from(a.Group), cpus_of(a.Mask))).unwrap_or_default()
+    }
+
+    /// Restores the thread's previous group affinity when dropped, and the
+    /// process's mask where [`pin_process`] changed it.
+    pub struct PinGuard {
+        previous: GROUP_AFFINITY,
+        process: Option<usize>,
+    }
+
+    impl Drop for PinGuard {
+        fn drop(&mut self) {
+            // The process first: setting its mask resets its threads' masks.
+            if let Some(mask) = self.process {
+                let _ = set_process(mask);
+            }
+            let _ = set_thread(&self.previous);
+        }
+    }
+
+    fn one_cpu(cpu: u32) -> Result<usize, PinError> {
+        1usize.checked_shl(cpu).ok_or(PinError::Set { cpu, source: io::Error::from(io::ErrorKind::InvalidInput) })
+    }
+
+    pub fn pin(cpu: u32) -> Result<PinGuard, PinError> {
+        let mask = one_cpu(cpu)?;
+        let previous = get_thread().map_err(PinError::Query)?;
+        let wanted = GROUP_AFFINITY { Mask: mask, Group: GROUP, Reserved: [0; 3] };
+        set_thread(&wanted).map_err(|source| PinError::Set { cpu, source })?;
+        Ok(PinGuard { previous, process: None })
+    }
+
+    /// Windows threads start with the process's mask, not their creator's:
+    /// the process's mask is narrowed to the CPU too. That needs a process
+    /// in group 0 only.
+    pub fn pin_process(cpu: u32) -> Result<PinGuard, PinError> {
+        let mask = one_cpu(cpu)?;
+        let previous = get_thread().map_err(PinError::Query)?;
+        let process = get_process().map_err(PinError::Query)?;
+        set_process(mask).map_err(|source| PinError::Set { cpu, source })?;
+        // From here the guard undoes the process's mask, should the thread's
+        // fail.
+        let guard = PinGuard { previous, process: Some(process) };
+        let wanted = GROUP_AFFINITY { Mask: mask, Group: GROUP, Reserved: [0; 3] };
+        set_thread(&wanted).map_err(|source| PinError::Set { cpu, source })?;
+        Ok(guard)
+    }
+
+    /// The processor group and CPU within it the thread runs on.
+    pub fn current_cpu() -> Option<(u32, u32)> {
+        let mut number = PROCESSOR_NUMBER::default();
+        // SAFETY: number is a valid, writable PROCESSOR_NUMBER; the call
+        // cannot fail.
+        unsafe { GetCurrentProcessorNumberEx(&mut number) };
+        Some((u32::from(number.Group), u32::from(number.Number)))
+    }
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
 mod imp {
     use super::PinError;
 
@@ -104,8 +271,8 @@ mod imp {
         Err(PinError::Unsupported)
     }
 
-    pub fn thread_cpus() -> Vec<u32> {
-        Vec::new()
+    pub fn thread_affinity() -> (u32, Vec<u32>) {
+        (0, Vec::new())
     }
 
     pub struct PinGuard;
@@ -114,12 +281,16 @@ mod imp {
         Err(PinError::Unsupported)
     }
 
-    pub fn current_cpu() -> Option<u32> {
+    pub fn pin_process(_cpu: u32) -> Result<PinGuard, PinError> {
+        Err(PinError::Unsupported)
+    }
+
+    pub fn current_cpu() -> Option<(u32, u32)> {
         None
     }
 }
 
-pub use imp::{PinGuard, allowed_cpus, current_cpu};
+pub use imp::{PinGuard, allowed_cpus};
 
 /// The CPU to pin to: the one asked for, if the process may use it, else the
 /// lowest-numbered allowed CPU (the published reports pin to CPU 0).
@@ -137,22 +308,44 @@ pub fn choose_cpu(requested: Option<u32>) -> anyhow::Result<Option<u32>> {
     }
 }
 
-/// Pins the calling thread to `cpu` and checks, by reading the mask back,
-/// that exactly that CPU is in force.
+/// Pins the calling thread to `cpu` (of processor group 0 on Windows) and
+/// checks, by reading the affinity back, that exactly that CPU is in force.
 pub fn pin_current_thread(cpu: u32) -> Result<PinGuard, PinError> {
-    let guard = imp::pin(cpu)?;
+    checked(cpu, imp::pin(cpu)?)
+}
+
+/// As [`pin_current_thread`], and the threads the process starts from now
+/// on run on `cpu` too: on Linux they inherit the calling thread's mask; on
+/// Windows, where they would not, the process's mask is narrowed to `cpu`
+/// (which confines its other threads as well) until the guard drops.
+pub fn pin_process(cpu: u32) -> Result<PinGuard, PinError> {
+    checked(cpu, imp::pin_process(cpu)?)
+}
+
+fn checked(cpu: u32, guard: PinGuard) -> Result<PinGuard, PinError> {
     match observed() {
-        Affinity::Pinned { cpu: seen, .. } if seen == cpu => Ok(guard),
-        _ => Err(PinError::NotInForce { cpu, observed: list(&imp::thread_cpus()) }),
+        Affinity::Pinned { cpu: seen, group: 0 } if seen == cpu => Ok(guard),
+        _ => {
+            let (group, cpus) = imp::thread_affinity();
+            let observed = if group == 0 { list(&cpus) } else { format!("{} in processor group {group}", list(&cpus)) };
+            Err(PinError::NotInForce { cpu, observed })
+        }
     }
 }
 
 /// The affinity of the calling thread as the OS reports it now.
 pub fn observed() -> Affinity {
-    match imp::thread_cpus().as_slice() {
-        [cpu] => Affinity::Pinned { cpu: *cpu, group: 0 },
+    match imp::thread_affinity() {
+        (group, cpus) if cpus.len() == 1 => Affinity::Pinned { cpu: cpus[0], group },
         _ => Affinity::Unpinned,
     }
+}
+
+/// The logical CPU the calling thread runs on now, numbered within its
+/// processor group (the collector pins in group 0). `None` where the OS
+/// cannot tell.
+pub fn current_cpu() -> Option<u32> {
+    imp::current_cpu().map(|(_group, cpu)| cpu)
 }
 
 /// "0-3,6" style list of CPUs, for messages.
@@ -182,11 +375,11 @@ mod tests {
         assert_eq!(list(&[]), "none");
     }
 
-    #[cfg(target_os = "linux")]
+    #[cfg(any(target_os = "linux", windows))]
     #[test]
     fn pinning_is_observed_and_undone() {
-        let before = imp::thread_cpus();
-        let cpu = *before.last().unwrap();
+        let before = imp::thread_affinity();
+        let cpu = *allowed_cpus().unwrap().last().unwrap();
         {
             let _guard = pin_current_thread(cpu).unwrap();
             assert_eq!(observed(), Affinity::Pinned { cpu, group: 0 });
@@ -196,12 +389,31 @@ mod tests {
                 x = x.wrapping_add(std::hint::black_box(i));
             }
             std::hint::black_box(x);
-            assert_eq!(current_cpu(), Some(cpu));
+            assert_eq!(imp::current_cpu(), Some((0, cpu)));
         }
-        assert_eq!(imp::thread_cpus(), before);
+        assert_eq!(imp::thread_affinity(), before);
     }
 
-    #[cfg(target_os = "linux")]
+    // On Windows this narrows the whole process's mask, under the other
+    // tests' feet: there it runs alone (`-- --ignored`).
+    #[cfg(any(target_os = "linux", windows))]
+    #[cfg_attr(windows, ignore = "narrows the whole process's affinity; run it alone with --ignored")]
+    #[test]
+    fn threads_started_under_a_process_pin_are_pinned() {
+        let before = imp::thread_affinity();
+        let allowed = allowed_cpus().unwrap();
+        let cpu = allowed[0];
+        {
+            let _guard = pin_process(cpu).unwrap();
+            assert_eq!(observed(), Affinity::Pinned { cpu, group: 0 });
+            let child = std::thread::spawn(observed).join().unwrap();
+            assert_eq!(child, Affinity::Pinned { cpu, group: 0 });
+        }
+        assert_eq!(imp::thread_affinity(), before);
+        assert_eq!(allowed_cpus().unwrap(), allowed);
+    }
+
+    #[cfg(any(target_os = "linux", windows))]
     #[test]
     fn refuses_a_cpu_outside_the_mask() {
         let allowed = list(&allowed_cpus().unwrap());

@@ -148,10 +148,12 @@ impl Drop for WorkDir {
 }
 
 /// Pins this thread (and the threads it starts) to one CPU where the OS
-/// allows it, as the protocol pins the action processes.
+/// allows it, as the protocol pins the action processes. On Windows that
+/// narrows the process's affinity mask, as new threads there do not inherit
+/// their creator's.
 fn pin(cpu: Option<u32>, notices: &mut Vec<Notice>) -> anyhow::Result<(Option<affinity::PinGuard>, Affinity)> {
     let guard = match affinity::choose_cpu(cpu)? {
-        Some(cpu) => Some(affinity::pin_current_thread(cpu)?),
+        Some(cpu) => Some(affinity::pin_process(cpu)?),
         None => {
             if !cfg!(target_os = "macos") {
                 notices

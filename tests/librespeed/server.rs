@@ -179,9 +179,16 @@ fn free_port() -> u16 {
     TcpListener::bind(("127.0.0.1", 0)).and_then(|l| l.local_addr()).expect("a free loopback port").port()
 }
 
+#[cfg(unix)]
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// The servers run on Linux only; elsewhere this is only compiled.
+#[cfg(not(unix))]
+fn is_root() -> bool {
+    false
 }
 
 fn spawn(cmd: &mut Command, output: &Path) -> Result<Child, String> {
@@ -193,6 +200,7 @@ fn spawn(cmd: &mut Command, output: &Path) -> Result<Child, String> {
 /// SIGTERM, so the masters take their workers down, then SIGKILL if one is
 /// still there after two seconds.
 fn stop(child: &mut Child) {
+    #[cfg(unix)]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: signalling our own child, which has not been reaped yet.
         unsafe { libc::kill(pid, libc::SIGTERM) };
