@@ -52,6 +52,9 @@ fn a_quick_cpu_run_writes_a_valid_result() {
         assert!(s.elapsed_s.unwrap().get() >= 1.0);
         if cfg!(target_os = "linux") {
             assert!(matches!(s.affinity, runner_bench_format::Affinity::Pinned { group: 0, .. }), "{:?}", s.affinity);
+            // Steal time of the pinned CPU, never more than the sample took.
+            let steal = s.steal_s.expect("Linux reports steal time").get();
+            assert!(steal <= s.elapsed_s.unwrap().get() + 0.01, "steal {steal} s");
         }
     }
     assert_eq!(r.build.flags_label(), "-O2 -DNDEBUG; C99; MULTITHREAD=1; TOTAL_DATA_SIZE=2000; ITERATIONS=0");

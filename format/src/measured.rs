@@ -252,6 +252,11 @@ pub struct CpuSample {
     /// Whether the performance and validation CRCs matched the known values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<Validation>,
+    /// Seconds the hypervisor ran something else on the pinned CPU while
+    /// the sample ran (the CPU's steal time); absent where the OS does not
+    /// report it. A noisy neighbour shows here, not only in the spread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_s: Option<NonNeg>,
 }
 
 impl CpuSample {

@@ -82,6 +82,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
     };
 
+    let steal_before = cpu_steal_s(in_force);
     let start = Instant::now();
     let mut iterations = 0u64;
     let mut strayed: Option<u32> = None;
@@ -118,6 +119,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
             final_: crcs.final_,
         }),
         validation: Some(Validation::Passed),
+        steal_s: steal_before.zip(cpu_steal_s(in_force)).and_then(|(a, b)| NonNeg::new(b - a).ok()),
     };
     let mismatches: Vec<String> =
         [mismatch("performance", PERFORMANCE, crcs), mismatch("validation", VALIDATION, validation)]
@@ -181,12 +183,50 @@ fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
         elapsed_s: None,
         crcs: None,
         validation: None,
+        steal_s: None,
     }
+}
+
+/// The steal time of the pinned CPU so far, seconds: the eighth number of
+/// its `cpuN` line in /proc/stat, in clock ticks. `None` when unpinned or
+/// where the OS does not report it.
+fn cpu_steal_s(affinity: Affinity) -> Option<f64> {
+    let Affinity::Pinned { cpu, .. } = affinity else { return None };
+    steal_of(&std::fs::read_to_string("/proc/stat").ok()?, cpu, ticks_per_s()?)
+}
+
+fn steal_of(stat: &str, cpu: u32, ticks_per_s: f64) -> Option<f64> {
+    let name = format!("cpu{cpu}");
+    let line = stat.lines().find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+    let ticks: f64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    Some(ticks / ticks_per_s)
+}
+
+#[cfg(target_os = "linux")]
+fn ticks_per_s() -> Option<f64> {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (ticks > 0).then_some(ticks as f64)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn ticks_per_s() -> Option<f64> {
+    None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn steal_is_the_eighth_number_of_the_cpu_line() {
+        let stat = "cpu  809461 103645 232830 634149 41621 0 14181 41438 0 0\n\
+                    cpu0 380185 56252 118047 321859 33863 0 4450 23708 0 0\n\
+                    cpu1 429276 47393 114783 312290 7757 0 9731 17729 0 0\n";
+        assert_eq!(steal_of(stat, 1, 100.0), Some(177.29));
+        assert_eq!(steal_of(stat, 0, 100.0), Some(237.08));
+        assert_eq!(steal_of(stat, 2, 100.0), None);
+    }
 
     #[test]
     fn a_short_pinned_sample_validates() {
