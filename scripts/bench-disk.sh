@@ -1,71 +1,141 @@
 #!/usr/bin/env bash
-# Disk stage vs fio: the same parameters (direct=1, psync, iodepth=1, 1 MiB
-# sequential and 4 KiB random blocks, the same file size and seconds,
-# end_fsync for writes), run alternately on the same file system, both
-# pinned to the same CPU. Prints each figure as the ratio collector / fio and
-# appends the figures to docs/benchmarks.md.
+# Disk stage vs fio, with the same protocol on both sides.
+#
+# The collector's standard disk stage creates a 1024 MiB file of random bytes
+# (1 MiB O_DIRECT writes, then fdatasync), then runs five samples of four
+# operations back to back on that file: 1 MiB sequential read, 1 MiB
+# sequential write, 4 KiB random read, 4 KiB random write, 5 s each, write
+# timings ending with fdatasync. fio runs exactly that sequence as one job
+# file: a layout job that writes the new file once (direct=1, bs=1M,
+# end_fsync=1, no preallocation), then 5 x the four jobs (direct=1, psync,
+# iodepth=1, time_based 5 s, end_fsync=1 for writes), each job waiting for
+# the previous one (stonewall). So both tools see the same file state and the
+# same order; each tool's figure per run is the median of its five samples.
+#
+# Runs form one chain fio, collector, fio, collector, ..., fio (ROUNDS
+# collector runs, ROUNDS + 1 fio runs), all pinned to the same CPU. Each
+# collector run is divided by the geometric mean of the fio runs just before
+# and after it, which cancels a drift of the disk that is linear over the
+# ~3.5 minutes around it. The ratio of each fio run to the next shows how much
+# fio disagrees with itself on this disk; a collector ÷ fio ratio is only as
+# good as that spread.
+#
+# Both tools read and write through a buffer of ordinary 4 KiB pages, placed
+# wherever the kernel puts them, so how many pieces a 1 MiB transfer is made
+# of differs from buffer to buffer in both; on a virtio disk that changes the
+# sequential figures (a huge-page buffer more than doubled the collector's
+# sequential read in the quick profile on the development VM). Neither tool
+# controls it, which is one more reason to compare medians over several runs.
+#
+# Prints the table and appends it to docs/benchmarks.md.
 #
 # Usage: bash scripts/bench-disk.sh [DIR] [ROUNDS]
 #   DIR     folder on the disk to measure (default: target/bench-disk)
-#   ROUNDS  alternating rounds (default: 3)
+#   ROUNDS  collector runs (default: 5); about 3.5 minutes each
+# Environment: BENCH_CPU (default 0), CARGO_TARGET_DIR (where the collector
+# is built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-target/bench-disk}
-rounds=${2:-3}
+rounds=${2:-5}
 cpu=${BENCH_CPU:-0}
 mkdir -p "$dir"
 command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
 command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq; }
-cargo build --release --locked -p collector >/dev/null 2>&1
-collector=target/release/collector
+if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$build" >&2; exit 1; fi
+collector=${CARGO_TARGET_DIR:-target}/release/collector
 
 # The standard profile's disk parameters.
-size_mib=1024 seconds=5
+size_mib=1024 seconds=5 samples=5
 
-fio_one() { # name rw bs extra...
-  local name=$1 rw=$2 bs=$3; shift 3
-  taskset -c "$cpu" fio --name="$name" --filename="$dir/fio.bin" --size="${size_mib}M" --rw="$rw" --bs="$bs" \
-    --direct=1 --ioengine=psync --iodepth=1 --numjobs=1 --time_based --runtime="$seconds" \
-    "$@" --output-format=json
+# fio's job file: the collector's sequence.
+jobs=$dir/collector-order.fio
+{
+  echo "[global]"
+  echo "filename=$dir/fio.bin"
+  echo "size=${size_mib}M"
+  echo "direct=1"
+  echo "ioengine=psync"
+  echo "iodepth=1"
+  echo "numjobs=1"
+  echo "fallocate=none"
+  echo "stonewall"
+  echo "[layout]"
+  echo "rw=write"
+  echo "bs=1M"
+  echo "end_fsync=1"
+  for s in $(seq 1 "$samples"); do
+    for job in "sr read 1M 0" "sw write 1M 1" "rr randread 4k 0" "rw randwrite 4k 1"; do
+      # shellcheck disable=SC2086
+      set -- $job
+      printf '[%s%s]\nrw=%s\nbs=%s\nend_fsync=%s\ntime_based\nruntime=%s\n' "$1" "$s" "$2" "$3" "$4" "$seconds"
+      # Uniform offsets with repeats, like the collector's seeded generator
+      # (fio's default random map would visit each block once).
+      case $2 in rand*) echo "norandommap=1" ;; esac
+    done
+  done
+} >"$jobs"
+
+# One line per run: seq read MiB/s, seq write MiB/s, random read IOPS, random
+# write IOPS, each the median of the run's five samples.
+med='sort | .[(length - 1) / 2 | floor]'
+fio_run() {
+  rm -f "$dir/fio.bin"
+  taskset -c "$cpu" fio --output-format=json "$jobs" >"$dir/fio.json"
+  rm -f "$dir/fio.bin"
+  jq -r "[.jobs[] | select(.jobname | test(\"^sr\")) | .read.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
+  jq -r "[.jobs[] | select(.jobname | test(\"^sw\")) | .write.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
+  jq -r "[.jobs[] | select(.jobname | test(\"^rr\")) | .read.iops] | $med" "$dir/fio.json" | tr '\n' ' '
+  jq -r "[.jobs[] | select(.jobname | test(\"^rw\")) | .write.iops] | $med" "$dir/fio.json"
 }
-
-declare -a c_read c_write c_rr c_rw f_read f_write f_rr f_rw
-for round in $(seq 1 "$rounds"); do
-  echo "round $round: collector" >&2
+collector_run() {
   "$collector" run --profile standard --stages disk --provider bench --runner bench --disk-dir "$dir" \
     --cpu "$cpu" --out "$dir/collector.json" 2>/dev/null
-  # Medians over the collector's five samples.
-  med() { jq "[.stages.disk.samples[] | select(.status==\"ok\") | .$1 | $2] | sort | .[length/2|floor]" "$dir/collector.json"; }
-  c_read+=("$(med seq_read '.bytes/1048576/.elapsed_s')")
-  c_write+=("$(med seq_write '.bytes/1048576/.elapsed_s')")
-  c_rr+=("$(med rand_read '.ops/.elapsed_s')")
-  c_rw+=("$(med rand_write '.ops/.elapsed_s')")
-
-  echo "round $round: fio" >&2
-  fio_one layout write 1M --end_fsync=1 >/dev/null   # lay out the file with random bytes
-  f_read+=("$(fio_one seqread read 1M | jq '.jobs[0].read.bw_bytes/1048576')")
-  f_write+=("$(fio_one seqwrite write 1M --end_fsync=1 | jq '.jobs[0].write.bw_bytes/1048576')")
-  f_rr+=("$(fio_one randread randread 4k | jq '.jobs[0].read.iops')")
-  f_rw+=("$(fio_one randwrite randwrite 4k --end_fsync=1 | jq '.jobs[0].write.iops')")
-  rm -f "$dir/fio.bin"
-done
-
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-row() { # label collector-values... -- fio-values...
-  local label=$1; shift
-  local c=() f=() side=c
-  for v in "$@"; do if [ "$v" = -- ]; then side=f; elif [ $side = c ]; then c+=("$v"); else f+=("$v"); fi; done
-  local cm fm
-  cm=$(median "${c[@]}"); fm=$(median "${f[@]}")
-  awk -v l="$label" -v c="$cm" -v f="$fm" 'BEGIN { printf "| %s | %.2f | %.2f | %.3f |\n", l, c, f, c / f }'
+  local s='.stages.disk.samples[] | select(.status == "ok")'
+  jq -r "[$s | .seq_read.bytes / 1048576 / .seq_read.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
+  jq -r "[$s | .seq_write.bytes / 1048576 / .seq_write.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
+  jq -r "[$s | .rand_read.ops / .rand_read.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
+  jq -r "[$s | .rand_write.ops / .rand_write.elapsed_s] | $med" "$dir/collector.json"
 }
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+: >"$dir/runs.txt"
+for round in $(seq 1 "$rounds"); do
+  echo "fio run $round" >&2
+  echo "fio $(fio_run)" >>"$dir/runs.txt"
+  echo "collector run $round" >&2
+  echo "collector $(collector_run)" >>"$dir/runs.txt"
+done
+echo "fio run $((rounds + 1))" >&2
+echo "fio $(fio_run)" >>"$dir/runs.txt"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+cat "$dir/runs.txt" >&2
+
+# Per figure: medians over runs, the median and range of the collector ÷ fio
+# ratios, and the range of the ratios of each fio run to the next.
 table=$(
-  echo "| Figure | collector | fio | collector ÷ fio |"
-  echo "| --- | ---: | ---: | ---: |"
-  row "Sequential read MiB/s" "${c_read[@]}" -- "${f_read[@]}"
-  row "Sequential write MiB/s" "${c_write[@]}" -- "${f_write[@]}"
-  row "Random read IOPS" "${c_rr[@]}" -- "${f_rr[@]}"
-  row "Random write IOPS" "${c_rw[@]}" -- "${f_rw[@]}"
+  echo "| Figure | collector | fio | collector ÷ fio, median | collector ÷ fio, range | fio ÷ next fio, range |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+  awk '
+    function median(a, n,   i, j, t) {
+      for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+      return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    function lo(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] < m) m = a[i]; return m }
+    function hi(a, n,   i, m) { m = a[1]; for (i = 2; i <= n; i++) if (a[i] > m) m = a[i]; return m }
+    $1 == "fio" { nf++; for (k = 1; k <= 4; k++) f[nf, k] = $(k + 1) }
+    $1 == "collector" { nc++; for (k = 1; k <= 4; k++) c[nc, k] = $(k + 1) }
+    END {
+      split("Sequential read MiB/s|Sequential write MiB/s|Random read IOPS|Random write IOPS", label, "|")
+      for (k = 1; k <= 4; k++) {
+        delete cs; delete fs; delete r; delete ff
+        for (i = 1; i <= nc; i++) { cs[i] = c[i, k]; r[i] = c[i, k] / sqrt(f[i, k] * f[i + 1, k]) }
+        for (i = 1; i <= nf; i++) fs[i] = f[i, k]
+        for (i = 1; i < nf; i++) ff[i] = f[i, k] / f[i + 1, k]
+        printf "| %s | %.2f | %.2f | %.3f | %.3f–%.3f | %.3f–%.3f |\n", label[k], median(cs, nc), median(fs, nf),
+          median(r, nc), lo(r, nc), hi(r, nc), lo(ff, nf - 1), hi(ff, nf - 1)
+      }
+    }' "$dir/runs.txt"
 )
 echo "$table"
 {
@@ -73,9 +143,14 @@ echo "$table"
   echo "## Disk stage against fio ($(date -u +%Y-%m-%d))"
   echo
   echo "\`bash scripts/bench-disk.sh $dir $rounds\` on $(nproc) CPUs, $(df -T "$dir" | awk 'NR==2 {print $2}') at \`$dir\`;"
-  echo "medians over $rounds alternating rounds (the collector's own figure per round is its median of 5 samples);"
-  echo "1024 MiB file, 5 s per operation, both pinned to CPU $cpu."
+  echo "1024 MiB file, five samples of 5 s per operation, both pinned to CPU $cpu; load average"
+  echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write of"
+  echo "the new file, then five times: sequential read, sequential write, random read, random write,"
+  echo "random offsets with repeats as \`norandommap\`) as one job file, in a chain fio, collector, fio,"
+  echo "…, fio of $rounds collector and $((rounds + 1)) fio runs. Each run's figure is the median of its five"
+  echo "samples; each collector run is divided by the geometric mean of the fio runs before and after it;"
+  echo "\"fio ÷ next fio\" is fio against itself one run later."
   echo
   echo "$table"
-} >> docs/benchmarks.md
+} >>docs/benchmarks.md
 rm -rf "$dir"

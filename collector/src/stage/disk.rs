@@ -119,8 +119,16 @@ fn describe(s: &DiskSample) -> String {
 const BYPASS: &str = "O_DIRECT";
 #[cfg(target_os = "macos")]
 const BYPASS: &str = "F_NOCACHE";
-#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+#[cfg(windows)]
+const BYPASS: &str = "FILE_FLAG_NO_BUFFERING";
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 const BYPASS: &str = "none";
+
+/// The OS error of an open that the file system refuses with `BYPASS`.
+#[cfg(not(windows))]
+const REFUSED: i32 = libc::EINVAL;
+#[cfg(windows)]
+const REFUSED: i32 = windows_sys::Win32::Foundation::ERROR_INVALID_PARAMETER as i32;
 
 /// Opens `path` with the OS file cache bypassed.
 fn open_direct(path: &Path, create: bool) -> anyhow::Result<File> {
@@ -134,8 +142,17 @@ fn open_direct(path: &Path, create: bool) -> anyhow::Result<File> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_DIRECT);
     }
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::OpenOptionsExt;
+        use windows_sys::Win32::Storage::FileSystem::{FILE_FLAG_NO_BUFFERING, FILE_FLAG_WRITE_THROUGH};
+        // No buffering: transfers go to the device, in whole sectors from
+        // ALIGN-aligned buffers (ALIGN is a multiple of every sector size in
+        // use). Write through: a write returns once the device has it.
+        options.custom_flags(FILE_FLAG_NO_BUFFERING | FILE_FLAG_WRITE_THROUGH);
+    }
     let file = options.open(path).map_err(|e| {
-        if e.raw_os_error() == Some(libc::EINVAL) {
+        if e.raw_os_error() == Some(REFUSED) {
             anyhow::anyhow!("the file system of {} refuses direct I/O ({BYPASS})", parent(path))
         } else {
             anyhow::Error::new(e).context(format!("cannot open the test file {}", path.display()))
@@ -149,7 +166,7 @@ fn open_direct(path: &Path, create: bool) -> anyhow::Result<File> {
             anyhow::bail!("cannot bypass the file cache (F_NOCACHE): {}", std::io::Error::last_os_error());
         }
     }
-    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
     anyhow::bail!("bypassing the OS file cache is not implemented for this OS yet");
     refuse_memory_file_systems(&file, path)?;
     Ok(file)
@@ -275,7 +292,24 @@ fn write_all_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
         use std::os::unix::fs::FileExt;
         file.write_all_at(buf, offset)
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt;
+        let (mut buf, mut offset) = (buf, offset);
+        while !buf.is_empty() {
+            match file.seek_write(buf, offset) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => {
+                    buf = &buf[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = (file, buf, offset);
         Err(std::io::Error::other("positioned writes are not implemented for this OS yet"))
@@ -288,7 +322,24 @@ fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()
         use std::os::unix::fs::FileExt;
         file.read_exact_at(buf, offset)
     }
-    #[cfg(not(unix))]
+    #[cfg(windows)]
+    {
+        use std::os::windows::fs::FileExt;
+        let (mut buf, mut offset) = (buf, offset);
+        while !buf.is_empty() {
+            match file.seek_read(buf, offset) {
+                Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => {
+                    buf = &mut std::mem::take(&mut buf)[n..];
+                    offset += n as u64;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(any(unix, windows)))]
     {
         let _ = (file, buf, offset);
         Err(std::io::Error::other("positioned reads are not implemented for this OS yet"))
