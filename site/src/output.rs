@@ -44,7 +44,7 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
         bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
     }
     log_time(start, "checked the results");
-    let site = web::build_cached(opts, &checked.runs, writer.memo.as_mut())?;
+    let site = web::build_cached(opts, checked.runs, writer.memo.as_mut())?;
     log_time(start, "built the site");
     let (providers, result_files, files) = (site.providers.clone(), site.result_files, site.files.len());
     let written = writer.write(out, site)?;
@@ -56,7 +56,12 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
 /// benchmark in docs/benchmarks.md.
 pub fn log_time(start: Instant, what: &str) {
     if std::env::var_os("SITE_TIMINGS").is_some() {
-        eprintln!("{:>6} ms  {what}", start.elapsed().as_millis());
+        let rss = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?.to_string();
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        let rss = rss.map(|kib| format!(" (resident {} MiB)", kib / 1024)).unwrap_or_default();
+        eprintln!("{:>6} ms  {what}{rss}", start.elapsed().as_millis());
     }
 }
 

@@ -46,19 +46,6 @@ const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// The longest any one browser step may take.
 const STEP: Duration = Duration::from_secs(30);
 
-/// Stops the server when the test ends, passed or not.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
 
 /// `GET path` → (status, body).
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
@@ -79,17 +66,6 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in walkdir::WalkDir::new(from) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.path().strip_prefix(from).unwrap());
-        if entry.file_type().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// One headless chromium with one tab, driven over the DevTools protocol.
 /// Killed when dropped, passed or not.

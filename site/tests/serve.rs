@@ -12,7 +12,7 @@ mod common;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -23,19 +23,6 @@ const CONNECTIONS: usize = 8;
 /// How long all of them together may take.
 const DEADLINE: Duration = Duration::from_secs(10);
 
-/// Stops the server when the test ends, passed or not.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
 
 /// One HTTP/1.1 response: status, headers (names lowercased) and body.
 #[derive(Debug)]

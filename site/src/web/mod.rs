@@ -97,22 +97,36 @@ impl Site {
     fn join(&mut self, part: Site) {
         self.files.extend(part.files);
     }
+
+    /// Appends named parts in order, keeping each in `memo` with its key.
+    fn join_parts(&mut self, parts: Vec<(String, u64, Site)>, mut memo: Option<&mut Memo>) {
+        for (name, key, part) in parts {
+            if let Some(m) = memo.as_deref_mut() {
+                m.keep(name, key, &part);
+            }
+            self.join(part);
+        }
+    }
 }
 
 /// Builds the whole site from checked `runs`.
-pub fn build(opts: &Options, runs: &[Run]) -> anyhow::Result<Site> {
+pub fn build(opts: &Options, runs: Vec<Run>) -> anyhow::Result<Site> {
     build_cached(opts, runs, None)
 }
 
 /// `build`, reusing the parts that `memo` kept from the last build whose
 /// inputs are the same, and keeping this build's parts there.
-pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -> anyhow::Result<Site> {
+///
+/// It takes the runs so that it can let go of the parsed results as soon as
+/// the model and the provider reports are made: with thousands of results
+/// they are most of a build's memory, and the rest needs only their paths.
+pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>) -> anyhow::Result<Site> {
     if opts.stale_days == 0 {
         return Err(error::InputError::StaleDays(0).into());
     }
     let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
     let start = std::time::Instant::now();
-    let model = model::build(runs, stale_before, memo.as_deref_mut().map(|m| &mut m.entries));
+    let model = model::build(&runs, stale_before, memo.as_deref_mut().map(|m| &mut m.entries));
     crate::output::log_time(start, "  model");
     let content = content::load(&opts.content, &opts.docs)?;
     let (tera, templates_key) = pages::templates(&opts.templates)?;
@@ -136,16 +150,6 @@ pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -
     let mut site = Site::default();
     let mut html_pages: Vec<String> = Vec::new();
 
-    // Home: the comparison, with each group's plots.
-    let mut group_pages = Vec::new();
-    for g in &model.groups {
-        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false)?;
-        group_pages.push(GroupPage { group: g, plots });
-    }
-    site.add("index.html", pages::home(&tera, &common, &model, &group_pages)?);
-    html_pages.push("/".into());
-    crate::output::log_time(start, "  home");
-
     // Providers: the markdown report, as a file and as HTML, and plots of
     // the provider's rows of every group. Pages are independent: each is
     // built into its own part on any CPU, and the parts joined in order.
@@ -156,22 +160,34 @@ pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -
         .map(|(id, name)| {
             let mine: Vec<Vec<u64>> = model.runners.iter().filter(|r| &r.provider_id == id).map(entry_keys).collect();
             let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine)));
-            let site = Memo::part(old, &part, key, || provider_page(&tera, &common, &model, runs, id, name))?;
+            let site = Memo::part(old, &part, key, || provider_page(&tera, &common, &model, &runs, id, name))?;
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    for (part, key, built) in parts {
-        if let Some(m) = memo.as_deref_mut() {
-            m.keep(part, key, &built);
-        }
-        site.join(built);
-    }
+    site.join_parts(parts, memo.as_deref_mut());
+    crate::output::log_time(start, "  providers");
+    // Every result file is published as submitted; nothing else needs the
+    // parsed results.
+    let copies: Vec<(String, PathBuf)> =
+        runs.iter().map(|run| (format!("results/{}", run.rel_path), PathBuf::from(&run.file))).collect();
+    drop(runs);
+    release_free_memory();
+
+    // Home (the comparison, with each group's plots) and the data files
+    // that list every result do not depend on each other: make them at
+    // the same time.
+    let (home, data) =
+        rayon::join(|| home_page(&tera, &common, &model), || data_files(&model, &common, opts.stale_days));
+    site.join(home?);
+    site.join(data?);
+    html_pages.push("/".into());
+    crate::output::log_time(start, "  home and data files");
+
     for id in model.providers.keys() {
         html_pages.push(format!("/providers/{id}/"));
         site.providers.push(id.clone());
     }
 
-    crate::output::log_time(start, "  providers");
     // Runners: the history across runs, newest first.
     let old = memo.as_deref();
     let parts = model
@@ -184,12 +200,7 @@ pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    for (part, key, built) in parts {
-        if let Some(m) = memo.as_deref_mut() {
-            m.keep(part, key, &built);
-        }
-        site.join(built);
-    }
+    site.join_parts(parts, memo);
     let mut coverage = Vec::new();
     for r in &model.runners {
         html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
@@ -214,15 +225,8 @@ pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -
     site.add("404.html", pages::not_found(&tera, &common)?);
 
     // Data: every result as submitted, the index, the tables, the feed.
-    for run in runs {
-        site.files.push((format!("results/{}", run.rel_path), Body::Copy(PathBuf::from(&run.file))));
-    }
-    site.result_files = runs.len();
-    site.add("index.json", index_json::render(&model, &common.built, opts.stale_days)?);
-    for (name, text) in csv::tables(&model.groups) {
-        site.add(format!("data/{name}"), text);
-    }
-    site.add("feed.xml", feed::render(&model, &common.base_url));
+    site.result_files = copies.len();
+    site.files.extend(copies.into_iter().map(|(path, from)| (path, Body::Copy(from))));
     site.add("sitemap.xml", sitemap::render(&common.base_url, &html_pages));
     site.add("robots.txt", format!("User-agent: *\nAllow: /\nSitemap: {}/sitemap.xml\n", common.base_url));
     // Result files name this address in "$schema" (docs/result-format.md),
@@ -231,11 +235,35 @@ pub fn build_cached(opts: &Options, runs: &[Run], mut memo: Option<&mut Memo>) -
     if schema.is_file() {
         site.files.push(("result-v1.schema.json".to_string(), Body::Copy(schema)));
     }
+    crate::output::log_time(start, "  data files");
     for (name, builtin) in STATIC {
         let text =
             std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());
         site.add(format!("static/{name}"), text);
     }
+    Ok(site)
+}
+
+/// The home page and its plots.
+fn home_page(tera: &tera::Tera, common: &Common, model: &Model) -> anyhow::Result<Site> {
+    let mut site = Site::default();
+    let mut group_pages = Vec::new();
+    for g in &model.groups {
+        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false)?;
+        group_pages.push(GroupPage { group: g, plots });
+    }
+    site.add("index.html", pages::home(tera, common, model, &group_pages)?);
+    Ok(site)
+}
+
+/// The index, the tables and the feed.
+fn data_files(model: &Model, common: &Common, stale_days: u32) -> anyhow::Result<Site> {
+    let mut site = Site::default();
+    site.add("index.json", index_json::render(model, &common.built, stale_days)?);
+    for (name, text) in csv::tables(&model.groups) {
+        site.add(format!("data/{name}"), text);
+    }
+    site.add("feed.xml", feed::render(model, &common.base_url));
     Ok(site)
 }
 
@@ -496,6 +524,18 @@ fn history_row(e: &Entry) -> HistoryRow {
         cache_restore: first_cache.map_or_else(none, |c| c.restore.clone()),
         download: e.internet.as_ref().map_or_else(none, |n| n.download.clone()),
         upload: e.internet.as_ref().map_or_else(none, |n| n.upload.clone()),
+    }
+}
+
+/// Hands memory that was freed back to the OS. The results were parsed on
+/// worker threads, whose malloc arenas keep the freed space for themselves,
+/// while the pages are rendered on this thread: without this, a build's peak
+/// memory is the results plus the pages instead of the larger of the two.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of every arena to the OS.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -163,7 +164,8 @@ pub struct Runner {
 #[derive(Debug)]
 pub struct Model {
     /// Every accepted result, in path order.
-    pub entries: Vec<Entry>,
+    /// Shared with `site serve`'s cache of entries.
+    pub entries: Vec<Arc<Entry>>,
     /// By provider, then label.
     pub runners: Vec<Runner>,
     /// Newest protocol first, then by fingerprint.
@@ -174,7 +176,7 @@ pub struct Model {
 
 /// What `site serve` keeps between builds: each result's entry by its key,
 /// so that a rebuild computes only the entries of changed results.
-pub type EntryCache = HashMap<u64, Entry>;
+pub type EntryCache = HashMap<u64, Arc<Entry>>;
 
 /// Builds the model; results older than `stale_before` are marked stale.
 /// Entries are independent and computed on every CPU; those in `cache`
@@ -182,11 +184,11 @@ pub type EntryCache = HashMap<u64, Entry>;
 pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut EntryCache>) -> Model {
     let empty = EntryCache::new();
     let old = cache.as_ref().map_or(&empty, |c| &**c);
-    let entries: Vec<Entry> = runs
+    let entries: Vec<Arc<Entry>> = runs
         .par_iter()
         .map(|r| {
             let key = entry_key(r, stale_before);
-            old.get(&key).cloned().unwrap_or_else(|| entry(r, key, stale_before))
+            old.get(&key).cloned().unwrap_or_else(|| Arc::new(entry(r, key, stale_before)))
         })
         .collect();
     if let Some(cache) = cache {
@@ -226,7 +228,7 @@ fn newer_key(e: &Entry) -> (&str, &str) {
 /// Per fingerprint and runner: the newest complete result that is not
 /// excluded, else the newest one not excluded (marked incomplete); every
 /// excluded result is shown too, marked.
-fn groups(entries: &[Entry]) -> Vec<Group> {
+fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     let mut chosen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
     let mut shown: Vec<usize> = Vec::new();
     for (i, e) in entries.iter().enumerate() {

@@ -78,3 +78,31 @@ pub fn accepted(dir: &Path) -> Vec<Run> {
 pub fn render(provider: &str, runs: &[Run]) -> String {
     site::report::render_report(&site::report::build_view(provider, runs)).unwrap()
 }
+
+/// Stops a server process when the test ends, passed or not.
+pub struct Server(pub std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A port nothing listens on now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Copies the folder `from` into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
