@@ -21,12 +21,12 @@ stats=$(jq -r '
   | ($s | sort) as $v | ($v | length) as $n
   | ($s | add / $n) as $mean
   | (($s | map((. - $mean) * (. - $mean)) | add) / $n | sqrt) as $sd
-  | [ ($v | map(. * 100 | round / 100 | tostring) | join(", ")),
+  | [ ($s | map(. * 100 | round / 100 | tostring) | join(", ")),
       (if $n % 2 == 1 then $v[($n - 1) / 2] else ($v[$n / 2 - 1] + $v[$n / 2]) / 2 end),
       ($sd / $mean * 100), $n,
       (.stages.cpu.samples[0].affinity | if .mode == "pinned" then "CPU \(.cpu), group \(.group)" else "unpinned" end),
       .machine.cpu_model, .build.compiler,
-      ([.stages.cpu.samples[] | select(.status == "ok") | (.steal_s // "n/a" | tostring)] | join(", ")) ] | @tsv' "$out")
+      ([.stages.cpu.samples[] | select(.status == "ok") | (if .steal_s == null then "n/a" else (.steal_s * 100 | round / 100 | tostring) end)] | join(", ")) ] | @tsv' "$out")
 IFS=$'\t' read -r samples median cv n affinity model compiler steal <<<"$stats"
 line=$(printf '| %s | %.2f | %.2f%% | %s | %s | %s |' "$samples" "$median" "$cv" "$n" "$affinity" "$steal")
 echo "median $median iterations/s, variation $(printf '%.2f' "$cv")% over $n samples ($affinity); steal per sample: $steal s"
@@ -37,7 +37,7 @@ echo "median $median iterations/s, variation $(printf '%.2f' "$cv")% over $n sam
   echo "\`bash scripts/bench-cpu.sh ${1:-}\`: five standard samples (30 s each) on $model, $(nproc) CPUs, CoreMark built"
   echo "by $compiler; load average $load_before before and $load_after after. Target: variation under 1%."
   echo
-  echo "| Samples (iterations/s) | Median | Variation | Accepted | Affinity | Steal per sample (s) |"
+  echo "| Samples in order (iterations/s) | Median | Variation | Accepted | Affinity | Steal per sample (s) |"
   echo "| --- | ---: | ---: | ---: | --- | --- |"
   echo "$line"
 } >> docs/benchmarks.md

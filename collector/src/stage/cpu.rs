@@ -82,7 +82,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
     };
 
-    let steal_before = cpu_steal_s(in_force);
+    let steal_before = steal_ticks(in_force);
     let start = Instant::now();
     let mut iterations = 0u64;
     let mut strayed: Option<u32> = None;
@@ -119,7 +119,10 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
             final_: crcs.final_,
         }),
         validation: Some(Validation::Passed),
-        steal_s: steal_before.zip(cpu_steal_s(in_force)).and_then(|(a, b)| NonNeg::new(b - a).ok()),
+        steal_s: steal_before
+            .zip(steal_ticks(in_force))
+            .zip(ticks_per_s())
+            .and_then(|((before, after), hz)| NonNeg::new(after.saturating_sub(before) as f64 / hz).ok()),
     };
     let mismatches: Vec<String> =
         [mismatch("performance", PERFORMANCE, crcs), mismatch("validation", VALIDATION, validation)]
@@ -187,19 +190,18 @@ fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
     }
 }
 
-/// The steal time of the pinned CPU so far, seconds: the eighth number of
-/// its `cpuN` line in /proc/stat, in clock ticks. `None` when unpinned or
-/// where the OS does not report it.
-fn cpu_steal_s(affinity: Affinity) -> Option<f64> {
+/// The steal time of the pinned CPU so far, in clock ticks: the eighth
+/// number of its `cpuN` line in /proc/stat. `None` when unpinned or where
+/// the OS does not report it.
+fn steal_ticks(affinity: Affinity) -> Option<u64> {
     let Affinity::Pinned { cpu, .. } = affinity else { return None };
-    steal_of(&std::fs::read_to_string("/proc/stat").ok()?, cpu, ticks_per_s()?)
+    steal_of(&std::fs::read_to_string("/proc/stat").ok()?, cpu)
 }
 
-fn steal_of(stat: &str, cpu: u32, ticks_per_s: f64) -> Option<f64> {
+fn steal_of(stat: &str, cpu: u32) -> Option<u64> {
     let name = format!("cpu{cpu}");
     let line = stat.lines().find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
-    let ticks: f64 = line.split_whitespace().nth(8)?.parse().ok()?;
-    Some(ticks / ticks_per_s)
+    line.split_whitespace().nth(8)?.parse().ok()
 }
 
 #[cfg(target_os = "linux")]
@@ -223,9 +225,9 @@ mod tests {
         let stat = "cpu  809461 103645 232830 634149 41621 0 14181 41438 0 0\n\
                     cpu0 380185 56252 118047 321859 33863 0 4450 23708 0 0\n\
                     cpu1 429276 47393 114783 312290 7757 0 9731 17729 0 0\n";
-        assert_eq!(steal_of(stat, 1, 100.0), Some(177.29));
-        assert_eq!(steal_of(stat, 0, 100.0), Some(237.08));
-        assert_eq!(steal_of(stat, 2, 100.0), None);
+        assert_eq!(steal_of(stat, 1), Some(17729));
+        assert_eq!(steal_of(stat, 0), Some(23708));
+        assert_eq!(steal_of(stat, 2), None);
     }
 
     #[test]

@@ -171,7 +171,10 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     let copies: Vec<(String, PathBuf)> =
         runs.iter().map(|run| (format!("results/{}", run.rel_path), PathBuf::from(&run.file))).collect();
     drop(runs);
-    release_free_memory();
+    // `site serve` keeps the results in its cache, so nothing was freed.
+    if memo.is_none() {
+        release_free_memory();
+    }
 
     // Home (the comparison, with each group's plots) and the data files
     // that list every result do not depend on each other: make them at
