@@ -2,7 +2,8 @@
 //! what a change affects. One changed result changes its model entry, its
 //! runner's page and plot, and its provider's page, report and plots; the
 //! pages that list every result (home, coverage, data files) are always
-//! made again. Every other runner and provider part is reused when the key
+//! made again, the home page from its rows, of which only changed ones are
+//! rendered again. Every other runner and provider part is reused when the key
 //! of its inputs (the site-wide inputs and its entries' keys) is the same.
 
 use std::collections::HashMap;
@@ -10,11 +11,14 @@ use std::hash::{Hash, Hasher};
 
 use super::Site;
 use super::model::EntryCache;
+use super::pages::RowCache;
 
 /// The parts of the last build, by name, with the key of their inputs.
 #[derive(Debug, Default)]
 pub struct Memo {
     pub(super) entries: EntryCache,
+    /// The home page's table rows (see `pages::home_rows`).
+    pub(super) rows: RowCache,
     parts: HashMap<String, (u64, Site)>,
 }
 

@@ -17,12 +17,13 @@ pub mod plot;
 pub mod sitemap;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use self::memo::{Memo, key_of};
 use self::model::{Entry, Group, Model, leading, range};
-use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RunnerLink};
+use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RowCache, RunnerLink};
 use self::plot::history::{self, Line};
 use self::plot::ranges::{self, Bar};
 use self::plot::{Spec, xml_escape};
@@ -179,9 +180,16 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     // Home (the comparison, with each group's plots) and the data files
     // that list every result do not depend on each other: make them at
     // the same time.
-    let (home, data) =
-        rayon::join(|| home_page(&tera, &common, &model), || data_files(&model, &common, opts.stale_days));
-    site.join(home?);
+    let rows = memo.as_deref().map(|m| &m.rows);
+    let (home, data) = rayon::join(
+        || home_page(&tera, templates_key, &common, &model, rows),
+        || data_files(&model, &common, opts.stale_days),
+    );
+    let (home, rows) = home?;
+    if let Some(m) = memo.as_deref_mut() {
+        m.rows = rows;
+    }
+    site.join(home);
     site.join(data?);
     html_pages.push("/".into());
     crate::output::log_time(start, "  home and data files");
@@ -247,16 +255,35 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     Ok(site)
 }
 
-/// The home page and its plots.
-fn home_page(tera: &tera::Tera, common: &Common, model: &Model) -> anyhow::Result<Site> {
+/// The home page and its plots, and the rows it rendered (see
+/// `pages::home_rows`).
+fn home_page(
+    tera: &tera::Tera,
+    templates_key: u64,
+    common: &Common,
+    model: &Model,
+    rows: Option<&RowCache>,
+) -> anyhow::Result<(Site, RowCache)> {
     let mut site = Site::default();
+    let made = Mutex::new(RowCache::new());
     let mut group_pages = Vec::new();
     for g in &model.groups {
         let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false)?;
-        group_pages.push(GroupPage { group: g, plots });
+        group_pages.push(GroupPage {
+            id: &g.id,
+            fingerprint: &g.fingerprint,
+            protocol: g.protocol,
+            profile: g.profile.as_ref(),
+            cpu: pages::home_rows(tera, templates_key, "cpu", &g.cpu, rows, &made)?,
+            disk: pages::home_rows(tera, templates_key, "disk", &g.disk, rows, &made)?,
+            cache: pages::home_rows(tera, templates_key, "cache", &g.cache, rows, &made)?,
+            internet: pages::home_rows(tera, templates_key, "internet", &g.internet, rows, &made)?,
+            http_cache: pages::home_rows(tera, templates_key, "http_cache", &g.http_cache, rows, &made)?,
+            plots,
+        });
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
-    Ok(site)
+    Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner())))
 }
 
 /// The index, the tables and the feed.

@@ -4,20 +4,25 @@
 //! Every `.html` template is autoescaped: text from results can never
 //! become markup.
 
+use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Mutex;
 
 use anyhow::Context as _;
+use rayon::prelude::*;
 use serde::Serialize;
 use tera::Tera;
 
 use super::content::Page;
-use super::model::{Group, Meta, Model, Stages};
+use super::model::{Meta, Model, Row, Stages};
+use crate::report::ProfileView;
 
 /// The templates, by name, as built into the binary.
-pub const TEMPLATES: [(&str, &str); 8] = [
+pub const TEMPLATES: [(&str, &str); 9] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
+    ("home_row.html", include_str!("../../../templates/home_row.html")),
     ("provider.html", include_str!("../../../templates/provider.html")),
     ("runner.html", include_str!("../../../templates/runner.html")),
     ("coverage.html", include_str!("../../../templates/coverage.html")),
@@ -69,12 +74,60 @@ pub struct PlotRef {
     pub desc: String,
 }
 
-/// A comparison group with its plots.
+/// A comparison group as the home page shows it: its tables' rows already
+/// rendered (see `home_rows`), and its plots.
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupPage<'a> {
-    #[serde(flatten)]
-    pub group: &'a Group,
+    pub id: &'a str,
+    pub fingerprint: &'a str,
+    pub protocol: Option<u32>,
+    pub profile: Option<&'a ProfileView>,
+    pub cpu: String,
+    pub disk: String,
+    pub cache: String,
+    pub internet: String,
+    pub http_cache: String,
     pub plots: Vec<PlotRef>,
+}
+
+/// Rendered table rows by a key of their template and content, which
+/// `site serve` keeps between builds.
+pub type RowCache = HashMap<u64, String>;
+
+#[derive(Serialize)]
+struct RowContext<'a, T> {
+    kind: &'a str,
+    r: &'a Row<T>,
+}
+
+/// The rows of one home-page table, each rendered on its own with
+/// templates/home_row.html on every CPU. Where `cache` is given, a row
+/// whose content and templates it has seen is taken from it, and every row
+/// made is added to `made`.
+pub fn home_rows<T: Serialize + Sync>(
+    tera: &Tera,
+    templates_key: u64,
+    kind: &str,
+    rows: &[Row<T>],
+    cache: Option<&RowCache>,
+    made: &Mutex<RowCache>,
+) -> anyhow::Result<String> {
+    let html = rows
+        .par_iter()
+        .map(|r| {
+            let ctx = RowContext { kind, r };
+            let Some(cache) = cache else { return render(tera, "home_row.html", &ctx) };
+            let json = serde_json::to_vec(&ctx).context("a home-page row does not serialize")?;
+            let key = super::memo::key_of((templates_key, json));
+            let html = match cache.get(&key) {
+                Some(html) => html.clone(),
+                None => render(tera, "home_row.html", &ctx)?,
+            };
+            made.lock().unwrap_or_else(|e| e.into_inner()).insert(key, html.clone());
+            Ok(html)
+        })
+        .collect::<anyhow::Result<Vec<String>>>()?;
+    Ok(html.concat())
 }
 
 #[derive(Serialize)]
