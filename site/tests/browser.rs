@@ -46,7 +46,6 @@ const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// The longest any one browser step may take.
 const STEP: Duration = Duration::from_secs(30);
 
-
 /// `GET path` → (status, body).
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
@@ -65,7 +64,6 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
-
 
 /// One headless chromium with one tab, driven over the DevTools protocol.
 /// Killed when dropped, passed or not.

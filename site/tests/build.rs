@@ -310,4 +310,3 @@ fn serve_rebuilds_match_fresh_builds() {
     let runner = read(served.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
     assert!(runner.contains("<p>edited</p></footer>"), "{runner}");
 }
-

@@ -23,7 +23,6 @@ const CONNECTIONS: usize = 8;
 /// How long all of them together may take.
 const DEADLINE: Duration = Duration::from_secs(10);
 
-
 /// One HTTP/1.1 response: status, headers (names lowercased) and body.
 #[derive(Debug)]
 struct Response {
