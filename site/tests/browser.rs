@@ -341,20 +341,7 @@ fn pages_load_in_chromium_without_errors() {
 
     let port = free_port();
     let out = work.path().join("public");
-    let _server = Server(
-        Command::new(env!("CARGO_BIN_EXE_site"))
-            .current_dir(REPO)
-            .args(["serve", "--port", &port.to_string()])
-            .arg("--results")
-            .arg(&results)
-            .arg("--content")
-            .arg(&content)
-            .arg("--out")
-            .arg(&out)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _server = serve(port, &results, &out, &["--content".as_ref(), content.as_os_str()]);
     // chromium starts while the first build runs.
     let mut browser = Browser::start(&work.path().join("chromium.log"));
     wait_until("the first build", || get(port, "/__reload").is_some_and(|(s, b)| s == 200 && b == "1"));

@@ -12,12 +12,10 @@ mod common;
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 
-const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 /// How many connections are held open at once.
 const CONNECTIONS: usize = 8;
 /// How long all of them together may take.
@@ -129,18 +127,7 @@ fn keep_alive_connections_are_served_at_once() {
     put(&results, GOLDEN_PATH, &golden());
     let out = work.path().join("public");
     let port = free_port();
-    let _server = Server(
-        Command::new(env!("CARGO_BIN_EXE_site"))
-            .current_dir(REPO)
-            .args(["serve", "--port", &port.to_string()])
-            .arg("--results")
-            .arg(&results)
-            .arg("--out")
-            .arg(&out)
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _server = serve(port, &results, &out, &[]);
     let start = Instant::now();
     while !get(port, "/__reload").is_some_and(|r| r.status == 200 && r.body == b"1") {
         assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for the first build");

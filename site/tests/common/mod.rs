@@ -89,6 +89,24 @@ impl Drop for Server {
     }
 }
 
+/// Starts `site serve` from the repository's root on `port`, building
+/// `results` into `out`, with `extra` arguments; stopped when dropped.
+pub fn serve(port: u16, results: &Path, out: &Path, extra: &[&std::ffi::OsStr]) -> Server {
+    Server(
+        std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .args(["serve", "--port", &port.to_string()])
+            .arg("--results")
+            .arg(results)
+            .args(extra)
+            .arg("--out")
+            .arg(out)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
 /// A port nothing listens on now.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
