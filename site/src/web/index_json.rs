@@ -1,18 +1,24 @@
 //! `/index.json`: every result with its place and marks, and the newest
 //! figures per runner, for anyone who wants the data without scraping.
+//!
+//! Each result's object is serialized on its own (on every CPU) and the
+//! objects joined, so that `site serve` can keep them by the entry's key and
+//! serialize again only the changed ones; the bytes are the same as
+//! pretty-printing the whole index at once, which a test checks.
 
+use std::collections::HashMap;
+
+use rayon::prelude::*;
 use serde::Serialize;
 
-use super::model::{Meta, Model};
+use super::model::{Entry, Meta, Model};
 
-#[derive(Serialize)]
-struct Index<'a> {
-    /// Bumped when a field changes meaning.
-    index_version: u32,
-    built: &'a str,
-    stale_days: u32,
-    results: Vec<IndexEntry<'a>>,
-}
+/// Bumped when a field changes meaning.
+const INDEX_VERSION: u32 = 1;
+
+/// Each result's serialized object by its entry's key, which `site serve`
+/// keeps between builds.
+pub type IndexCache = HashMap<u64, Vec<u8>>;
 
 #[derive(Serialize)]
 struct IndexEntry<'a> {
@@ -21,14 +27,99 @@ struct IndexEntry<'a> {
     coremark_median_it_s: Option<f64>,
 }
 
-/// The combined index, pretty-printed with a trailing newline.
-pub fn render(model: &Model, built: &str, stale_days: u32) -> anyhow::Result<Vec<u8>> {
-    let results = model
+impl<'a> IndexEntry<'a> {
+    fn of(e: &'a Entry) -> Self {
+        IndexEntry { meta: &e.meta, coremark_median_it_s: e.cpu.as_ref().and_then(|c| c.median_value) }
+    }
+}
+
+/// The combined index, pretty-printed with a trailing newline, and each
+/// result's object by key. Objects `cache` holds are reused.
+pub fn render(
+    model: &Model,
+    built: &str,
+    stale_days: u32,
+    cache: Option<&IndexCache>,
+) -> anyhow::Result<(Vec<u8>, IndexCache)> {
+    let objects = model
         .entries
-        .iter()
-        .map(|e| IndexEntry { meta: &e.meta, coremark_median_it_s: e.cpu.as_ref().and_then(|c| c.median_value) })
-        .collect();
-    let mut bytes = serde_json::to_vec_pretty(&Index { index_version: 1, built, stale_days, results })?;
-    bytes.push(b'\n');
-    Ok(bytes)
+        .par_iter()
+        .map(|e| match cache.and_then(|c| c.get(&e.key)) {
+            Some(bytes) => Ok((e.key, bytes.clone())),
+            None => Ok((e.key, indented(&serde_json::to_vec_pretty(&IndexEntry::of(e))?))),
+        })
+        .collect::<anyhow::Result<Vec<(u64, Vec<u8>)>>>()?;
+    let mut out = format!(
+        "{{\n  \"index_version\": {INDEX_VERSION},\n  \"built\": {},\n  \"stale_days\": {stale_days},\n  \"results\": ",
+        serde_json::to_string(built)?
+    )
+    .into_bytes();
+    if objects.is_empty() {
+        out.extend_from_slice(b"[]");
+    } else {
+        out.extend_from_slice(b"[\n");
+        for (i, (_, object)) in objects.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            out.extend_from_slice(object);
+        }
+        out.extend_from_slice(b"\n  ]");
+    }
+    out.extend_from_slice(b"\n}\n");
+    Ok((out, objects.into_iter().collect()))
+}
+
+/// A pretty-printed object as it stands two levels deep: every line
+/// indented by four spaces.
+fn indented(object: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(object.len() + object.len() / 8);
+    for (i, line) in object.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"    ");
+        out.extend_from_slice(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Index<'a> {
+        index_version: u32,
+        built: &'a str,
+        stale_days: u32,
+        results: Vec<IndexEntry<'a>>,
+    }
+
+    /// The whole index pretty-printed at once: what `render` must equal.
+    fn whole(model: &Model, built: &str, stale_days: u32) -> Vec<u8> {
+        let results = model.entries.iter().map(|e| IndexEntry::of(e)).collect();
+        let index = Index { index_version: INDEX_VERSION, built, stale_days, results };
+        let mut bytes = serde_json::to_vec_pretty(&index).unwrap();
+        bytes.push(b'\n');
+        bytes
+    }
+
+    #[test]
+    fn joined_objects_equal_the_whole_index_pretty_printed() {
+        let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+        let checked = crate::check(&[results]).unwrap();
+        let now: jiff::Timestamp = "2026-12-01T00:00:00Z".parse().unwrap();
+        let model = super::super::model::build(&checked.runs, now, None);
+        assert!(model.entries.len() >= 5);
+        let built = "2026-12-01 00:00 \"UTC\"";
+        let (bytes, kept) = render(&model, built, 180, None).unwrap();
+        assert_eq!(String::from_utf8(bytes.clone()).unwrap(), String::from_utf8(whole(&model, built, 180)).unwrap());
+        // From kept objects: the same bytes.
+        let (again, _) = render(&model, built, 180, Some(&kept)).unwrap();
+        assert_eq!(again, bytes);
+
+        let empty = super::super::model::build(&[], now, None);
+        assert_eq!(render(&empty, built, 7, None).unwrap().0, whole(&empty, built, 7));
+    }
 }

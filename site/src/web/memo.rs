@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use super::Site;
+use super::index_json::IndexCache;
 use super::model::EntryCache;
 use super::pages::RowCache;
 
@@ -19,6 +20,8 @@ pub struct Memo {
     pub(super) entries: EntryCache,
     /// The home page's table rows (see `pages::home_rows`).
     pub(super) rows: RowCache,
+    /// index.json's objects (see `index_json::render`).
+    pub(super) index: IndexCache,
     parts: HashMap<String, (u64, Site)>,
 }
 

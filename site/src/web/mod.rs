@@ -21,6 +21,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
 use self::model::{Entry, Group, Model, leading, range};
 use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RowCache, RunnerLink};
@@ -180,17 +181,17 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     // Home (the comparison, with each group's plots) and the data files
     // that list every result do not depend on each other: make them at
     // the same time.
-    let rows = memo.as_deref().map(|m| &m.rows);
+    let (rows, index) = (memo.as_deref().map(|m| &m.rows), memo.as_deref().map(|m| &m.index));
     let (home, data) = rayon::join(
         || home_page(&tera, templates_key, &common, &model, rows),
-        || data_files(&model, &common, opts.stale_days),
+        || data_files(&model, &common, opts.stale_days, index),
     );
-    let (home, rows) = home?;
+    let ((home, rows), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
-        m.rows = rows;
+        (m.rows, m.index) = (rows, index);
     }
     site.join(home);
-    site.join(data?);
+    site.join(data);
     html_pages.push("/".into());
     crate::output::log_time(start, "  home and data files");
 
@@ -286,15 +287,21 @@ fn home_page(
     Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner())))
 }
 
-/// The index, the tables and the feed.
-fn data_files(model: &Model, common: &Common, stale_days: u32) -> anyhow::Result<Site> {
+/// The index, the tables and the feed, and the index's objects by key.
+fn data_files(
+    model: &Model,
+    common: &Common,
+    stale_days: u32,
+    index: Option<&IndexCache>,
+) -> anyhow::Result<(Site, IndexCache)> {
     let mut site = Site::default();
-    site.add("index.json", index_json::render(model, &common.built, stale_days)?);
+    let (bytes, objects) = index_json::render(model, &common.built, stale_days, index)?;
+    site.add("index.json", bytes);
     for (name, text) in csv::tables(&model.groups) {
         site.add(format!("data/{name}"), text);
     }
     site.add("feed.xml", feed::render(model, &common.base_url));
-    Ok(site)
+    Ok((site, objects))
 }
 
 /// One runner's page and history plot.
