@@ -138,14 +138,15 @@ fn prepare(out: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write into {}", out.display()))
 }
 
-/// What identifies a file's content: its bytes, or for a copy the source's
-/// path, size and modification time (reading it would cost as much as
-/// copying it).
+/// What identifies a file's content: its bytes; for a copy the source's
+/// path and SHA-256 where the check computed it, else its path, size and
+/// modification time (reading it would cost as much as copying it).
 fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match body {
         Body::Bytes(b) => b.hash(&mut h),
-        Body::Copy(from) => {
+        Body::Copy { from, sha256: Some(sha256) } => (from, sha256).hash(&mut h),
+        Body::Copy { from, sha256: None } => {
             let meta = std::fs::metadata(from).with_context(|| format!("cannot read {}", from.display()))?;
             (from, meta.len(), meta.modified().ok()).hash(&mut h);
         }
@@ -160,7 +161,7 @@ fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
         // A hard link where the file system allows it: result files are
         // published unchanged, and linking 10,000 of them is much faster
         // than copying them. A rebuild replaces an older link.
-        Body::Copy(from) => {
+        Body::Copy { from, .. } => {
             let linked = match std::fs::hard_link(from, path) {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                     std::fs::remove_file(path).and_then(|()| std::fs::hard_link(from, path))

@@ -75,8 +75,12 @@ impl Options {
 #[derive(Debug, Clone)]
 pub enum Body {
     Bytes(Vec<u8>),
-    /// A file copied as it is (result files are published as submitted).
-    Copy(PathBuf),
+    /// A file copied as it is (result files are published as submitted),
+    /// with its SHA-256 where the build knows it already.
+    Copy {
+        from: PathBuf,
+        sha256: Option<String>,
+    },
 }
 
 /// Everything a build produces.
@@ -170,8 +174,13 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     crate::output::log_time(start, "  providers");
     // Every result file is published as submitted; nothing else needs the
     // parsed results.
-    let copies: Vec<(String, PathBuf)> =
-        runs.iter().map(|run| (format!("results/{}", run.rel_path), PathBuf::from(&run.file))).collect();
+    let copies: Vec<(String, Body)> = runs
+        .iter()
+        .map(|run| {
+            let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
+            (format!("results/{}", run.rel_path), body)
+        })
+        .collect();
     drop(runs);
     // `site serve` keeps the results in its cache, so nothing was freed.
     if memo.is_none() {
@@ -238,14 +247,14 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
 
     // Data: every result as submitted, the index, the tables, the feed.
     site.result_files = copies.len();
-    site.files.extend(copies.into_iter().map(|(path, from)| (path, Body::Copy(from))));
+    site.files.extend(copies);
     site.add("sitemap.xml", sitemap::render(&common.base_url, &html_pages));
     site.add("robots.txt", format!("User-agent: *\nAllow: /\nSitemap: {}/sitemap.xml\n", common.base_url));
     // Result files name this address in "$schema" (docs/result-format.md),
     // so editors can check a file before it is submitted.
     let schema = opts.docs.join("result-v1.schema.json");
     if schema.is_file() {
-        site.files.push(("result-v1.schema.json".to_string(), Body::Copy(schema)));
+        site.files.push(("result-v1.schema.json".to_string(), Body::Copy { from: schema, sha256: None }));
     }
     crate::output::log_time(start, "  data files");
     for (name, builtin) in STATIC {
