@@ -239,21 +239,21 @@ struct FileCheck {
 /// only the files that changed.
 #[derive(Debug, Default)]
 pub struct ParseCache {
-    entries: HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, FileCheck)>,
+    entries: HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, Arc<FileCheck>)>,
 }
 
 /// Checks every file on its own, on every CPU (files are independent),
 /// reusing `cache` entries whose file has not changed.
-fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<FileCheck> {
+fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Arc<FileCheck>> {
     let empty = HashMap::new();
     let old = cache.as_ref().map_or(&empty, |c| &c.entries);
-    let checks: Vec<FileCheck> = files
+    let checks: Vec<Arc<FileCheck>> = files
         .par_iter()
         .map(|f| match old.get(&f.path) {
             Some((size, modified, check)) if *size == f.size && *modified == f.modified && f.modified.is_some() => {
                 check.clone()
             }
-            _ => check_file(f),
+            _ => Arc::new(check_file(f)),
         })
         .collect();
     // The cache shares the parsed results with the runs (`Arc`), so keeping

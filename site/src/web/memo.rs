@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
+use super::PlotCache;
 use super::Site;
 use super::index_json::IndexCache;
 use super::model::EntryCache;
@@ -22,6 +23,8 @@ pub struct Memo {
     pub(super) rows: RowCache,
     /// index.json's objects (see `index_json::render`).
     pub(super) index: IndexCache,
+    /// The home page's plots (see `draw_plot`).
+    pub(super) plots: PlotCache,
     parts: HashMap<String, (u64, Site)>,
 }
 

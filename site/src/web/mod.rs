@@ -16,6 +16,7 @@ pub mod pages;
 pub mod plot;
 pub mod sitemap;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -190,14 +191,15 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     // Home (the comparison, with each group's plots) and the data files
     // that list every result do not depend on each other: make them at
     // the same time.
-    let (rows, index) = (memo.as_deref().map(|m| &m.rows), memo.as_deref().map(|m| &m.index));
+    let old = memo.as_deref();
+    let (rows, plots, index) = (old.map(|m| &m.rows), old.map(|m| &m.plots), old.map(|m| &m.index));
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, rows),
+        || home_page(&tera, templates_key, &common, &model, rows, plots),
         || data_files(&model, &common, opts.stale_days, index),
     );
-    let ((home, rows), (data, index)) = (home?, data?);
+    let ((home, rows, plots), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
-        (m.rows, m.index) = (rows, index);
+        (m.rows, m.plots, m.index) = (rows, plots, index);
     }
     site.join(home);
     site.join(data);
@@ -273,12 +275,15 @@ fn home_page(
     common: &Common,
     model: &Model,
     rows: Option<&RowCache>,
-) -> anyhow::Result<(Site, RowCache)> {
+    plots: Option<&PlotCache>,
+) -> anyhow::Result<(Site, RowCache, PlotCache)> {
     let mut site = Site::default();
     let made = Mutex::new(RowCache::new());
+    let mut drawn = PlotCache::new();
     let mut group_pages = Vec::new();
     for g in &model.groups {
-        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false)?;
+        let cache = plots.map(|old| (old, &mut drawn));
+        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false, cache)?;
         group_pages.push(GroupPage {
             id: &g.id,
             fingerprint: &g.fingerprint,
@@ -293,7 +298,7 @@ fn home_page(
         });
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
-    Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner())))
+    Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner()), drawn))
 }
 
 /// The index, the tables and the feed, and the index's objects by key.
@@ -351,7 +356,7 @@ fn provider_page(
     let mut plots = Vec::new();
     for g in &model.groups {
         let mine = g.only_provider(id);
-        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true)?);
+        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true, None)?);
     }
     let runners: Vec<RunnerLink> = model
         .runners
@@ -404,7 +409,34 @@ impl Group {
 /// Draws a group's plots under `stem` and returns them as pages link them.
 /// Marked rows (excluded, incomplete) are left out of plots: a plot invites
 /// comparison, the tables keep them visible.
-fn group_plots(site: &mut Site, stem: &str, g: &Group, by_runner_only: bool) -> anyhow::Result<Vec<PlotRef>> {
+/// Drawn plots (`None`: nothing to draw) by a key of their text and bars,
+/// which `site serve` keeps for the home page.
+pub type PlotCache = HashMap<u64, Option<String>>;
+
+/// Draws a plot, or takes it from `cache.0` when the same text and bars were
+/// drawn before; records it in `cache.1`.
+fn draw_plot(spec: &Spec, bars: &[Bar], cache: Option<(&PlotCache, &mut PlotCache)>) -> anyhow::Result<Option<String>> {
+    let Some((old, made)) = cache else { return ranges::draw(spec, bars) };
+    let bars_key: Vec<_> = bars
+        .iter()
+        .map(|b| (&b.label, b.value.to_bits(), b.range.map(|(lo, hi)| (lo.to_bits(), hi.to_bits())), b.series))
+        .collect();
+    let key = key_of((&spec.title, &spec.desc, &spec.axis, bars_key));
+    let svg = match old.get(&key) {
+        Some(svg) => svg.clone(),
+        None => ranges::draw(spec, bars)?,
+    };
+    made.insert(key, svg.clone());
+    Ok(svg)
+}
+
+fn group_plots(
+    site: &mut Site,
+    stem: &str,
+    g: &Group,
+    by_runner_only: bool,
+    mut cache: Option<(&PlotCache, &mut PlotCache)>,
+) -> anyhow::Result<Vec<PlotRef>> {
     let fp = if g.fingerprint.is_empty() {
         "results without a published profile".to_string()
     } else {
@@ -414,7 +446,8 @@ fn group_plots(site: &mut Site, stem: &str, g: &Group, by_runner_only: bool) -> 
         |m: &model::Meta| if by_runner_only { m.runner.clone() } else { format!("{} ({})", m.runner, m.provider_name) };
     let mut out = Vec::new();
     let mut add = |site: &mut Site, file: &str, spec: Spec, bars: Vec<Bar>| -> anyhow::Result<()> {
-        if let Some(svg) = ranges::draw(&spec, &bars)? {
+        let cache = cache.as_mut().map(|(old, made)| (*old, &mut **made));
+        if let Some(svg) = draw_plot(&spec, &bars, cache)? {
             let path = format!("{stem}/{file}");
             out.push(PlotRef { src: format!("/{path}"), title: spec.title.clone(), desc: spec.desc.clone() });
             site.add(path, svg);
