@@ -15,8 +15,11 @@
 //! - Watching polls the inputs' paths, sizes and modification times every
 //!   200 ms on its own thread: no platform watcher to depend on, and cheap
 //!   next to a build.
-//! - A rebuild runs the whole pipeline in memory and rewrites only the
-//!   files whose content changed (`output::Writer`).
+//! - A rebuild runs the whole pipeline in memory but does only what the
+//!   change affects: it reads and checks only changed files, and reuses
+//!   every model entry, provider and runner part, home-page row and plot
+//!   and index.json object whose inputs are the same (`web::memo`); then
+//!   it rewrites only the files whose content changed (`output::Writer`).
 //! - Each HTML page gets a small script that asks `/__reload` for the build
 //!   generation twice a second and reloads the page when it changes. (A
 //!   long poll would hold a request open, which keeps headless browsers
