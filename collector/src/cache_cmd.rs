@@ -20,6 +20,7 @@ use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, P
 use crate::cli::{IdentityArgs, ProfileArg};
 use crate::error::UsageError;
 use crate::output::ResultWriter;
+use crate::provenance::process_env;
 use crate::stage::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
 use crate::stage::cache::{self, BackendSpec, Resolved, payload};
 use crate::{affinity, machine};
@@ -117,22 +118,8 @@ pub fn run(args: CacheArgs) -> anyhow::Result<()> {
     }
 }
 
-fn env(key: &str) -> Option<String> {
-    std::env::var(key).ok()
-}
-
 fn work_root(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    let base = match dir {
-        Some(d) if !d.is_dir() => {
-            return Err(UsageError::InvalidValue {
-                flag: "work-dir",
-                reason: format!("{} is not a folder; create it or choose another", d.display()),
-            }
-            .into());
-        }
-        Some(d) => d,
-        None => std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir),
-    };
+    let base = crate::config::folder_or_temp("work-dir", dir)?;
     let root = base.join(format!("runner-bench-cache-{}-{:08x}", std::process::id(), cache::random_u64() as u32));
     std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
     Ok(root)
@@ -213,7 +200,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     let (_pin, affinity) = pin(args.cpu, &mut notices)?;
     // After pinning: the HTTP clients' threads inherit the affinity.
     let resolved: Vec<Resolved> =
-        ordered.iter().map(|s| cache::resolve(s, &env, timeout(&params))).collect::<anyhow::Result<_>>()?;
+        ordered.iter().map(|s| cache::resolve(s, &process_env, timeout(&params))).collect::<anyhow::Result<_>>()?;
     let instance = machine::instance();
 
     let work = WorkDir(work_root(args.work_dir.clone())?);
@@ -319,7 +306,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let mut notices = Vec::new();
     let mut instance = machine::instance();
     if let Some(sim) = &args.simulate_instance {
-        if env("GITHUB_ACTIONS").as_deref() == Some("true") {
+        if process_env("GITHUB_ACTIONS").as_deref() == Some("true") {
             bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
         }
         instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
@@ -345,7 +332,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     }
     let (_pin, affinity) = pin(args.cpu, &mut notices)?;
     let resolved: Vec<Resolved> =
-        h.backends.iter().map(|s| cache::resolve(s, &env, timeout(&params))).collect::<anyhow::Result<_>>()?;
+        h.backends.iter().map(|s| cache::resolve(s, &process_env, timeout(&params))).collect::<anyhow::Result<_>>()?;
     let work = WorkDir(work_root(args.work_dir.clone())?);
     let scratch = work.0.join("scratch");
     std::fs::create_dir_all(&scratch)?;
@@ -377,7 +364,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         pairs: Vec::new(),
     });
     writer.write_result(&mut result)?;
-    let signals = cache::provider_signals(&env);
+    let signals = cache::provider_signals(&process_env);
 
     for pair in &h.pairs {
         let Some((spec, backend)) = h.backends.iter().zip(&resolved).find(|(s, _)| s.id.as_str() == pair.backend)

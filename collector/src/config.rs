@@ -25,22 +25,26 @@ pub struct RunConfig {
     pub cpu: Option<u32>,
 }
 
+/// The folder a flag names, which must exist, or else the runner's
+/// temporary folder (RUNNER_TEMP in GitHub Actions, else the OS's).
+pub fn folder_or_temp(flag: &'static str, dir: Option<PathBuf>) -> Result<PathBuf, UsageError> {
+    match dir {
+        Some(dir) if !dir.is_dir() => Err(UsageError::InvalidValue {
+            flag,
+            reason: format!("{} is not a folder; create it or choose another", dir.display()),
+        }),
+        Some(dir) => Ok(dir),
+        None => Ok(std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir)),
+    }
+}
+
 impl RunConfig {
     pub fn from_args(args: RunArgs) -> Result<Self, UsageError> {
         let (provider, runner) = args.identity.resolve()?;
         let stages = stages(&args.stages)?;
         let profile = args.profile.profile();
         let internet = internet_target(args.internet_url, args.internet_name, args.internet_ca_cert)?;
-        let disk_dir = match args.disk_dir {
-            Some(dir) if !dir.is_dir() => {
-                return Err(UsageError::InvalidValue {
-                    flag: "disk-dir",
-                    reason: format!("{} is not a folder; create it or choose another", dir.display()),
-                });
-            }
-            Some(dir) => dir,
-            None => std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir),
-        };
+        let disk_dir = folder_or_temp("disk-dir", args.disk_dir)?;
         Ok(RunConfig {
             profile,
             parameters: profile.parameters(),

@@ -33,7 +33,7 @@ pub use validate::{Checked, Problem, Run};
 
 /// Loads and validates the result files under `paths`.
 pub fn check(paths: &[PathBuf]) -> anyhow::Result<Checked> {
-    Ok(validate::validate(load::load(paths)?))
+    check_cached(paths, None)
 }
 
 /// `check`, reusing what `cache` read in an earlier check (`site serve`).

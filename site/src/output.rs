@@ -56,13 +56,17 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
 /// benchmark in docs/benchmarks.md.
 pub fn log_time(start: Instant, what: &str) {
     if std::env::var_os("SITE_TIMINGS").is_some() {
-        let rss = std::fs::read_to_string("/proc/self/status").ok().and_then(|s| {
-            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?.to_string();
-            line.split_whitespace().nth(1)?.parse::<u64>().ok()
-        });
-        let rss = rss.map(|kib| format!(" (resident {} MiB)", kib / 1024)).unwrap_or_default();
+        let rss = memory_kib("VmRSS").map(|kib| format!(" (resident {} MiB)", kib / 1024)).unwrap_or_default();
         eprintln!("{:>6} ms  {what}{rss}", start.elapsed().as_millis());
     }
+}
+
+/// A memory figure of this process in KiB, e.g. `VmRSS` (resident now) or
+/// `VmHWM` (peak resident), where Linux reports it in /proc/self/status.
+pub fn memory_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.strip_prefix(field).is_some_and(|rest| rest.starts_with(':')))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Writes sites into one folder, remembering what it wrote (and what it

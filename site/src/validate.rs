@@ -148,13 +148,8 @@ impl Collector {
     }
 }
 
-/// Applies every rule to every loaded file.
-pub fn validate(loaded: Loaded) -> Checked {
-    validate_cached(loaded, None)
-}
-
-/// `validate`, reusing what `cache` read in an earlier build and keeping
-/// what this one read there.
+/// Applies every rule to every loaded file, reusing what `cache` read in an
+/// earlier build (`site serve`) and keeping what this one read there.
 pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
@@ -222,7 +217,7 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
 /// One file read strictly and checked against every rule that needs no
 /// other file (the costly part of a check, so it runs on every CPU and
 /// `site serve` keeps it for files that did not change).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct FileCheck {
     /// The result; `None` when the file could not be read as one.
     result: Option<Arc<AnyResult>>,

@@ -286,7 +286,8 @@ fn prepare(plan: &DiskPlan, path: &Path) -> anyhow::Result<File> {
     Ok(file)
 }
 
-fn write_all_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
+/// Writes all of `buf` at `offset` (also the cache stage's ranged download).
+pub(crate) fn write_all_at(file: &File, buf: &[u8], offset: u64) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;

@@ -1,7 +1,7 @@
 //! `/feed.xml`: an Atom feed of the newest results, one entry per result
 //! file, linking to its runner page.
 
-use super::model::Model;
+use super::model::{Model, newer_key};
 use super::plot::xml_escape;
 
 /// Entries in the feed.
@@ -11,7 +11,7 @@ const ENTRIES: usize = 50;
 /// of the same results, unlike the build time).
 pub fn render(model: &Model, base_url: &str) -> String {
     let mut entries: Vec<_> = model.entries.iter().collect();
-    entries.sort_by(|a, b| (&b.meta.timestamp, &b.meta.rel_path).cmp(&(&a.meta.timestamp, &a.meta.rel_path)));
+    entries.sort_by(|a, b| newer_key(b).cmp(&newer_key(a)));
     entries.truncate(ENTRIES);
     let updated = entries.first().map_or("1970-01-01T00:00:00Z", |e| e.meta.timestamp.as_str());
     let mut out = format!(

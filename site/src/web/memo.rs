@@ -26,6 +26,8 @@ pub struct Memo {
     /// The home page's plots (see `draw_plot`).
     pub(super) plots: PlotCache,
     parts: HashMap<String, (u64, Site)>,
+    /// The parts this build kept so far.
+    next: HashMap<String, (u64, Site)>,
 }
 
 impl Memo {
@@ -43,9 +45,20 @@ impl Memo {
         }
     }
 
-    /// Keeps `part` for the next build.
+    /// Keeps `part` for the next build; a part reused from the last build
+    /// moves over instead of being copied again.
     pub(super) fn keep(&mut self, name: String, key: u64, part: &Site) {
-        self.parts.insert(name, (key, part.clone()));
+        let kept = match self.parts.remove(&name) {
+            Some((old, site)) if old == key => site,
+            _ => part.clone(),
+        };
+        self.next.insert(name, (key, kept));
+    }
+
+    /// Ends a build: only the parts it kept stay, so a removed runner's or
+    /// provider's part is let go.
+    pub(super) fn finish(&mut self) {
+        self.parts = std::mem::take(&mut self.next);
     }
 }
 

@@ -223,7 +223,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    site.join_parts(parts, memo);
+    site.join_parts(parts, memo.as_deref_mut());
     let mut coverage = Vec::new();
     for r in &model.runners {
         html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
@@ -259,6 +259,9 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
         site.files.push(("result-v1.schema.json".to_string(), Body::Copy { from: schema, sha256: None }));
     }
     crate::output::log_time(start, "  data files");
+    if let Some(m) = memo {
+        m.finish();
+    }
     for (name, builtin) in STATIC {
         let text =
             std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());

@@ -5,7 +5,6 @@
 //! same in a markdown report, an HTML table, a CSV file and a plot.
 
 use std::collections::{BTreeMap, HashMap};
-use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -56,7 +55,7 @@ impl Meta {
 }
 
 /// One accepted result and its rows.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Entry {
     /// Identifies everything the entry is made from (see `entry_key`).
     pub key: u64,
@@ -221,7 +220,7 @@ pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut Ent
 }
 
 /// Later date, then later path: the order "newest" means everywhere.
-fn newer_key(e: &Entry) -> (&str, &str) {
+pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
 }
 
@@ -265,11 +264,11 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         }
         let m = &e.meta;
         g.cpu.extend(e.cpu.clone().map(|fig| {
-            let incomplete = fig.median_value.is_none();
+            let incomplete = cpu_incomplete(&fig);
             Row::new(m, fig, incomplete)
         }));
         g.disk.extend(e.disk.clone().map(|fig| {
-            let incomplete = !fig.complete;
+            let incomplete = disk_incomplete(&fig);
             Row::new(m, fig, incomplete)
         }));
         g.cache.extend(e.cache.iter().cloned().map(|fig| {
@@ -277,7 +276,7 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             Row::new(m, fig, incomplete)
         }));
         g.internet.extend(e.internet.clone().map(|fig| {
-            let incomplete = fig.status != "ok";
+            let incomplete = internet_incomplete(&fig);
             Row::new(m, fig, incomplete)
         }));
         g.http_cache.extend(e.http_cache.iter().cloned().map(|fig| Row::new(m, fig, false)));
@@ -321,9 +320,7 @@ macro_rules! present_stages {
 /// A hash of everything an entry is made from: the file's content, its
 /// path, its exclusion and the staleness cut-off.
 fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (&run.sha256, &run.rel_path, &run.excluded, stale_before.as_second()).hash(&mut h);
-    h.finish()
+    super::memo::key_of((&run.sha256, &run.rel_path, &run.excluded, stale_before.as_second()))
 }
 
 fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
@@ -345,10 +342,12 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
             (name, "imported".to_string(), true, i.source.imported_at.instant(), stages, false)
         }
     };
-    let cpu_incomplete = part.cpu.as_ref().is_some_and(|c| c.median_value.is_none());
-    let disk_incomplete = part.disk.as_ref().is_some_and(|d| !d.complete);
-    let internet_incomplete = part.internet.as_ref().is_some_and(|n| n.status != "ok");
-    let cache_incomplete = part.cache.iter().any(cache_incomplete);
+    // The result is incomplete where any of its rows is (the same rules as
+    // the rows' own marks in `groups`).
+    let some_incomplete = part.cpu.as_ref().is_some_and(cpu_incomplete)
+        || part.disk.as_ref().is_some_and(disk_incomplete)
+        || part.internet.as_ref().is_some_and(internet_incomplete)
+        || part.cache.iter().any(cache_incomplete);
     let provider_id = run.provider_id();
     let runner = run.runner_label();
     let meta = Meta {
@@ -362,7 +361,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         collector,
         imported,
         stale: instant < stale_before,
-        incomplete: requested_missing || cpu_incomplete || disk_incomplete || internet_incomplete || cache_incomplete,
+        incomplete: requested_missing || some_incomplete,
         excluded: run.excluded.clone(),
         fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
@@ -393,6 +392,21 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         http_cache,
         stages,
     }
+}
+
+/// No accepted CoreMark sample, so no median.
+fn cpu_incomplete(c: &CpuRow) -> bool {
+    c.median_value.is_none()
+}
+
+/// Fewer complete disk samples than requested.
+fn disk_incomplete(d: &DiskRow) -> bool {
+    !d.complete
+}
+
+/// The internet stage did not end `ok`.
+fn internet_incomplete(n: &InternetRow) -> bool {
+    n.status != "ok"
 }
 
 /// Fewer verified pairs than trials (`2/3`).

@@ -289,7 +289,7 @@ pub fn upload_with(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow:
 
 /// Whether the toolkit would use the Azure SDK's ranged download here.
 pub fn is_azure_blob(url: &str) -> bool {
-    Url::parse(url).ok().and_then(|u| u.host_str().map(|h| h.ends_with(".blob.core.windows.net"))).unwrap_or(false)
+    super::host_matches(super::AZURE_BLOB, &host_of(url))
 }
 
 /// Downloads a signed URL into `path`; returns the bytes received.
@@ -376,28 +376,12 @@ pub fn download_ranged(http: &Http, url: &str, path: &Path, sizes: Sizes) -> any
             if bytes.len() as u64 != end - start + 1 {
                 bail!("download: range {start}-{end} gave {} bytes", bytes.len());
             }
-            write_at(&file, &bytes, start)?;
+            crate::stage::disk::write_all_at(&file, &bytes, start)?;
             Ok(())
         })?;
         seg += seg_len;
     }
     Ok(size)
-}
-
-#[cfg(unix)]
-fn write_at(f: &File, buf: &[u8], offset: u64) -> io::Result<()> {
-    std::os::unix::fs::FileExt::write_all_at(f, buf, offset)
-}
-
-#[cfg(windows)]
-fn write_at(f: &File, mut buf: &[u8], mut offset: u64) -> io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        let n = f.seek_write(buf, offset)?;
-        buf = &buf[n..];
-        offset += n as u64;
-    }
-    Ok(())
 }
 
 /// A random, UUID-shaped string of 36 characters (the block id prefix).
