@@ -406,7 +406,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
                     }
                 }
             };
-            if let Resolved::Volume { root } = backend {
+            if let Resolved::Volume { root, .. } = backend {
                 let _ = std::fs::remove_dir_all(cache::volume::entry_dir(root, &pair.key));
             }
             let v = CacheVerification { key_match: r.key_match, sha256, routing };

@@ -120,18 +120,20 @@ impl BackendSpec {
     }
 }
 
-/// A backend ready to use in this job.
+/// A backend ready to use in this job. A volume's `mount` is the label of
+/// the mount holding `root`, looked up once when the backend is resolved so
+/// that no transfer's time includes reading the mount table.
 #[allow(clippy::large_enum_variant, reason = "one per backend, built once per job")]
 pub enum Resolved {
     Service { service: ghacache::Service, http: reqwest::blocking::Client, plain: ghacache::PlainGet, url: String },
-    Volume { root: PathBuf },
+    Volume { root: PathBuf, mount: String },
 }
 
 impl Resolved {
     pub fn endpoint(&self) -> String {
         match self {
             Resolved::Service { url, .. } => url.clone(),
-            Resolved::Volume { root } => root.display().to_string(),
+            Resolved::Volume { root, .. } => root.display().to_string(),
         }
     }
 }
@@ -173,7 +175,8 @@ pub fn resolve(
                     root.display()
                 );
             }
-            Ok(Resolved::Volume { root })
+            let mount = volume::mount_of(&root).label();
+            Ok(Resolved::Volume { root, mount })
         }
     }
 }
@@ -282,6 +285,15 @@ impl Timer {
     }
 }
 
+/// The routing an attached-volume transfer records: the mount resolved with
+/// the backend, known before the timer starts.
+fn volume_mount(backend: &Resolved) -> Option<String> {
+    match backend {
+        Resolved::Volume { mount, .. } => Some(mount.clone()),
+        Resolved::Service { .. } => None,
+    }
+}
+
 /// What a save of one backend produced.
 pub struct Saved {
     pub transfer: CacheTransfer,
@@ -302,7 +314,7 @@ pub fn save(
     affinity: Affinity,
 ) -> Saved {
     let version = archive::version_here(&[payload::DIR_NAME]);
-    let mut seen = None;
+    let mut seen = volume_mount(backend);
     let timer = Timer::start();
     let outcome = match backend {
         Resolved::Service { service, http, .. } => (|| -> Result<u64, ghacache::TransferError> {
@@ -315,14 +327,11 @@ pub fn save(
             service.finalize(key, &version, size)?;
             Ok(size)
         })(),
-        Resolved::Volume { root } => {
-            seen = Some(volume::mount_of(root).label());
-            volume::copy_folder(
-                &workspace.join(payload::DIR_NAME),
-                &volume::entry_dir(root, key).join(payload::DIR_NAME),
-            )
-            .map_err(Into::into)
-        }
+        Resolved::Volume { root, .. } => volume::copy_folder(
+            &workspace.join(payload::DIR_NAME),
+            &volume::entry_dir(root, key).join(payload::DIR_NAME),
+        )
+        .map_err(Into::into),
     };
     Saved { transfer: timer.finish(outcome, instance, affinity), version, routing_seen: seen }
 }
@@ -346,7 +355,7 @@ pub fn restore(
 ) -> Restored {
     use runner_bench_format::measured::KeyMatch;
     let mut key_match = KeyMatch::Miss;
-    let mut seen = None;
+    let mut seen = volume_mount(backend);
     let timer = Timer::start();
     let outcome = match backend {
         Resolved::Service { service, http, plain, .. } => (|| -> Result<u64, ghacache::TransferError> {
@@ -372,8 +381,7 @@ pub fn restore(
             archive::extract(&file, target)?;
             Ok(size)
         })(),
-        Resolved::Volume { root } => {
-            seen = Some(volume::mount_of(root).label());
+        Resolved::Volume { root, .. } => {
             let from = volume::entry_dir(root, key).join(payload::DIR_NAME);
             if from.is_dir() {
                 key_match = KeyMatch::Exact;
@@ -424,6 +432,28 @@ mod tests {
         assert!(host_matches("10.0.0.5:51123|*.r2.cloudflarestorage.com", "acct.r2.cloudflarestorage.com"));
         let r = service_routing(AZURE_BLOB, Some("a.blob.core.windows.net"), None, "none");
         assert!(!r.matches);
+    }
+
+    #[test]
+    fn a_volume_records_the_mount_resolved_before_timing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (vol, workspace, scratch, target) =
+            (dir.path().join("vol"), dir.path().join("ws"), dir.path().join("scratch"), dir.path().join("target"));
+        for d in [&vol, &workspace, &scratch, &target] {
+            std::fs::create_dir(d).unwrap();
+        }
+        payload::generate(&workspace.join(payload::DIR_NAME), 1, 2).unwrap();
+        let spec = BackendSpec::parse(&format!("id=v;name=V;kind=attached-volume;endpoint={}", vol.display())).unwrap();
+        let backend = resolve(&spec, &|_| None, Duration::from_secs(30)).unwrap();
+        let label = volume::mount_of(&vol).label();
+        assert!(matches!(&backend, Resolved::Volume { mount, .. } if *mount == label));
+        let instance = crate::machine::instance();
+        let saved = save(&backend, "k", &workspace, &scratch, 3, &instance, Affinity::Unpinned);
+        assert_eq!(saved.transfer.status, Status::Ok, "{:?}", saved.transfer.message);
+        assert_eq!(saved.routing_seen.as_deref(), Some(label.as_str()));
+        let restored = restore(&backend, "k", &saved.version, &target, &scratch, &instance, Affinity::Unpinned);
+        assert_eq!(restored.transfer.status, Status::Ok, "{:?}", restored.transfer.message);
+        assert_eq!(restored.routing_seen.as_deref(), Some(label.as_str()));
     }
 
     #[test]
