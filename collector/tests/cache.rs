@@ -5,105 +5,20 @@
 //! official @actions/cache client. Needs `npm ci --prefix tests/cache-service`
 //! (scripts/test.sh runs it), node, tar and zstd.
 
-use std::io::{BufRead, BufReader};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
 use runner_bench_format::measured::{CacheKind, DigestCheck, KeyMatch, Status};
 use runner_bench_format::{AnyResult, MeasuredResult, read_file};
 use serde_json::Value;
 
-const TOKEN: &str = "test-token";
+#[path = "support/azurite.rs"]
+mod azurite;
+
+use azurite::{Services, TOKEN, service_dir};
+
 const PAYLOAD_DIR: &str = "runner-bench-cache-payload";
-
-fn service_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cache-service")
-}
-
-fn node_modules() -> PathBuf {
-    let dir = service_dir().join("node_modules");
-    assert!(
-        dir.join("azurite").is_dir() && dir.join("@actions/cache").is_dir(),
-        "{} is missing: run `npm ci --prefix tests/cache-service` (scripts/test.sh does)",
-        dir.display()
-    );
-    dir
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// Azurite and the cache service double, on loopback; killed when dropped.
-struct Services {
-    children: Vec<Child>,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Services {
-    fn start() -> Self {
-        let modules = node_modules();
-        let dir = tempfile::tempdir().unwrap();
-        let blob_port = free_port();
-        let azurite = Command::new("node")
-            .arg(modules.join("azurite/dist/src/blob/main.js"))
-            .args(["--blobHost", "127.0.0.1", "--blobPort", &blob_port.to_string(), "--location"])
-            .arg(dir.path())
-            .args(["--skipApiVersionCheck", "--loose", "--silent"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("node runs Azurite");
-        let mut services = Services { children: vec![azurite], url: String::new(), _dir: dir };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", blob_port)).is_err() {
-            assert!(Instant::now() < deadline, "Azurite did not listen on port {blob_port} within 30 s");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let mut double = Command::new("node")
-            .arg(service_dir().join("server.mjs"))
-            .env("AZURITE_BLOB_URL", format!("http://127.0.0.1:{blob_port}/devstoreaccount1"))
-            .env("CACHE_TOKEN", TOKEN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs the cache service double");
-        let mut line = String::new();
-        BufReader::new(double.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        services.children.push(double);
-        let port = line.trim().strip_prefix("listening ").unwrap_or_else(|| panic!("the double said {line:?}"));
-        services.url = format!("http://127.0.0.1:{port}/");
-        services
-    }
-
-    fn control(&self, path: &str) -> reqwest::blocking::RequestBuilder {
-        reqwest::blocking::Client::new().get(format!("{}_control/{path}", self.url))
-    }
-
-    fn fault(&self, method: &str, status: u16) {
-        let c = reqwest::blocking::Client::new();
-        let body = serde_json::json!({"method": method, "status": status, "count": 1}).to_string();
-        assert!(c.post(format!("{}_control/fault", self.url)).body(body).send().unwrap().status().is_success());
-    }
-
-    fn calls(&self, method: &str) -> Vec<u64> {
-        let v: Value = serde_json::from_str(&self.control("calls").send().unwrap().text().unwrap()).unwrap();
-        v.as_array().unwrap().iter().filter(|c| c["method"] == method).map(|c| c["status"].as_u64().unwrap()).collect()
-    }
-}
-
-impl Drop for Services {
-    fn drop(&mut self) {
-        for c in &mut self.children {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
 
 /// A test's folders and the collector invocations.
 struct Job {

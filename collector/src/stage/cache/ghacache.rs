@@ -440,6 +440,12 @@ fn in_parallel(count: usize, work: impl Fn(usize) -> anyhow::Result<()> + Sync) 
     }
 }
 
+/// The Azurite + cache service harness, shared with collector/tests/cache.rs.
+#[cfg(test)]
+#[path = "../../../tests/support/azurite.rs"]
+#[allow(dead_code, reason = "the integration tests use more of the harness than these tests do")]
+mod azurite;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -473,56 +479,12 @@ mod tests {
     /// sizes so that a 1 MiB file takes several blocks, ranges and segments.
     #[test]
     fn blocks_and_ranges_against_azurite() {
-        use std::io::{BufRead, BufReader};
-        use std::process::{Command, Stdio};
-        let dir_of = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cache-service");
-        let modules = dir_of.join("node_modules");
-        assert!(
-            modules.join("azurite").is_dir(),
-            "{} is missing: run `npm ci --prefix tests/cache-service` (scripts/test.sh does)",
-            modules.display()
-        );
+        let services = azurite::Services::start();
         let tmp = tempfile::tempdir().unwrap();
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        struct Kill(Vec<std::process::Child>);
-        impl Drop for Kill {
-            fn drop(&mut self) {
-                for c in &mut self.0 {
-                    let _ = c.kill();
-                    let _ = c.wait();
-                }
-            }
-        }
-        let mut kids = Kill(vec![
-            Command::new("node")
-                .arg(modules.join("azurite/dist/src/blob/main.js"))
-                .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--location"])
-                .arg(tmp.path())
-                .args(["--skipApiVersionCheck", "--loose", "--silent"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        ]);
-        let t0 = std::time::Instant::now();
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(t0.elapsed() < Duration::from_secs(30), "Azurite did not start");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let mut double = Command::new("node")
-            .arg(dir_of.join("server.mjs"))
-            .env("AZURITE_BLOB_URL", format!("http://127.0.0.1:{port}/devstoreaccount1"))
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(double.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        kids.0.push(double);
-        let base = format!("http://127.0.0.1:{}", line.trim().strip_prefix("listening ").unwrap());
         let http = http(Duration::from_secs(30)).unwrap();
         let sas = |perm: &str| -> String {
             let v: Value = serde_json::from_str(
-                &http.get(format!("{base}/_control/sas?blob=t.bin&permissions={perm}")).send().unwrap().text().unwrap(),
+                &services.control(&format!("sas?blob=t.bin&permissions={perm}")).send().unwrap().text().unwrap(),
             )
             .unwrap();
             v["url"].as_str().unwrap().to_string()
