@@ -17,6 +17,7 @@ use runner_bench_format::measured::{
 };
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, Profile, Sha256Hex, Timestamp};
 
+use crate::cleanup::TempFolder;
 use crate::cli::{IdentityArgs, ProfileArg};
 use crate::error::UsageError;
 use crate::output::ResultWriter;
@@ -118,20 +119,15 @@ pub fn run(args: CacheArgs) -> anyhow::Result<()> {
     }
 }
 
-fn work_root(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+/// Creates the stage's work folder, removed when the returned guard is
+/// dropped, and installs the Ctrl-C / SIGTERM handler that removes it (and
+/// the archives in it) when the job is interrupted. The result file needs no
+/// care: it is rewritten atomically after every pair.
+fn work_root(dir: Option<PathBuf>) -> anyhow::Result<TempFolder> {
     let base = crate::config::folder_or_temp("work-dir", dir)?;
     let root = base.join(format!("runner-bench-cache-{}-{:08x}", std::process::id(), cache::random_u64() as u32));
-    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
-    Ok(root)
-}
-
-/// Removes the stage's work folder when dropped.
-struct WorkDir(PathBuf);
-
-impl Drop for WorkDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    crate::cleanup::install_handler();
+    TempFolder::create(root.clone()).with_context(|| format!("cannot create {}", root.display()))
 }
 
 /// Pins this thread (and the threads it starts) to one CPU where the OS
@@ -203,9 +199,9 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         ordered.iter().map(|s| cache::resolve(s, &process_env, timeout(&params))).collect::<anyhow::Result<_>>()?;
     let instance = machine::instance();
 
-    let work = WorkDir(work_root(args.work_dir.clone())?);
-    let workspace = work.0.join("workspace");
-    let scratch = work.0.join("scratch");
+    let work = work_root(args.work_dir.clone())?;
+    let workspace = work.path().join("workspace");
+    let scratch = work.path().join("scratch");
     std::fs::create_dir_all(&workspace)?;
     std::fs::create_dir_all(&scratch)?;
     eprintln!(
@@ -333,8 +329,8 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let (_pin, affinity) = pin(args.cpu, &mut notices)?;
     let resolved: Vec<Resolved> =
         h.backends.iter().map(|s| cache::resolve(s, &process_env, timeout(&params))).collect::<anyhow::Result<_>>()?;
-    let work = WorkDir(work_root(args.work_dir.clone())?);
-    let scratch = work.0.join("scratch");
+    let work = work_root(args.work_dir.clone())?;
+    let scratch = work.path().join("scratch");
     std::fs::create_dir_all(&scratch)?;
 
     let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
@@ -372,7 +368,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
             bail!("{}: pair of unknown backend {}", args.handoff.display(), pair.backend);
         };
         let gap_s = since(&h.saved_at).as_secs_f64();
-        let target = work.0.join(format!("restore-{}", spec.id));
+        let target = work.path().join(format!("restore-{}", spec.id));
         std::fs::create_dir_all(&target)?;
         if std::fs::read_dir(&target)?.next().is_some() {
             bail!("the restore target {} is not empty", target.display());

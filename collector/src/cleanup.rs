@@ -1,22 +1,62 @@
-//! Files the collector creates while measuring (the disk test file, cache
-//! payloads) are removed when the stage ends, when it fails, and when the
-//! run is interrupted with Ctrl-C or SIGTERM (a job being cancelled).
+//! Files and folders the collector creates while measuring (the disk test
+//! file, the cache stage's work folder with its payload and archives) are
+//! removed when the stage ends, when it fails, and when the process is
+//! interrupted with Ctrl-C or SIGTERM (a job being cancelled).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Removes everything registered, then exits as an interrupted process does.
-/// The result file needs no care: it is only ever replaced atomically.
+/// Result files need no care: they are only ever replaced atomically, so
+/// they keep everything finished before the interruption.
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
         for path in REGISTERED.lock().map(|v| v.clone()).unwrap_or_default() {
-            let _ = std::fs::remove_file(&path);
+            remove(&path);
         }
-        eprintln!("interrupted: temporary files removed; the result file keeps every finished sample");
+        eprintln!("interrupted: temporary files removed; the result file keeps everything measured so far");
         std::process::exit(130);
     });
+}
+
+fn register(path: &Path) {
+    if let Ok(mut v) = REGISTERED.lock() {
+        v.push(path.to_path_buf());
+    }
+}
+
+/// Removes `path` first, then forgets it: an interruption in between only
+/// removes it again.
+fn release(path: &Path) {
+    remove(path);
+    if let Ok(mut v) = REGISTERED.lock() {
+        v.retain(|p| p != path);
+    }
+}
+
+/// Removes a file, or a folder with everything in it. The main thread may
+/// still be writing into a folder when an interruption removes it, so a
+/// folder that is not empty by the time its entries are gone is tried again.
+fn remove(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => {
+            for _ in 0..10 {
+                match std::fs::remove_dir_all(path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        std::thread::sleep(Duration::from_millis(10));
+                    }
+                    _ => return,
+                }
+            }
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
 }
 
 /// A file that is removed when the guard is dropped or the run interrupted.
@@ -26,9 +66,7 @@ pub struct TempFile {
 
 impl TempFile {
     pub fn register(path: PathBuf) -> Self {
-        if let Ok(mut v) = REGISTERED.lock() {
-            v.push(path.clone());
-        }
+        register(&path);
         TempFile { path }
     }
 
@@ -39,9 +77,56 @@ impl TempFile {
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        if let Ok(mut v) = REGISTERED.lock() {
-            v.retain(|p| p != &self.path);
-        }
+        release(&self.path);
+    }
+}
+
+/// A new folder that is removed with everything in it when the guard is
+/// dropped or the process interrupted.
+pub struct TempFolder {
+    path: PathBuf,
+}
+
+impl TempFolder {
+    /// Registers `path`, then creates it (registered first, so that no
+    /// interruption can leave it behind); on failure it is removed again.
+    pub fn create(path: PathBuf) -> std::io::Result<Self> {
+        register(&path);
+        let folder = TempFolder { path };
+        std::fs::create_dir_all(&folder.path)?;
+        Ok(folder)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for TempFolder {
+    fn drop(&mut self) {
+        release(&self.path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guards_remove_what_they_registered() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = TempFolder::create(dir.path().join("a/b")).unwrap();
+        std::fs::create_dir(folder.path().join("c")).unwrap();
+        std::fs::write(folder.path().join("c/d"), b"x").unwrap();
+        let file = TempFile::register(folder.path().join("e"));
+        std::fs::write(file.path(), b"y").unwrap();
+        let registered = |p: &Path| REGISTERED.lock().unwrap().iter().any(|r| r == p);
+        assert!(registered(folder.path()) && registered(file.path()));
+        let (folder_path, file_path) = (folder.path().to_path_buf(), file.path().to_path_buf());
+        drop(file);
+        assert!(!file_path.exists() && !registered(&file_path));
+        drop(folder);
+        assert!(!folder_path.exists() && !registered(&folder_path));
+        assert!(dir.path().join("a").is_dir(), "only the registered folder is removed");
     }
 }

@@ -61,6 +61,10 @@ impl Job {
     }
 
     fn save(&self, trial: u32, backends: &[String]) -> std::process::Output {
+        self.save_command(trial, backends).output().unwrap()
+    }
+
+    fn save_command(&self, trial: u32, backends: &[String]) -> Command {
         let mut cmd = self.collector();
         cmd.args(["cache", "save", "--profile", "quick", "--provider", "local", "--runner", "dev-linux-x64"])
             .args(["--trial", &trial.to_string()])
@@ -71,10 +75,14 @@ impl Job {
         for b in backends {
             cmd.args(["--backend", b]);
         }
-        cmd.output().unwrap()
+        cmd
     }
 
     fn restore(&self, simulate: Option<&str>) -> std::process::Output {
+        self.restore_command(simulate).output().unwrap()
+    }
+
+    fn restore_command(&self, simulate: Option<&str>) -> Command {
         let mut cmd = self.collector();
         cmd.args(["cache", "restore", "--handoff"])
             .arg(self.path("handoff.json"))
@@ -83,7 +91,7 @@ impl Job {
         if let Some(s) = simulate {
             cmd.args(["--simulate-instance", s]);
         }
-        cmd.output().unwrap()
+        cmd
     }
 
     fn handoff(&self) -> Value {
@@ -353,4 +361,147 @@ fn the_official_client_and_the_collector_restore_each_other() {
     ok(&job.restore(Some("other")));
     let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
     assert!(p.verified(), "{p:?}");
+}
+
+/// A cache service on loopback that accepts connections and never answers,
+/// so that a transfer to it hangs (the collector's timeout is minutes).
+#[cfg(unix)]
+struct Silent {
+    listener: std::net::TcpListener,
+    held: Vec<std::net::TcpStream>,
+}
+
+#[cfg(unix)]
+impl Silent {
+    fn new() -> Self {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Silent { listener, held: Vec::new() }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/", self.listener.local_addr().unwrap())
+    }
+
+    /// Waits until `child` connects, which it does only once everything
+    /// before the transfer is done; fails if it exits first.
+    fn wait_for(&mut self, child: &mut std::process::Child) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            match self.listener.accept() {
+                Ok((stream, _)) => {
+                    self.held.push(stream);
+                    return;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => panic!("accept: {e}"),
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("the collector exited ({status}) before it reached the service: {}", stderr_of(child));
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the collector did not reach the service within 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+}
+
+#[cfg(unix)]
+fn stderr_of(child: &mut std::process::Child) -> String {
+    use std::io::Read;
+    let mut text = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut text);
+    }
+    text
+}
+
+/// Sends SIGINT (Ctrl-C) to `child` and returns its exit code and stderr.
+#[cfg(unix)]
+fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill(2) has no memory effects; `pid` is a child of this
+    // process that has not been waited for, so it cannot name another one.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0, "kill: {}", std::io::Error::last_os_error());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the collector did not exit within 30 s of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (status.code(), stderr_of(child))
+}
+
+/// The entries of the jobs' work folder (RUNNER_BENCH_CACHE_DIR).
+#[cfg(unix)]
+fn work_entries(job: &Job) -> Vec<PathBuf> {
+    std::fs::read_dir(job.path("work")).unwrap().map(|e| e.unwrap().path()).collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_save_removes_its_work_folder_and_keeps_its_finished_pairs() {
+    let mut silent = Silent::new();
+    let mut job = Job::new(None);
+    job.url = Some(silent.url());
+    let mut child = job
+        .save_command(1, &[job.vol("vol"), job.gha()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The volume pair is saved; the service pair has its archive written and
+    // hangs in its first call.
+    silent.wait_for(&mut child);
+    let work = work_entries(&job);
+    assert_eq!(work.len(), 1, "{work:?}");
+    assert!(work[0].join("workspace").join(PAYLOAD_DIR).is_dir());
+    assert!(work[0].join("scratch/cache.tzst").is_file());
+
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: temporary files removed"), "{stderr}");
+    assert_eq!(work_entries(&job), Vec::<PathBuf>::new(), "the work folder is left behind");
+    let save = measured(&job.path("save.json"));
+    let pairs = &save.stages.cache.as_ref().unwrap().pairs;
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!((pairs[0].backend.as_str(), pairs[0].save.status), ("vol", Status::Ok));
+    assert!(!job.path("handoff.json").exists(), "an interrupted save hands nothing off");
+}
+
+#[cfg(unix)]
+#[test]
+fn an_interrupted_restore_removes_its_work_folder_and_keeps_its_finished_pairs() {
+    let services = Services::start();
+    let mut job = Job::new(Some(&services));
+    ok(&job.save(1, &[job.vol("vol"), job.gha()]));
+    let mut silent = Silent::new();
+    job.url = Some(silent.url());
+    let mut child = job
+        .restore_command(Some("other"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The volume pair is restored; the service pair hangs in its lookup.
+    silent.wait_for(&mut child);
+    let work = work_entries(&job);
+    assert_eq!(work.len(), 1, "{work:?}");
+    assert!(work[0].join("restore-gha").is_dir());
+
+    let (code, stderr) = interrupt(&mut child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(work_entries(&job), Vec::<PathBuf>::new(), "the work folder is left behind");
+    let restore = measured(&job.path("restore.json"));
+    let pairs = &restore.stages.cache.as_ref().unwrap().pairs;
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert_eq!(pairs[0].backend.as_str(), "vol");
+    assert!(pairs[0].verified(), "{:?}", pairs[0]);
 }
