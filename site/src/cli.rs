@@ -81,6 +81,10 @@ pub struct SiteArgs {
     /// Results older than this many days are marked stale.
     #[arg(long, default_value_t = 180)]
     pub stale_days: u32,
+    /// The most rows a home-page table shows; a longer table gets a page of
+    /// its own with every row, linked from the home page.
+    #[arg(long, default_value_t = crate::web::DEFAULT_HOME_ROWS)]
+    pub home_rows: usize,
 }
 
 impl SiteArgs {
@@ -91,6 +95,7 @@ impl SiteArgs {
         o.docs = self.docs.clone();
         o.templates = self.templates.clone();
         o.stale_days = self.stale_days;
+        o.home_rows = self.home_rows;
         if let Some(url) = self.base_url.clone().or_else(|| std::env::var("URL").ok().filter(|u| !u.is_empty())) {
             o.base_url = url;
         }

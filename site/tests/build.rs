@@ -106,6 +106,41 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     );
 }
 
+/// With more rows than `--home-rows`, the home page shows the first rows of
+/// a table, plots only those, and links to a page with every row.
+#[test]
+fn long_tables_show_the_first_rows_and_link_to_every_row() {
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = options(Path::new(REPO_RESULTS));
+    opts.home_rows = 1;
+    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = read(out.path(), "index.html");
+    let cpu = home.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(cpu.matches("<tr>").count() + cpu.matches("<tr class").count(), 2, "{cpu}");
+    assert!(home.contains(
+        "<p class=\"note more\">Showing the first 1 of 2 rows (clean results first, best first); sorting and \
+         filtering apply to these. <a href=\"&#x2F;tables&#x2F;866df6f892c3&#x2F;cpu&#x2F;\">All 2 rows</a></p>"
+    ));
+    assert!(home.contains("<a href=\"&#x2F;tables&#x2F;unknown&#x2F;build-cache&#x2F;\">All 48 rows</a>"));
+    let page = read(out.path(), "tables/866df6f892c3/cpu/index.html");
+    assert!(page.contains("<title>CoreMark: all 2 rows (fingerprint 866df6f892c3) · runner-bench</title>"), "{page}");
+    let all = page.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(all.matches("<tr>").count() + all.matches("<tr class").count(), 3, "{all}");
+    assert!(!page.contains("class=\"note more\""));
+    // The plot shows the one row the table shows.
+    let svg = read(out.path(), "plots/866df6f892c3/coremark.svg");
+    let first = cpu.split("<th scope=\"row\">").nth(1).unwrap().split("</a>").next().unwrap();
+    let runner = &first[first.rfind('>').unwrap() + 1..];
+    let other = all.split("<th scope=\"row\">").nth(2).unwrap().split("</a>").next().unwrap();
+    let other = &other[other.rfind('>').unwrap() + 1..];
+    assert!(svg.contains(runner) && !svg.contains(other), "{runner} / {other}: {svg}");
+    assert!(read(out.path(), "sitemap.xml").contains("/tables/866df6f892c3/cpu/</loc>"));
+
+    opts.home_rows = 0;
+    let err = site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap_err();
+    assert_eq!(err.to_string(), "--home-rows must be at least 1, found 0");
+}
+
 #[test]
 fn plots_have_titles_descriptions_and_no_fonts() {
     let out = tempfile::tempdir().unwrap();

@@ -12,4 +12,6 @@ pub enum InputError {
     FrontMatter { file: String, reason: String },
     #[error("--stale-days must be at least 1, found {0}")]
     StaleDays(u32),
+    #[error("--home-rows must be at least 1, found {0}")]
+    HomeRows(usize),
 }

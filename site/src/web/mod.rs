@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
 use self::model::{Entry, Group, Model, leading, range};
-use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RowCache, RunnerLink};
+use self::pages::{Common, CoverageRow, GroupPage, HistoryRow, NavLink, PlotRef, RowCache, RunnerLink, Table};
 use self::plot::history::{self, Line};
 use self::plot::ranges::{self, Bar};
 use self::plot::{Spec, xml_escape};
@@ -50,9 +50,17 @@ pub struct Options {
     pub base_url: String,
     /// Results older than this many days are marked stale.
     pub stale_days: u32,
+    /// The most rows a home-page table shows (the best ones, see
+    /// `model::build`); a longer table links to a page of its own with
+    /// every row, so that the home page stays small with many runners.
+    pub home_rows: usize,
     /// The build time; tests fix it.
     pub now: jiff::Timestamp,
 }
+
+/// The default of `Options::home_rows`: with 1,000 runners, the home page
+/// stays near 200 KB (docs/benchmarks.md).
+pub const DEFAULT_HOME_ROWS: usize = 50;
 
 /// The default base URL; Netlify's `URL` overrides it (see `cli`).
 pub const DEFAULT_BASE_URL: &str = "https://runner-bench.netlify.app";
@@ -67,6 +75,7 @@ impl Options {
             templates: PathBuf::from("templates"),
             base_url: DEFAULT_BASE_URL.to_string(),
             stale_days: 180,
+            home_rows: DEFAULT_HOME_ROWS,
             now: jiff::Timestamp::now(),
         }
     }
@@ -131,6 +140,9 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     if opts.stale_days == 0 {
         return Err(error::InputError::StaleDays(0).into());
     }
+    if opts.home_rows == 0 {
+        return Err(error::InputError::HomeRows(0).into());
+    }
     let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
     let start = std::time::Instant::now();
     let model = model::build(&runs, stale_before, memo.as_deref_mut().map(|m| &mut m.entries));
@@ -194,16 +206,19 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     let old = memo.as_deref();
     let (rows, plots, index) = (old.map(|m| &m.rows), old.map(|m| &m.plots), old.map(|m| &m.index));
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, rows, plots),
+        || home_page(&tera, templates_key, &common, &model, opts.home_rows, rows, plots),
         || data_files(&model, &common, opts.stale_days, index),
     );
     let ((home, rows, plots), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
         (m.rows, m.plots, m.index) = (rows, plots, index);
     }
+    html_pages.push("/".into());
+    html_pages.extend(home.files.iter().filter_map(|(path, _)| {
+        path.strip_prefix("tables/").and_then(|p| p.strip_suffix("index.html")).map(|p| format!("/tables/{p}"))
+    }));
     site.join(home);
     site.join(data);
-    html_pages.push("/".into());
     crate::output::log_time(start, "  home and data files");
 
     for id in model.providers.keys() {
@@ -270,13 +285,14 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     Ok(site)
 }
 
-/// The home page and its plots, and the rows it rendered (see
-/// `pages::home_rows`).
+/// The home page and its plots, a page per table too long for the home
+/// page, and the rows it rendered (see `pages::home_rows`).
 fn home_page(
     tera: &tera::Tera,
     templates_key: u64,
     common: &Common,
     model: &Model,
+    home_rows: usize,
     rows: Option<&RowCache>,
     plots: Option<&PlotCache>,
 ) -> anyhow::Result<(Site, RowCache, PlotCache)> {
@@ -285,23 +301,52 @@ fn home_page(
     let mut drawn = PlotCache::new();
     let mut group_pages = Vec::new();
     for g in &model.groups {
+        // The home page plots the rows it shows.
         let cache = plots.map(|old| (old, &mut drawn));
-        let plots = group_plots(&mut site, &format!("plots/{}", g.id), g, false, cache)?;
+        let plots = group_plots(&mut site, &format!("plots/{}", g.id), &g.first_rows(home_rows), false, cache)?;
+        let mut table =
+            |kind: &'static str, rows: Vec<String>| comparison_table(&mut site, tera, common, g, kind, rows, home_rows);
         group_pages.push(GroupPage {
             id: &g.id,
             fingerprint: &g.fingerprint,
             protocol: g.protocol,
             profile: g.profile.as_ref(),
-            cpu: pages::home_rows(tera, templates_key, "cpu", &g.cpu, rows, &made)?,
-            disk: pages::home_rows(tera, templates_key, "disk", &g.disk, rows, &made)?,
-            cache: pages::home_rows(tera, templates_key, "cache", &g.cache, rows, &made)?,
-            internet: pages::home_rows(tera, templates_key, "internet", &g.internet, rows, &made)?,
-            http_cache: pages::home_rows(tera, templates_key, "http_cache", &g.http_cache, rows, &made)?,
+            cpu: table("cpu", pages::home_rows(tera, templates_key, "cpu", &g.cpu, rows, &made)?)?,
+            disk: table("disk", pages::home_rows(tera, templates_key, "disk", &g.disk, rows, &made)?)?,
+            cache: table("cache", pages::home_rows(tera, templates_key, "cache", &g.cache, rows, &made)?)?,
+            internet: table("internet", pages::home_rows(tera, templates_key, "internet", &g.internet, rows, &made)?)?,
+            http_cache: table(
+                "http_cache",
+                pages::home_rows(tera, templates_key, "http_cache", &g.http_cache, rows, &made)?,
+            )?,
             plots,
         });
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
     Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner()), drawn))
+}
+
+/// One home-page table from its rendered rows: the first `home_rows` of
+/// them; a longer table also gets a page of its own with every row, under
+/// `/tables/<group>/<kind>/`, which the home page links to.
+fn comparison_table(
+    site: &mut Site,
+    tera: &tera::Tera,
+    common: &Common,
+    g: &Group,
+    kind: &'static str,
+    rows: Vec<String>,
+    home_rows: usize,
+) -> anyhow::Result<Table> {
+    let slug = if kind == "http_cache" { "build-cache" } else { kind };
+    let total = rows.len();
+    let shown = total.min(home_rows);
+    let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
+    if let Some(url) = &all_url {
+        let all = Table { kind, slug, html: rows.concat(), shown: total, total, all_url: None };
+        site.add(format!("{}index.html", &url[1..]), pages::table(tera, common, g, &all)?);
+    }
+    Ok(Table { kind, slug, html: rows[..shown].concat(), shown, total, all_url })
 }
 
 /// The index, the tables and the feed, and the index's objects by key.
@@ -392,19 +437,39 @@ fn provider_page(
 }
 
 impl Group {
-    /// The rows of one provider.
-    fn only_provider(&self, id: &str) -> Group {
-        let keep = |m: &model::Meta| m.provider_id == id;
+    /// The first `n` rows of each table, in their order.
+    fn first_rows(&self, n: usize) -> Group {
+        Group {
+            cpu: self.cpu.iter().take(n).cloned().collect(),
+            disk: self.disk.iter().take(n).cloned().collect(),
+            cache: self.cache.iter().take(n).cloned().collect(),
+            internet: self.internet.iter().take(n).cloned().collect(),
+            http_cache: self.http_cache.iter().take(n).cloned().collect(),
+            ..self.without_rows()
+        }
+    }
+
+    /// The group's heading, without rows.
+    fn without_rows(&self) -> Group {
         Group {
             id: self.id.clone(),
             fingerprint: self.fingerprint.clone(),
             protocol: self.protocol,
             profile: self.profile.clone(),
+            ..Group::default()
+        }
+    }
+
+    /// The rows of one provider.
+    fn only_provider(&self, id: &str) -> Group {
+        let keep = |m: &model::Meta| m.provider_id == id;
+        Group {
             cpu: self.cpu.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             disk: self.disk.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             cache: self.cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             internet: self.internet.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             http_cache: self.http_cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            ..self.without_rows()
         }
     }
 }

@@ -283,20 +283,15 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
-        // Clean rows first, then the best figure: the reader's question is
-        // "which is fastest"; marked rows stay visible below.
-        g.cpu.sort_by(|a, b| {
-            let key = |r: &Row<CpuRow>| (r.marked, r.fig.median_value.map_or(f64::INFINITY, |m| -m));
-            let (ka, kb) = (key(a), key(b));
-            ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then_with(|| a.meta.runner.cmp(&b.meta.runner))
-        });
-        fn by_runner<T>(a: &Row<T>, b: &Row<T>) -> std::cmp::Ordering {
-            (a.marked, &a.meta.provider_id, &a.meta.runner).cmp(&(b.marked, &b.meta.provider_id, &b.meta.runner))
-        }
-        g.disk.sort_by(by_runner);
-        g.cache.sort_by(|a, b| by_runner(a, b).then_with(|| a.fig.backend.cmp(&b.fig.backend)));
-        g.internet.sort_by(by_runner);
-        g.http_cache.sort_by(by_runner);
+        // Clean rows first, then the best headline figure, then the runner:
+        // the reader's question is "which is fastest", marked rows stay
+        // visible below, and a home page that shows only the first rows of
+        // a long table (`Options::home_rows`) shows the best ones.
+        rank(&mut g.cpu, |f| f.median_value, Better::Higher);
+        rank(&mut g.disk, |f| leading(&f.rand_read), Better::Higher);
+        rank(&mut g.cache, |f| leading(&f.restore), Better::Lower);
+        rank(&mut g.internet, |f| leading(&f.download), Better::Higher);
+        rank(&mut g.http_cache, |f| leading(&f.row.get_per_s), Better::Higher);
     }
     // Newest protocol first; results without a stated protocol last.
     groups.sort_by(|a, b| b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)));
@@ -413,6 +408,33 @@ fn internet_incomplete(n: &InternetRow) -> bool {
 fn cache_incomplete(c: &CacheRow) -> bool {
     let mut it = c.verified.split('/').map(|n| n.trim().parse::<u32>().ok());
     matches!((it.next(), it.next()), (Some(Some(a)), Some(Some(b))) if a < b)
+}
+
+/// Which way a headline figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Better {
+    Higher,
+    Lower,
+}
+
+/// Sorts a table: clean rows first, then by `headline` (best first; rows
+/// without it last), then by provider, runner and the row's own order.
+fn rank<T>(rows: &mut [Row<T>], headline: impl Fn(&T) -> Option<f64>, better: Better) {
+    let key = |r: &Row<T>| {
+        let v = headline(&r.fig).filter(|v| v.is_finite());
+        let v = match better {
+            Better::Higher => v.map_or(f64::INFINITY, |v| -v),
+            Better::Lower => v.unwrap_or(f64::INFINITY),
+        };
+        (r.marked, v)
+    };
+    // A stable sort keeps the row order of one runner (cache backends).
+    rows.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then_with(|| (&a.meta.provider_id, &a.meta.runner).cmp(&(&b.meta.provider_id, &b.meta.runner)))
+    });
 }
 
 /// The leading number of a formatted figure (`33392.77`, `7.76; 7.12–22.53`),

@@ -14,15 +14,16 @@ use serde::Serialize;
 use tera::Tera;
 
 use super::content::Page;
-use super::model::{Meta, Model, Row, Stages};
+use super::model::{Group, Meta, Model, Row, Stages};
 use crate::report::ProfileView;
 
 /// The templates, by name, as built into the binary.
-pub const TEMPLATES: [(&str, &str); 9] = [
+pub const TEMPLATES: [(&str, &str); 10] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
     ("home_row.html", include_str!("../../../templates/home_row.html")),
+    ("table.html", include_str!("../../../templates/table.html")),
     ("provider.html", include_str!("../../../templates/provider.html")),
     ("runner.html", include_str!("../../../templates/runner.html")),
     ("coverage.html", include_str!("../../../templates/coverage.html")),
@@ -74,20 +75,36 @@ pub struct PlotRef {
     pub desc: String,
 }
 
-/// A comparison group as the home page shows it: its tables' rows already
-/// rendered (see `home_rows`), and its plots.
+/// A comparison group as the home page shows it: its tables (rows already
+/// rendered, see `home_rows`), and its plots.
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupPage<'a> {
     pub id: &'a str,
     pub fingerprint: &'a str,
     pub protocol: Option<u32>,
     pub profile: Option<&'a ProfileView>,
-    pub cpu: String,
-    pub disk: String,
-    pub cache: String,
-    pub internet: String,
-    pub http_cache: String,
+    pub cpu: Table,
+    pub disk: Table,
+    pub cache: Table,
+    pub internet: Table,
+    pub http_cache: Table,
     pub plots: Vec<PlotRef>,
+}
+
+/// One comparison table as a page shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    /// `cpu`, `disk`, `cache`, `internet` or `http_cache`.
+    pub kind: &'static str,
+    /// Its name in anchors and URLs (`build-cache` for `http_cache`).
+    pub slug: &'static str,
+    /// The rows shown, rendered.
+    pub html: String,
+    /// How many rows are shown, of how many the table has.
+    pub shown: usize,
+    pub total: usize,
+    /// The page with every row, where this shows only the first ones.
+    pub all_url: Option<String>,
 }
 
 /// Rendered table rows by a key of their template and content, which
@@ -100,7 +117,7 @@ struct RowContext<'a, T> {
     r: &'a Row<T>,
 }
 
-/// The rows of one home-page table, each rendered on its own with
+/// The rows of one comparison table, each rendered on its own with
 /// templates/home_row.html on every CPU. Where `cache` is given, a row
 /// whose content and templates it has seen is taken from it, and every row
 /// made is added to `made`.
@@ -111,9 +128,8 @@ pub fn home_rows<T: Serialize + Sync>(
     rows: &[Row<T>],
     cache: Option<&RowCache>,
     made: &Mutex<RowCache>,
-) -> anyhow::Result<String> {
-    let html = rows
-        .par_iter()
+) -> anyhow::Result<Vec<String>> {
+    rows.par_iter()
         .map(|r| {
             let ctx = RowContext { kind, r };
             let Some(cache) = cache else { return render(tera, "home_row.html", &ctx) };
@@ -126,8 +142,41 @@ pub fn home_rows<T: Serialize + Sync>(
             made.lock().unwrap_or_else(|e| e.into_inner()).insert(key, html.clone());
             Ok(html)
         })
-        .collect::<anyhow::Result<Vec<String>>>()?;
-    Ok(html.concat())
+        .collect()
+}
+
+#[derive(Serialize)]
+struct TableContext<'a> {
+    common: &'a Common,
+    title: String,
+    description: String,
+    g: &'a Group,
+    t: &'a Table,
+}
+
+/// A page with every row of one comparison table, for a table longer than
+/// the home page shows.
+pub fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Result<String> {
+    let name = match t.kind {
+        "cpu" => "CoreMark",
+        "disk" => "Disk",
+        "cache" => "Cache",
+        "internet" => "Internet",
+        _ => "Build cache",
+    };
+    let group = if g.fingerprint.is_empty() {
+        "results without a published profile".to_string()
+    } else {
+        format!("fingerprint {}", g.fingerprint)
+    };
+    let ctx = TableContext {
+        common,
+        title: format!("{name}: all {} rows ({group})", t.total),
+        description: format!("Every row of the {name} comparison table of {group}, best first."),
+        g,
+        t,
+    };
+    render(tera, "table.html", &ctx)
 }
 
 #[derive(Serialize)]
