@@ -9,18 +9,33 @@
 #
 #   scripts/bench-cache.sh [standard|quick] [rounds]
 #
+# Use an even number of rounds (default 10), so that each side goes first
+# as often as the other: the first read of an entry from Azurite can be
+# slower than the second.
+#
 # Needs node with `npm ci --prefix tests/cache-service`, taskset, curl, tar,
 # zstd, python3, and a release build of the collector (built if missing).
 # Runs only on loopback. Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=${1:-standard}
-rounds=${2:-3}
+rounds=${2:-10}
 target=${CARGO_TARGET_DIR:-target}
 bin=$target/release/collector
 [ -x "$bin" ] || cargo build --release -p collector --locked
 modules=tests/cache-service/node_modules
 [ -d "$modules/azurite" ] || { echo "run: npm ci --prefix tests/cache-service" >&2; exit 1; }
+
+# On a VM whose memory the host backs lazily, the first write to a page of
+# guest memory costs a host fault: on the 2-CPU VM of docs/benchmarks.md,
+# writing 20 GB to tmpfs ran at 522 MB/s the first time and 1.1 GB/s the
+# second. A run grows the page cache by several GiB, so whichever side
+# wrote into untouched memory paid for it. Touch three quarters of the free
+# memory once (written to tmpfs, then freed) before measuring anything.
+touch_mib=$(awk '/MemAvailable/ {print int($2 / 1024 * 3 / 4)}' /proc/meminfo)
+shm=$(mktemp -p /dev/shm runner-bench-touch.XXXXXX)
+dd if=/dev/zero of="$shm" bs=1M count="$touch_mib" status=none 2>/dev/null || true
+rm -f "$shm"
 
 ncpu=$(nproc)
 cpu=$((ncpu - 1))                       # the measured CPU
@@ -56,11 +71,15 @@ export WS=$work/ws SCR=$work/scratch level version
 
 # The baseline: the same calls, made by curl, around tar | zstd -T1.
 baseline() { # save|restore KEY -> seconds
+  settle
   taskset -c "$cpu" bash -c '
     set -euo pipefail
     twirp() { curl -sS -f -X POST -H "Content-Type: application/json" -H "Authorization: Bearer bench" \
       --data "$2" "$URL/twirp/github.actions.results.api.v1.CacheService/$1"; }
     field() { sed -E "s/.*\"$1\":\"([^\"]*)\".*/\1/"; }
+    # The restore target starts empty, outside the timed section, as the
+    # collector empties its own before its timer starts.
+    [ "$1" = save ] || mkdir "$SCR/restore"
     t0=$(date +%s.%N)
     if [ "$1" = save ]; then
       tar -cf - -C "$WS" runner-bench-cache-payload | zstd -q -T1 -"$level" -f -o "$SCR/cache.tzst"
@@ -70,19 +89,27 @@ baseline() { # save|restore KEY -> seconds
       size=$(stat -c %s "$SCR/cache.tzst")
       twirp FinalizeCacheEntryUpload "{\"key\":\"$2\",\"version\":\"$version\",\"size_bytes\":\"$size\"}" >/dev/null
     else
-      rm -rf "$SCR/restore" && mkdir "$SCR/restore"
       url=$(twirp GetCacheEntryDownloadURL "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_download_url)
       curl -sS -f -o "$SCR/cache.tzst" "$url"
       zstd -q -d -T1 -c "$SCR/cache.tzst" | tar -xf - -C "$SCR/restore"
     fi
-    t1=$(date +%s.%N)
+    # The archive is removed inside the timed section, as @actions/cache
+    # (and the collector) remove theirs.
     rm -f "$SCR/cache.tzst"
+    t1=$(date +%s.%N)
     echo "$t0 $t1" | awk "{print \$2 - \$1}"
   ' _ "$@"
 }
 
 results=$work/results.txt
+# Before every timed step, write back what earlier steps left dirty in the
+# page cache (untimed). Without it, each step's 1 GiB of writes (archive
+# plus Azurite's copy) stays dirty below the kernel's background threshold
+# and is flushed during a later step, which made times drift 2-3x within
+# one run.
+settle() { sync; sleep 1; }
 save_collector() { # round trial
+  settle
   "$bin" cache save --profile "$profile" --trial "$2" --provider bench --runner bench-local --cpu "$cpu" \
     --work-dir "$work" --handoff "$work/parts/handoff-$1.json" --out "$work/parts/save-$1.json" \
     --backend "id=azurite;name=Azurite;kind=archive-service;routing=127.0.0.1" 2>/dev/null
@@ -99,8 +126,23 @@ for r in $(seq "$rounds"); do
   echo "baseline save $(baseline save "baseline-$r")" >>"$results"
   if [ $((r % 2)) = 0 ]; then save_collector "$r" "$trial"; fi
 done
+# The collector's restore waits out the publication gap (untimed) when it
+# comes early; a process that slept right before its timed transfer ran
+# slower than one that did not. Wait the gap of the newest save here, so that
+# no restore of either side starts from a sleep.
+gap_s=$("$bin" profile "$profile" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["cache_publication_gap_s"])')
+python3 - "$gap_s" "$work"/parts/handoff-*.json <<'PY'
+import json, sys, time, datetime
+gap = float(sys.argv[1])
+newest = max(datetime.datetime.fromisoformat(json.load(open(f))["saved_at"].replace("Z", "+00:00")) for f in sys.argv[2:])
+left = newest.timestamp() + gap + 1 - time.time()
+if left > 0:
+    print(f"waiting {left:.0f} s for the publication gap of the last save", file=sys.stderr)
+    time.sleep(left)
+PY
 for r in $(seq "$rounds"); do
   run_restore() {
+    settle
     "$bin" cache restore --handoff "$work/parts/handoff-$r.json" --out "$work/parts/restore-$r.json" --cpu "$cpu" \
       --work-dir "$work" --simulate-instance bench 2>/dev/null
   }
@@ -111,6 +153,7 @@ for r in $(seq "$rounds"); do
   key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairs"][0]["key"])' "$work/parts/handoff-$r.json")
   echo "baseline restore $(baseline restore "$key")" >>"$results"
   diff -rq "$WS/runner-bench-cache-payload" "$SCR/restore/runner-bench-cache-payload" >/dev/null
+  rm -rf "$SCR/restore"   # as the collector removes its target after verifying it
   if [ $((r % 2)) = 0 ]; then run_restore; fi
 done
 
