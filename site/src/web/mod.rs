@@ -342,11 +342,20 @@ fn comparison_table(
     let total = rows.len();
     let shown = total.min(home_rows);
     let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
+    let rows_marker = format!("<!--rows:{}:{slug}-->", g.id);
     if let Some(url) = &all_url {
-        let all = Table { kind, slug, html: rows.concat(), shown: total, total, all_url: None };
+        let all = Table {
+            kind,
+            slug,
+            html: rows.concat(),
+            rows_marker: rows_marker.clone(),
+            shown: total,
+            total,
+            all_url: None,
+        };
         site.add(format!("{}index.html", &url[1..]), pages::table(tera, common, g, &all)?);
     }
-    Ok(Table { kind, slug, html: rows[..shown].concat(), shown, total, all_url })
+    Ok(Table { kind, slug, html: rows[..shown].concat(), rows_marker, shown, total, all_url })
 }
 
 /// The index, the tables and the feed, and the index's objects by key.
