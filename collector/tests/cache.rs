@@ -439,6 +439,22 @@ fn interrupt(child: &mut std::process::Child) -> (Option<i32>, String) {
     (status.code(), stderr_of(child))
 }
 
+/// Starts a collector command with its stderr kept for `interrupt`.
+#[cfg(unix)]
+fn spawn(mut cmd: Command) -> std::process::Child {
+    cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap()
+}
+
+/// Interrupts `child`, checks that it exited with 130 and left the work
+/// folder empty; returns its stderr.
+#[cfg(unix)]
+fn interrupt_and_check_cleanup(child: &mut std::process::Child, job: &Job) -> String {
+    let (code, stderr) = interrupt(child);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert_eq!(work_entries(job), Vec::<PathBuf>::new(), "the work folder is left behind");
+    stderr
+}
+
 /// The entries of the jobs' work folder (RUNNER_BENCH_CACHE_DIR).
 #[cfg(unix)]
 fn work_entries(job: &Job) -> Vec<PathBuf> {
@@ -451,12 +467,7 @@ fn an_interrupted_save_removes_its_work_folder_and_keeps_its_finished_pairs() {
     let mut silent = Silent::new();
     let mut job = Job::new(None);
     job.url = Some(silent.url());
-    let mut child = job
-        .save_command(1, &[job.vol("vol"), job.gha()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(job.save_command(1, &[job.vol("vol"), job.gha()]));
     // The volume pair is saved; the service pair has its archive written and
     // hangs in its first call.
     silent.wait_for(&mut child);
@@ -465,10 +476,8 @@ fn an_interrupted_save_removes_its_work_folder_and_keeps_its_finished_pairs() {
     assert!(work[0].join("workspace").join(PAYLOAD_DIR).is_dir());
     assert!(work[0].join("scratch/cache.tzst").is_file());
 
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
+    let stderr = interrupt_and_check_cleanup(&mut child, &job);
     assert!(stderr.contains("interrupted: temporary files removed"), "{stderr}");
-    assert_eq!(work_entries(&job), Vec::<PathBuf>::new(), "the work folder is left behind");
     let save = measured(&job.path("save.json"));
     let pairs = &save.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 1, "{pairs:?}");
@@ -484,21 +493,14 @@ fn an_interrupted_restore_removes_its_work_folder_and_keeps_its_finished_pairs()
     ok(&job.save(1, &[job.vol("vol"), job.gha()]));
     let mut silent = Silent::new();
     job.url = Some(silent.url());
-    let mut child = job
-        .restore_command(Some("other"))
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(job.restore_command(Some("other")));
     // The volume pair is restored; the service pair hangs in its lookup.
     silent.wait_for(&mut child);
     let work = work_entries(&job);
     assert_eq!(work.len(), 1, "{work:?}");
     assert!(work[0].join("restore-gha").is_dir());
 
-    let (code, stderr) = interrupt(&mut child);
-    assert_eq!(code, Some(130), "{stderr}");
-    assert_eq!(work_entries(&job), Vec::<PathBuf>::new(), "the work folder is left behind");
+    interrupt_and_check_cleanup(&mut child, &job);
     let restore = measured(&job.path("restore.json"));
     let pairs = &restore.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 1, "{pairs:?}");
