@@ -230,83 +230,27 @@ pub struct Sizes {
 pub const TOOLKIT: Sizes =
     Sizes { max_single_shot: MAX_SINGLE_SHOT, block: BLOCK_SIZE, range: RANGE_SIZE, segment: SEGMENT_SIZE };
 
-/// Uploads `path` to a signed blob URL as the toolkit does.
-pub fn upload(http: &Http, url: &str, path: &Path) -> anyhow::Result<()> {
-    upload_with(http, url, path, TOOLKIT)
-}
-
-pub fn upload_with(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<()> {
-    let size = std::fs::metadata(path)?.len();
-    if size <= sizes.max_single_shot {
-        let resp = http
-            .put(url)
-            .header("x-ms-blob-type", "BlockBlob")
-            .header("x-ms-version", MS_VERSION)
-            .header("Content-Type", "application/octet-stream")
-            .header("Content-Length", size)
-            .body(File::open(path)?)
-            .send()
-            .context("Put Blob: request failed")?;
-        check(resp, "Put Blob")?;
-        return Ok(());
-    }
-    let blocks = size.div_ceil(sizes.block) as usize;
-    let prefix = uuid_like();
-    let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
-    in_parallel(blocks, |i| {
-        let offset = i as u64 * sizes.block;
-        let len = (size - offset).min(sizes.block);
-        // The block streams from the file: no copy in memory.
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(offset))?;
-        let body = reqwest::blocking::Body::sized(file.take(len), len);
-        let u = with_query(url, &[("comp", "block"), ("blockid", &ids[i])])?;
-        let resp = http
-            .put(u)
-            .header("x-ms-version", MS_VERSION)
-            .header("Content-Length", len)
-            .body(body)
-            .send()
-            .with_context(|| format!("Put Block {i}: request failed"))?;
-        check(resp, &format!("Put Block {i}"))?;
-        Ok(())
-    })?;
-    let mut xml = String::from(r#"<?xml version="1.0" encoding="utf-8"?><BlockList>"#);
-    for id in &ids {
-        xml.push_str(&format!("<Latest>{id}</Latest>"));
-    }
-    xml.push_str("</BlockList>");
-    let resp = http
-        .put(with_query(url, &[("comp", "blocklist")])?)
-        .header("x-ms-version", MS_VERSION)
-        .header("Content-Type", "application/xml")
-        .body(xml)
-        .send()
-        .context("Put Block List: request failed")?;
-    check(resp, "Put Block List")?;
-    Ok(())
-}
-
 /// Whether the toolkit would use the Azure SDK's ranged download here.
 pub fn is_azure_blob(url: &str) -> bool {
     super::host_matches(super::AZURE_BLOB, &host_of(url))
 }
 
 /// Downloads a signed URL into `path`; returns the bytes received.
-pub fn download(http: &Http, plain: &PlainGet, url: &str, path: &Path) -> anyhow::Result<u64> {
-    if is_azure_blob(url) { download_ranged(http, url, path, TOOLKIT) } else { plain.download(url, path) }
+pub fn download(http: &Http, transfers: &Transfers, url: &str, path: &Path) -> anyhow::Result<u64> {
+    if is_azure_blob(url) { download_ranged(http, url, path, TOOLKIT) } else { transfers.download(url, path) }
 }
 
-/// One plain GET (the toolkit's `downloadCacheHttpClient`), made on this
-/// thread: an async client on a current-thread runtime, so the body is not
-/// handed between threads chunk by chunk as the blocking client does (on one
-/// pinned CPU that costs a context switch per chunk).
-pub struct PlainGet {
+/// The transfers that move an archive's bytes to and from a signed URL on
+/// this thread: an async client on a current-thread runtime. The blocking
+/// client hands every body chunk between this thread and its own runtime's
+/// thread (8 KiB at a time for a request body), and on one pinned CPU each
+/// hand-off costs a context switch.
+pub struct Transfers {
     rt: tokio::runtime::Runtime,
     client: reqwest::Client,
 }
 
-impl PlainGet {
+impl Transfers {
     pub fn new(timeout: Duration) -> anyhow::Result<Self> {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let client = reqwest::Client::builder()
@@ -315,10 +259,78 @@ impl PlainGet {
             .connect_timeout(Duration::from_secs(30))
             .redirect(reqwest::redirect::Policy::none())
             .build()?;
-        Ok(PlainGet { rt, client })
+        Ok(Transfers { rt, client })
     }
 
-    /// Downloads `url` into `path`; returns the bytes received.
+    /// Uploads `path` to a signed blob URL as the toolkit does (see the
+    /// module's notes), with `TOOLKIT`'s sizes unless a test asks for others.
+    pub fn upload(&self, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<()> {
+        let size = std::fs::metadata(path)?.len();
+        self.rt.block_on(async {
+            if size <= sizes.max_single_shot {
+                let resp = self
+                    .client
+                    .put(url)
+                    .header("x-ms-blob-type", "BlockBlob")
+                    .header("x-ms-version", MS_VERSION)
+                    .header("Content-Type", "application/octet-stream")
+                    .header("Content-Length", size)
+                    .body(reqwest::Body::wrap(FileRange::open(path, 0, size)?))
+                    .send()
+                    .await
+                    .context("Put Blob: request failed")?;
+                return check_async(resp, "Put Blob").await;
+            }
+            let blocks = size.div_ceil(sizes.block) as usize;
+            let prefix = uuid_like();
+            let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
+            // Up to CONCURRENCY Put Block requests in flight, all on this
+            // thread; an error drops the set, which cancels the others.
+            let mut running = tokio::task::JoinSet::new();
+            let mut next = 0;
+            while next < blocks || !running.is_empty() {
+                while next < blocks && running.len() < CONCURRENCY {
+                    let offset = next as u64 * sizes.block;
+                    let len = (size - offset).min(sizes.block);
+                    let block_url = with_query(url, &[("comp", "block"), ("blockid", &ids[next])])?;
+                    let body = FileRange::open(path, offset, len)?;
+                    let request = self
+                        .client
+                        .put(block_url)
+                        .header("x-ms-version", MS_VERSION)
+                        .header("Content-Length", len)
+                        .body(reqwest::Body::wrap(body));
+                    let i = next;
+                    running.spawn(async move {
+                        let resp = request.send().await.with_context(|| format!("Put Block {i}: request failed"))?;
+                        check_async(resp, &format!("Put Block {i}")).await
+                    });
+                    next += 1;
+                }
+                if let Some(done) = running.join_next().await {
+                    done.context("a Put Block task failed")??;
+                }
+            }
+            let mut xml = String::from(r#"<?xml version="1.0" encoding="utf-8"?><BlockList>"#);
+            for id in &ids {
+                xml.push_str(&format!("<Latest>{id}</Latest>"));
+            }
+            xml.push_str("</BlockList>");
+            let resp = self
+                .client
+                .put(with_query(url, &[("comp", "blocklist")])?)
+                .header("x-ms-version", MS_VERSION)
+                .header("Content-Type", "application/xml")
+                .body(xml)
+                .send()
+                .await
+                .context("Put Block List: request failed")?;
+            check_async(resp, "Put Block List").await
+        })
+    }
+
+    /// One plain GET (the toolkit's `downloadCacheHttpClient`) into `path`;
+    /// returns the bytes received.
     pub fn download(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
         self.rt.block_on(async {
             let mut resp = self.client.get(url).send().await.context("download: request failed")?;
@@ -342,6 +354,57 @@ impl PlainGet {
             }
             Ok(got)
         })
+    }
+}
+
+async fn check_async(resp: reqwest::Response, what: &str) -> anyhow::Result<()> {
+    let status = resp.status();
+    if status.is_success() {
+        return Ok(());
+    }
+    let body: String = resp.text().await.unwrap_or_default().chars().take(200).collect();
+    bail!("{what}: HTTP {status}: {body}")
+}
+
+/// A byte range of a file as a request body, read 1 MiB at a time on the
+/// runtime's thread: the archive was just written, so reads come from the
+/// page cache and take microseconds.
+struct FileRange {
+    file: File,
+    left: u64,
+}
+
+impl FileRange {
+    fn open(path: &Path, offset: u64, len: u64) -> io::Result<FileRange> {
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(FileRange { file, left: len })
+    }
+}
+
+impl http_body::Body for FileRange {
+    type Data = bytes::Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, io::Error>>> {
+        if self.left == 0 {
+            return std::task::Poll::Ready(None);
+        }
+        let mut chunk = vec![0u8; self.left.min(1 << 20) as usize];
+        let read = self.file.read_exact(&mut chunk);
+        self.left -= chunk.len() as u64;
+        std::task::Poll::Ready(Some(read.map(|()| http_body::Frame::data(chunk.into()))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.left == 0
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.left)
     }
 }
 
@@ -493,15 +556,18 @@ mod tests {
         let src = tmp.path().join("src.bin");
         std::fs::write(&src, &data).unwrap();
         let small = Sizes { max_single_shot: 100_000, block: 300_000, range: 70_000, segment: 250_000 };
-        upload_with(&http, &sas("cw"), &src, small).unwrap();
+        let transfers = Transfers::new(Duration::from_secs(30)).unwrap();
+        transfers.upload(&sas("cw"), &src, small).unwrap();
         let dst = tmp.path().join("dst.bin");
         assert_eq!(download_ranged(&http, &sas("r"), &dst, small).unwrap(), data.len() as u64);
         assert!(std::fs::read(&dst).unwrap() == data, "ranged download differs");
         let dst2 = tmp.path().join("dst2.bin");
-        let plain = PlainGet::new(Duration::from_secs(30)).unwrap();
-        assert_eq!(plain.download(&sas("r"), &dst2).unwrap(), data.len() as u64);
+        assert_eq!(transfers.download(&sas("r"), &dst2).unwrap(), data.len() as u64);
         assert!(std::fs::read(&dst2).unwrap() == data, "plain download differs");
         // A single-shot upload replaces it.
-        upload_with(&http, &sas("cw"), &dst, TOOLKIT).unwrap();
+        transfers.upload(&sas("cw"), &dst, TOOLKIT).unwrap();
+        let dst3 = tmp.path().join("dst3.bin");
+        assert_eq!(transfers.download(&sas("r"), &dst3).unwrap(), data.len() as u64);
+        assert!(std::fs::read(&dst3).unwrap() == data, "the single-shot upload differs");
     }
 }

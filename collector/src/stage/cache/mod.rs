@@ -125,7 +125,7 @@ impl BackendSpec {
 /// that no transfer's time includes reading the mount table.
 #[allow(clippy::large_enum_variant, reason = "one per backend, built once per job")]
 pub enum Resolved {
-    Service { service: ghacache::Service, http: reqwest::blocking::Client, plain: ghacache::PlainGet, url: String },
+    Service { service: ghacache::Service, http: reqwest::blocking::Client, transfers: ghacache::Transfers, url: String },
     Volume { root: PathBuf, mount: String },
 }
 
@@ -163,8 +163,8 @@ pub fn resolve(
             let http = ghacache::http(timeout)?;
             let service = ghacache::Service::new(http.clone(), &url, &token)
                 .map_err(|e| anyhow::anyhow!("backend {}: {e}", spec.id))?;
-            let plain = ghacache::PlainGet::new(timeout)?;
-            Ok(Resolved::Service { service, http, plain, url })
+            let transfers = ghacache::Transfers::new(timeout)?;
+            Ok(Resolved::Service { service, http, transfers, url })
         }
         CacheKind::AttachedVolume => {
             let root = PathBuf::from(&spec.endpoint);
@@ -317,13 +317,13 @@ pub fn save(
     let mut seen = volume_mount(backend);
     let timer = Timer::start();
     let outcome = match backend {
-        Resolved::Service { service, http, .. } => (|| -> Result<u64, ghacache::TransferError> {
+        Resolved::Service { service, transfers, .. } => (|| -> Result<u64, ghacache::TransferError> {
             let file = scratch.join(archive::FILE_NAME);
             let _guard = crate::cleanup::TempFile::register(file.clone());
             let size = archive::create(workspace, payload::DIR_NAME, &file, zstd_level)?;
             let url = service.create(key, &version)?;
             seen = Some(ghacache::host_of(&url));
-            ghacache::upload(http, &url, &file)?;
+            transfers.upload(&url, &file, ghacache::TOOLKIT)?;
             service.finalize(key, &version, size)?;
             Ok(size)
         })(),
@@ -358,7 +358,7 @@ pub fn restore(
     let mut seen = volume_mount(backend);
     let timer = Timer::start();
     let outcome = match backend {
-        Resolved::Service { service, http, plain, .. } => (|| -> Result<u64, ghacache::TransferError> {
+        Resolved::Service { service, http, transfers, .. } => (|| -> Result<u64, ghacache::TransferError> {
             let (url, matched) = match service.lookup(key, version)? {
                 ghacache::Lookup::Miss => {
                     return Err(anyhow::anyhow!("GetCacheEntryDownloadURL: miss for key {key}").into());
@@ -377,7 +377,7 @@ pub fn restore(
             key_match = KeyMatch::Exact;
             let file = scratch.join(archive::FILE_NAME);
             let _guard = crate::cleanup::TempFile::register(file.clone());
-            let size = ghacache::download(http, plain, &url, &file)?;
+            let size = ghacache::download(http, transfers, &url, &file)?;
             archive::extract(&file, target)?;
             Ok(size)
         })(),
