@@ -118,10 +118,13 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     let cpu = home.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
     assert_eq!(cpu.matches("<tr>").count() + cpu.matches("<tr class").count(), 2, "{cpu}");
     assert!(home.contains(
-        "<p class=\"note more\">Showing the first 1 of 2 rows (clean results first, best first); sorting and \
-         filtering apply to these. <a href=\"&#x2F;tables&#x2F;866df6f892c3&#x2F;cpu&#x2F;\">All 2 rows</a></p>"
+        "<p class=\"note more\">Showing the first 1 of 2 rows: current, complete results first, ranked by median \
+         iterations&#x2F;s. Sorting and filtering apply to these rows. <a \
+         href=\"&#x2F;tables&#x2F;866df6f892c3&#x2F;cpu&#x2F;\">All 2 CoreMark rows</a></p>"
     ));
-    assert!(home.contains("<a href=\"&#x2F;tables&#x2F;unknown&#x2F;build-cache&#x2F;\">All 48 rows</a>"));
+    assert!(home.contains("<a href=\"&#x2F;tables&#x2F;unknown&#x2F;build-cache&#x2F;\">All 48 Build cache rows</a>"));
+    // The plots say that they show the first rows only.
+    assert!(home.contains("(fingerprint 866df6f892c3; the first 1 rows of each table)."), "{home}");
     let page = read(out.path(), "tables/866df6f892c3/cpu/index.html");
     assert!(page.contains("<title>CoreMark: all 2 rows (fingerprint 866df6f892c3) · runner-bench</title>"), "{page}");
     let all = page.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();

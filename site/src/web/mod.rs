@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use anyhow::Context as _;
 use rayon::prelude::*;
 
 use self::index_json::IndexCache;
@@ -303,7 +304,12 @@ fn home_page(
     for g in &model.groups {
         // The home page plots the rows it shows.
         let cache = plots.map(|old| (old, &mut drawn));
-        let plots = group_plots(&mut site, &format!("plots/{}", g.id), &g.first_rows(home_rows), false, cache)?;
+        let cut = [g.cpu.len(), g.disk.len(), g.cache.len(), g.internet.len(), g.http_cache.len()]
+            .into_iter()
+            .any(|n| n > home_rows)
+            .then_some(home_rows);
+        let stem = format!("plots/{}", g.id);
+        let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
         let mut table =
             |kind: &'static str, rows: Vec<String>| comparison_table(&mut site, tera, common, g, kind, rows, home_rows);
         group_pages.push(GroupPage {
@@ -338,7 +344,8 @@ fn comparison_table(
     rows: Vec<String>,
     home_rows: usize,
 ) -> anyhow::Result<Table> {
-    let slug = if kind == "http_cache" { "build-cache" } else { kind };
+    let (_, slug, name, ranked_by) =
+        pages::TABLES.into_iter().find(|t| t.0 == kind).context("a comparison table of an unknown kind")?;
     let total = rows.len();
     let shown = total.min(home_rows);
     let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
@@ -347,6 +354,8 @@ fn comparison_table(
         let all = Table {
             kind,
             slug,
+            name,
+            ranked_by,
             html: rows.concat(),
             rows_marker: rows_marker.clone(),
             shown: total,
@@ -355,7 +364,7 @@ fn comparison_table(
         };
         site.add(format!("{}index.html", &url[1..]), pages::table(tera, common, g, &all)?);
     }
-    Ok(Table { kind, slug, html: rows[..shown].concat(), rows_marker, shown, total, all_url })
+    Ok(Table { kind, slug, name, ranked_by, html: rows[..shown].concat(), rows_marker, shown, total, all_url })
 }
 
 /// The index, the tables and the feed, and the index's objects by key.
@@ -413,7 +422,7 @@ fn provider_page(
     let mut plots = Vec::new();
     for g in &model.groups {
         let mine = g.only_provider(id);
-        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true, None)?);
+        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true, None, None)?);
     }
     let runners: Vec<RunnerLink> = model
         .runners
@@ -507,18 +516,24 @@ fn draw_plot(spec: &Spec, bars: &[Bar], cache: Option<(&PlotCache, &mut PlotCach
     Ok(svg)
 }
 
+/// `cut`: the home page shows only this many rows of a table (and so of
+/// a plot), which the descriptions then say.
 fn group_plots(
     site: &mut Site,
     stem: &str,
     g: &Group,
     by_runner_only: bool,
+    cut: Option<usize>,
     mut cache: Option<(&PlotCache, &mut PlotCache)>,
 ) -> anyhow::Result<Vec<PlotRef>> {
-    let fp = if g.fingerprint.is_empty() {
+    let mut fp = if g.fingerprint.is_empty() {
         "results without a published profile".to_string()
     } else {
         format!("fingerprint {}", g.fingerprint)
     };
+    if let Some(n) = cut {
+        fp.push_str(&format!("; the first {n} rows of each table"));
+    }
     let label =
         |m: &model::Meta| if by_runner_only { m.runner.clone() } else { format!("{} ({})", m.runner, m.provider_name) };
     let mut out = Vec::new();

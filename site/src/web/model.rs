@@ -283,7 +283,8 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
-        // Clean rows first, then the best headline figure, then the runner:
+        // Clean rows first, current before stale, then the best headline
+        // figure (`RANKED_BY` names it), then the runner:
         // the reader's question is "which is fastest", marked rows stay
         // visible below, and a home page that shows only the first rows of
         // a long table (`Options::home_rows`) shows the best ones.
@@ -417,8 +418,9 @@ enum Better {
     Lower,
 }
 
-/// Sorts a table: clean rows first, then by `headline` (best first; rows
-/// without it last), then by provider, runner and the row's own order.
+/// Sorts a table: clean rows first and current before stale, then by
+/// `headline` (best first; rows without it last), then by provider, runner
+/// and the row's own order.
 fn rank<T>(rows: &mut [Row<T>], headline: impl Fn(&T) -> Option<f64>, better: Better) {
     let key = |r: &Row<T>| {
         let v = headline(&r.fig).filter(|v| v.is_finite());
@@ -426,13 +428,14 @@ fn rank<T>(rows: &mut [Row<T>], headline: impl Fn(&T) -> Option<f64>, better: Be
             Better::Higher => v.map_or(f64::INFINITY, |v| -v),
             Better::Lower => v.unwrap_or(f64::INFINITY),
         };
-        (r.marked, v)
+        (r.marked, r.meta.stale, v)
     };
     // A stable sort keeps the row order of one runner (cache backends).
     rows.sort_by(|a, b| {
         let (ka, kb) = (key(a), key(b));
-        ka.0.cmp(&kb.0)
-            .then(ka.1.total_cmp(&kb.1))
+        (ka.0, ka.1)
+            .cmp(&(kb.0, kb.1))
+            .then(ka.2.total_cmp(&kb.2))
             .then_with(|| (&a.meta.provider_id, &a.meta.runner).cmp(&(&b.meta.provider_id, &b.meta.runner)))
     });
 }

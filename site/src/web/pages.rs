@@ -91,6 +91,16 @@ pub struct GroupPage<'a> {
     pub plots: Vec<PlotRef>,
 }
 
+/// The comparison tables: kind, slug (anchors and URLs), name, and the
+/// headline figure their rows are ranked by (see `model::build`).
+pub const TABLES: [(&str, &str, &str, &str); 5] = [
+    ("cpu", "cpu", "CoreMark", "median iterations/s"),
+    ("disk", "disk", "Disk", "random-read IOPS"),
+    ("cache", "cache", "Cache", "restore seconds"),
+    ("internet", "internet", "Internet", "download Mbps"),
+    ("http_cache", "build-cache", "Build cache", "GET/s"),
+];
+
 /// One comparison table as a page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
@@ -98,6 +108,10 @@ pub struct Table {
     pub kind: &'static str,
     /// Its name in anchors and URLs (`build-cache` for `http_cache`).
     pub slug: &'static str,
+    /// Its name for people, e.g. `Build cache`.
+    pub name: &'static str,
+    /// The figure its rows are ranked by, e.g. `random-read IOPS`.
+    pub ranked_by: &'static str,
     /// The rows shown, rendered. Templates place `rows_marker` instead,
     /// which `splice_rows` replaces after tera renders the page: passed
     /// through tera, thousands of rows cost a table page about 40 ms.
@@ -172,13 +186,7 @@ struct GroupHead<'a> {
 /// A page with every row of one comparison table, for a table longer than
 /// the home page shows.
 pub fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Result<String> {
-    let name = match t.kind {
-        "cpu" => "CoreMark",
-        "disk" => "Disk",
-        "cache" => "Cache",
-        "internet" => "Internet",
-        _ => "Build cache",
-    };
+    let name = t.name;
     let group = if g.fingerprint.is_empty() {
         "results without a published profile".to_string()
     } else {
@@ -187,11 +195,11 @@ pub fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Resu
     let ctx = TableContext {
         common,
         title: format!("{name}: all {} rows ({group})", t.total),
-        description: format!("Every row of the {name} comparison table of {group}, best first."),
+        description: format!("Every row of the {name} comparison table of {group}, ranked by {}.", t.ranked_by),
         g: GroupHead { id: &g.id, fingerprint: &g.fingerprint, protocol: g.protocol },
         t,
     };
-    Ok(splice_rows(render(tera, "table.html", &ctx)?, [t]))
+    splice_rows("table.html", render(tera, "table.html", &ctx)?, [t])
 }
 
 #[derive(Serialize)]
@@ -218,18 +226,27 @@ pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>
         providers: model.providers.len(),
     };
     let page = render(tera, "home.html", &ctx)?;
-    Ok(splice_rows(page, groups.iter().flat_map(|g| [&g.cpu, &g.disk, &g.cache, &g.internet, &g.http_cache])))
+    splice_rows("home.html", page, groups.iter().flat_map(|g| [&g.cpu, &g.disk, &g.cache, &g.internet, &g.http_cache]))
 }
 
-/// Puts each table's rows where the page rendered its marker.
-fn splice_rows<'t>(page: String, tables: impl IntoIterator<Item = &'t Table>) -> String {
-    let mut page = page;
-    for t in tables {
-        if let Some(at) = page.find(&t.rows_marker) {
-            page.replace_range(at..at + t.rows_marker.len(), &t.html);
-        }
+/// Puts each table's rows where the page rendered its marker; a table with
+/// rows whose marker is missing or repeated is an error in the template.
+fn splice_rows<'t>(
+    name: &str,
+    mut page: String,
+    tables: impl IntoIterator<Item = &'t Table>,
+) -> anyhow::Result<String> {
+    for t in tables.into_iter().filter(|t| t.total > 0) {
+        let mut found = page.match_indices(&t.rows_marker).map(|(at, _)| at);
+        let (Some(at), None) = (found.next(), found.next()) else {
+            anyhow::bail!(
+                "templates/{name} must place the rows of table {} exactly once, with {{{{ t.rows_marker | safe }}}}",
+                t.rows_marker
+            );
+        };
+        page.replace_range(at..at + t.rows_marker.len(), &t.html);
     }
-    page
+    Ok(page)
 }
 
 /// A runner in a list.
@@ -389,4 +406,37 @@ fn render(tera: &Tera, name: &str, ctx: &impl Serialize) -> anyhow::Result<Strin
     let ctx =
         tera::Context::from_serialize(ctx).with_context(|| format!("the context of {name} does not serialize"))?;
     tera.render(name, &ctx).with_context(|| format!("cannot render templates/{name}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(total: usize) -> Table {
+        Table {
+            kind: "cpu",
+            slug: "cpu",
+            name: "CoreMark",
+            ranked_by: "median iterations/s",
+            html: "<tr><td>1</td></tr>".into(),
+            rows_marker: "<!--rows:abc:cpu-->".into(),
+            shown: total,
+            total,
+            all_url: None,
+        }
+    }
+
+    #[test]
+    fn rows_go_where_the_marker_is_and_a_missing_marker_is_an_error() {
+        let page = "<tbody><!--rows:abc:cpu--></tbody>".to_string();
+        assert_eq!(splice_rows("x.html", page, [&table(1)]).unwrap(), "<tbody><tr><td>1</td></tr></tbody>");
+        let expected = "templates/x.html must place the rows of table <!--rows:abc:cpu--> exactly once, with \
+                        {{ t.rows_marker | safe }}";
+        let missing = splice_rows("x.html", "<tbody></tbody>".into(), [&table(1)]).unwrap_err();
+        assert_eq!(missing.to_string(), expected);
+        let twice = "<!--rows:abc:cpu--><!--rows:abc:cpu-->".to_string();
+        assert_eq!(splice_rows("x.html", twice, [&table(1)]).unwrap_err().to_string(), expected);
+        // An empty table is not rendered, so its marker may be absent.
+        assert_eq!(splice_rows("x.html", String::new(), [&table(0)]).unwrap(), "");
+    }
 }
