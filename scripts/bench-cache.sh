@@ -26,24 +26,37 @@ bin=$target/release/collector
 modules=tests/cache-service/node_modules
 [ -d "$modules/azurite" ] || { echo "run: npm ci --prefix tests/cache-service" >&2; exit 1; }
 
-# On a VM whose memory the host backs lazily, the first write to a page of
-# guest memory costs a host fault: on the 2-CPU VM of docs/benchmarks.md,
-# writing 20 GB to tmpfs ran at 522 MB/s the first time and 1.1 GB/s the
-# second. A run grows the page cache by several GiB, so whichever side
-# wrote into untouched memory paid for it. Touch three quarters of the free
-# memory once (written to tmpfs, then freed) before measuring anything.
-touch_mib=$(awk '/MemAvailable/ {print int($2 / 1024 * 3 / 4)}' /proc/meminfo)
-shm=$(mktemp -p /dev/shm runner-bench-touch.XXXXXX)
-dd if=/dev/zero of="$shm" bs=1M count="$touch_mib" status=none 2>/dev/null || true
-rm -f "$shm"
+[ $((rounds % 2)) = 0 ] || { echo "use an even number of rounds, so that each side goes first equally often" >&2; exit 2; }
 
 ncpu=$(nproc)
 cpu=$((ncpu - 1))                       # the measured CPU
 others=$([ "$ncpu" -gt 1 ] && echo "0-$((cpu - 1))" || echo 0)
 work=$(mktemp -d)
+shm=""
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+  [ -z "$shm" ] || rm -f "$shm"
+}
 trap cleanup EXIT
+
+# On a VM whose memory the host backs lazily, the first write to a page of
+# guest memory costs a host fault: on the 2-CPU VM of docs/benchmarks.md,
+# writing 20 GB to tmpfs ran at 522 MB/s the first time and 1.1 GB/s the
+# second. A run grows the page cache by several GiB, so whichever side
+# wrote into untouched memory paid for it. Touch three quarters of the
+# available memory once (written to tmpfs, then freed) before measuring
+# anything, or as much as /dev/shm holds. It briefly takes that memory from
+# anything else running.
+touch_mib=$(awk '/MemAvailable/ {print int($2 / 1024 * 3 / 4)}' /proc/meminfo)
+shm_mib=$(df -m --output=avail /dev/shm | tail -1)
+[ "$shm_mib" -lt "$touch_mib" ] && touch_mib=$shm_mib
+shm=$(mktemp -p /dev/shm runner-bench-touch.XXXXXX)
+dd if=/dev/zero of="$shm" bs=1M count="$touch_mib" status=none 2>/dev/null || true
+echo "touched $(( $(stat -c %s "$shm") >> 20 )) MiB of memory" >&2
+rm -f "$shm"
+shm=""
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 blob_port=$(port)
@@ -106,7 +119,7 @@ results=$work/results.txt
 # page cache (untimed). Without it, each step's 1 GiB of writes (archive
 # plus Azurite's copy) stays dirty below the kernel's background threshold
 # and is flushed during a later step, which made times drift 2-3x within
-# one run.
+# one run. The pause after it is the same for both sides: one second.
 settle() { sync; sleep 1; }
 save_collector() { # round trial
   settle
@@ -123,18 +136,27 @@ rm -f "$work/parts/"*-warmup.json
 for r in $(seq "$rounds"); do
   trial=$(( (r - 1) % 3 + 1 ))
   if [ $((r % 2)) = 1 ]; then save_collector "$r" "$trial"; fi
-  echo "baseline save $(baseline save "baseline-$r")" >>"$results"
+  s=$(baseline save "baseline-$r")
+  echo "baseline save $s" >>"$results"
   if [ $((r % 2)) = 0 ]; then save_collector "$r" "$trial"; fi
 done
 # The collector's restore waits out the publication gap (untimed) when it
-# comes early; a process that slept right before its timed transfer ran
-# slower than one that did not. Wait the gap of the newest save here, so that
-# no restore of either side starts from a sleep.
+# comes early: up to two minutes of idle machine right before its timed
+# transfer, which the pipeline never had (its restores ran slower after
+# it). Wait the gap of the newest save here, so that every restore of
+# either side follows the same one-second settle.
 gap_s=$("$bin" profile "$profile" | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["cache_publication_gap_s"])')
 python3 - "$gap_s" "$work"/parts/handoff-*.json <<'PY'
 import json, sys, time, datetime
 gap = float(sys.argv[1])
-newest = max(datetime.datetime.fromisoformat(json.load(open(f))["saved_at"].replace("Z", "+00:00")) for f in sys.argv[2:])
+def parse(t):  # RFC 3339 with up to 9 fractional digits; fromisoformat takes 6
+    t = t.replace("Z", "+00:00")
+    if "." in t:
+        head, rest = t.split(".", 1)
+        digits = rest[: len(rest) - 6]
+        t = f"{head}.{digits[:6].ljust(6, '0')}{rest[-6:]}"
+    return datetime.datetime.fromisoformat(t)
+newest = max(parse(json.load(open(f))["saved_at"]) for f in sys.argv[2:])
 left = newest.timestamp() + gap + 1 - time.time()
 if left > 0:
     print(f"waiting {left:.0f} s for the publication gap of the last save", file=sys.stderr)
@@ -151,7 +173,8 @@ for r in $(seq "$rounds"); do
   # stores a blob committed from blocks differently from one Put Blob, and
   # serves it more slowly, so both sides must read the same blob.
   key=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pairs"][0]["key"])' "$work/parts/handoff-$r.json")
-  echo "baseline restore $(baseline restore "$key")" >>"$results"
+  s=$(baseline restore "$key")
+  echo "baseline restore $s" >>"$results"
   diff -rq "$WS/runner-bench-cache-payload" "$SCR/restore/runner-bench-cache-payload" >/dev/null
   rm -rf "$SCR/restore"   # as the collector removes its target after verifying it
   if [ $((r % 2)) = 0 ]; then run_restore; fi
