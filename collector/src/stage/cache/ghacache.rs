@@ -22,13 +22,11 @@
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use reqwest::Url;
-use reqwest::blocking::{Client as Http, Response};
+use reqwest::blocking::Client as Http;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -197,15 +195,6 @@ pub fn host_of(url: &str) -> String {
     }
 }
 
-fn check(resp: Response, what: &str) -> anyhow::Result<Response> {
-    let status = resp.status();
-    if status.is_success() {
-        return Ok(resp);
-    }
-    let body: String = resp.text().unwrap_or_default().chars().take(200).collect();
-    bail!("{what}: HTTP {status}: {body}")
-}
-
 fn with_query(url: &str, pairs: &[(&str, &str)]) -> anyhow::Result<Url> {
     let mut u = Url::parse(url).with_context(|| "the signed URL is not a URL")?;
     {
@@ -233,11 +222,6 @@ pub const TOOLKIT: Sizes =
 /// Whether the toolkit would use the Azure SDK's ranged download here.
 pub fn is_azure_blob(url: &str) -> bool {
     super::host_matches(super::AZURE_BLOB, &host_of(url))
-}
-
-/// Downloads a signed URL into `path`; returns the bytes received.
-pub fn download(http: &Http, transfers: &Transfers, url: &str, path: &Path) -> anyhow::Result<u64> {
-    if is_azure_blob(url) { download_ranged(http, url, path, TOOLKIT) } else { transfers.download(url, path) }
 }
 
 /// The transfers that move an archive's bytes to and from a signed URL on
@@ -279,38 +263,28 @@ impl Transfers {
                     .send()
                     .await
                     .context("Put Blob: request failed")?;
-                return check_async(resp, "Put Blob").await;
+                return check_async(resp, "Put Blob").await.map(drop);
             }
             let blocks = size.div_ceil(sizes.block) as usize;
             let prefix = uuid_like();
             let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
-            // Up to CONCURRENCY Put Block requests in flight, all on this
-            // thread; an error drops the set, which cancels the others.
-            let mut running = tokio::task::JoinSet::new();
-            let mut next = 0;
-            while next < blocks || !running.is_empty() {
-                while next < blocks && running.len() < CONCURRENCY {
-                    let offset = next as u64 * sizes.block;
-                    let len = (size - offset).min(sizes.block);
-                    let block_url = with_query(url, &[("comp", "block"), ("blockid", &ids[next])])?;
-                    let body = FileRange::open(path, offset, len)?;
-                    let request = self
-                        .client
-                        .put(block_url)
-                        .header("x-ms-version", MS_VERSION)
-                        .header("Content-Length", len)
-                        .body(reqwest::Body::wrap(body));
-                    let i = next;
-                    running.spawn(async move {
-                        let resp = request.send().await.with_context(|| format!("Put Block {i}: request failed"))?;
-                        check_async(resp, &format!("Put Block {i}")).await
-                    });
-                    next += 1;
-                }
-                if let Some(done) = running.join_next().await {
-                    done.context("a Put Block task failed")??;
-                }
-            }
+            // Up to CONCURRENCY Put Block requests in flight, all on this thread.
+            in_flight(blocks, |i| {
+                let offset = i as u64 * sizes.block;
+                let len = (size - offset).min(sizes.block);
+                let block_url = with_query(url, &[("comp", "block"), ("blockid", &ids[i])])?;
+                let request = self
+                    .client
+                    .put(block_url)
+                    .header("x-ms-version", MS_VERSION)
+                    .header("Content-Length", len)
+                    .body(reqwest::Body::wrap(FileRange::open(path, offset, len)?));
+                Ok(async move {
+                    let resp = request.send().await.with_context(|| format!("Put Block {i}: request failed"))?;
+                    check_async(resp, &format!("Put Block {i}")).await.map(drop)
+                })
+            })
+            .await?;
             let mut xml = String::from(r#"<?xml version="1.0" encoding="utf-8"?><BlockList>"#);
             for id in &ids {
                 xml.push_str(&format!("<Latest>{id}</Latest>"));
@@ -325,13 +299,64 @@ impl Transfers {
                 .send()
                 .await
                 .context("Put Block List: request failed")?;
-            check_async(resp, "Put Block List").await
+            check_async(resp, "Put Block List").await.map(drop)
+        })
+    }
+
+    /// Downloads a signed URL into `path` as the toolkit's v2 restore does;
+    /// returns the bytes received.
+    pub fn download(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
+        if is_azure_blob(url) { self.download_ranged(url, path, TOOLKIT) } else { self.download_plain(url, path) }
+    }
+
+    /// HEAD, then ranged GETs (the toolkit's `downloadCacheStorageSDK`):
+    /// `sizes.range` bytes each, up to CONCURRENCY at a time, one
+    /// `sizes.segment` after another, each written at its offset.
+    pub fn download_ranged(&self, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<u64> {
+        self.rt.block_on(async {
+            let head = self.client.head(url).header("x-ms-version", MS_VERSION).send().await;
+            let head = check_async(head.context("download: HEAD failed")?, "download HEAD").await?;
+            let size: u64 = head
+                .headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| anyhow!("download: HEAD gave no Content-Length"))?;
+            let file = std::sync::Arc::new(File::create(path)?);
+            file.set_len(size)?;
+            let mut seg = 0u64;
+            while seg < size {
+                let seg_len = (size - seg).min(sizes.segment);
+                let ranges = seg_len.div_ceil(sizes.range) as usize;
+                in_flight(ranges, |i| {
+                    let start = seg + i as u64 * sizes.range;
+                    let end = (start + sizes.range).min(seg + seg_len) - 1;
+                    let request = self
+                        .client
+                        .get(url)
+                        .header("x-ms-version", MS_VERSION)
+                        .header("x-ms-range", format!("bytes={start}-{end}"));
+                    let file = std::sync::Arc::clone(&file);
+                    Ok(async move {
+                        let resp = request.send().await.context("download: ranged GET failed")?;
+                        let bytes = check_async(resp, "download").await?.bytes().await?;
+                        if bytes.len() as u64 != end - start + 1 {
+                            bail!("download: range {start}-{end} gave {} bytes", bytes.len());
+                        }
+                        crate::stage::disk::write_all_at(&file, &bytes, start)?;
+                        Ok(())
+                    })
+                })
+                .await?;
+                seg += seg_len;
+            }
+            Ok(size)
         })
     }
 
     /// One plain GET (the toolkit's `downloadCacheHttpClient`) into `path`;
     /// returns the bytes received.
-    pub fn download(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
+    pub fn download_plain(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
         self.rt.block_on(async {
             let mut resp = self.client.get(url).send().await.context("download: request failed")?;
             let status = resp.status();
@@ -357,10 +382,32 @@ impl Transfers {
     }
 }
 
-async fn check_async(resp: reqwest::Response, what: &str) -> anyhow::Result<()> {
+/// Runs the requests `start(0..count)` makes, up to CONCURRENCY at a time
+/// on this thread, as the official client runs its block uploads and
+/// ranged downloads. The first failure ends it; dropping the set cancels
+/// the requests still running.
+async fn in_flight<F>(count: usize, mut start: impl FnMut(usize) -> anyhow::Result<F>) -> anyhow::Result<()>
+where
+    F: std::future::Future<Output = anyhow::Result<()>> + Send + 'static,
+{
+    let mut running = tokio::task::JoinSet::new();
+    let mut next = 0;
+    while next < count || !running.is_empty() {
+        while next < count && running.len() < CONCURRENCY {
+            running.spawn(start(next)?);
+            next += 1;
+        }
+        if let Some(done) = running.join_next().await {
+            done.context("a transfer task failed")??;
+        }
+    }
+    Ok(())
+}
+
+async fn check_async(resp: reqwest::Response, what: &str) -> anyhow::Result<reqwest::Response> {
     let status = resp.status();
     if status.is_success() {
-        return Ok(());
+        return Ok(resp);
     }
     let body: String = resp.text().await.unwrap_or_default().chars().take(200).collect();
     bail!("{what}: HTTP {status}: {body}")
@@ -408,45 +455,6 @@ impl http_body::Body for FileRange {
     }
 }
 
-/// HEAD, then ranged GETs (the toolkit's `downloadCacheStorageSDK`).
-pub fn download_ranged(http: &Http, url: &str, path: &Path, sizes: Sizes) -> anyhow::Result<u64> {
-    let head = check(
-        http.head(url).header("x-ms-version", MS_VERSION).send().context("download: HEAD failed")?,
-        "download HEAD",
-    )?;
-    let size: u64 = head
-        .headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| anyhow!("download: HEAD gave no Content-Length"))?;
-    let file = File::create(path)?;
-    file.set_len(size)?;
-    let mut seg = 0u64;
-    while seg < size {
-        let seg_len = (size - seg).min(sizes.segment);
-        let ranges = seg_len.div_ceil(sizes.range) as usize;
-        in_parallel(ranges, |i| {
-            let start = seg + i as u64 * sizes.range;
-            let end = (start + sizes.range).min(seg + seg_len) - 1;
-            let resp = http
-                .get(url)
-                .header("x-ms-version", MS_VERSION)
-                .header("x-ms-range", format!("bytes={start}-{end}"))
-                .send()
-                .context("download: ranged GET failed")?;
-            let bytes = check(resp, "download")?.bytes()?;
-            if bytes.len() as u64 != end - start + 1 {
-                bail!("download: range {start}-{end} gave {} bytes", bytes.len());
-            }
-            crate::stage::disk::write_all_at(&file, &bytes, start)?;
-            Ok(())
-        })?;
-        seg += seg_len;
-    }
-    Ok(size)
-}
-
 /// A random, UUID-shaped string of 36 characters (the block id prefix).
 fn uuid_like() -> String {
     let a = super::random_u64();
@@ -468,39 +476,6 @@ pub fn base64(data: &[u8]) -> String {
         out.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
     }
     out
-}
-
-/// Runs `work(0..count)` on up to CONCURRENCY threads, as the official
-/// client runs its block uploads and ranged downloads. The first failure
-/// stops the threads from taking more work and is returned.
-fn in_parallel(count: usize, work: impl Fn(usize) -> anyhow::Result<()> + Sync) -> anyhow::Result<()> {
-    let next = AtomicUsize::new(0);
-    let failure: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..CONCURRENCY.min(count) {
-            s.spawn(|| {
-                loop {
-                    if failure.lock().map(|f| f.is_some()).unwrap_or(true) {
-                        return;
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= count {
-                        return;
-                    }
-                    if let Err(e) = work(i) {
-                        if let Ok(mut f) = failure.lock() {
-                            f.get_or_insert(e);
-                        }
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    match failure.into_inner() {
-        Ok(Some(e)) => Err(e),
-        _ => Ok(()),
-    }
 }
 
 /// The Azurite + cache service harness, shared with collector/tests/cache.rs.
@@ -544,7 +519,6 @@ mod tests {
     fn blocks_and_ranges_against_azurite() {
         let services = azurite::Services::start();
         let tmp = tempfile::tempdir().unwrap();
-        let http = http(Duration::from_secs(30)).unwrap();
         let sas = |perm: &str| -> String {
             let v: Value = serde_json::from_str(
                 &services.control(&format!("sas?blob=t.bin&permissions={perm}")).send().unwrap().text().unwrap(),
@@ -559,15 +533,15 @@ mod tests {
         let transfers = Transfers::new(Duration::from_secs(30)).unwrap();
         transfers.upload(&sas("cw"), &src, small).unwrap();
         let dst = tmp.path().join("dst.bin");
-        assert_eq!(download_ranged(&http, &sas("r"), &dst, small).unwrap(), data.len() as u64);
+        assert_eq!(transfers.download_ranged(&sas("r"), &dst, small).unwrap(), data.len() as u64);
         assert!(std::fs::read(&dst).unwrap() == data, "ranged download differs");
         let dst2 = tmp.path().join("dst2.bin");
-        assert_eq!(transfers.download(&sas("r"), &dst2).unwrap(), data.len() as u64);
+        assert_eq!(transfers.download_plain(&sas("r"), &dst2).unwrap(), data.len() as u64);
         assert!(std::fs::read(&dst2).unwrap() == data, "plain download differs");
         // A single-shot upload replaces it.
         transfers.upload(&sas("cw"), &dst, TOOLKIT).unwrap();
         let dst3 = tmp.path().join("dst3.bin");
-        assert_eq!(transfers.download(&sas("r"), &dst3).unwrap(), data.len() as u64);
+        assert_eq!(transfers.download_plain(&sas("r"), &dst3).unwrap(), data.len() as u64);
         assert!(std::fs::read(&dst3).unwrap() == data, "the single-shot upload differs");
     }
 }

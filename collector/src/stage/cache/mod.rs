@@ -125,7 +125,7 @@ impl BackendSpec {
 /// that no transfer's time includes reading the mount table.
 #[allow(clippy::large_enum_variant, reason = "one per backend, built once per job")]
 pub enum Resolved {
-    Service { service: ghacache::Service, http: reqwest::blocking::Client, transfers: ghacache::Transfers, url: String },
+    Service { service: ghacache::Service, transfers: ghacache::Transfers, url: String },
     Volume { root: PathBuf, mount: String },
 }
 
@@ -161,10 +161,10 @@ pub fn resolve(
             let url = from_env(&spec.endpoint, "cache service URL")?;
             let token = from_env(&spec.token, "cache service token")?;
             let http = ghacache::http(timeout)?;
-            let service = ghacache::Service::new(http.clone(), &url, &token)
-                .map_err(|e| anyhow::anyhow!("backend {}: {e}", spec.id))?;
+            let service =
+                ghacache::Service::new(http, &url, &token).map_err(|e| anyhow::anyhow!("backend {}: {e}", spec.id))?;
             let transfers = ghacache::Transfers::new(timeout)?;
-            Ok(Resolved::Service { service, http, transfers, url })
+            Ok(Resolved::Service { service, transfers, url })
         }
         CacheKind::AttachedVolume => {
             let root = PathBuf::from(&spec.endpoint);
@@ -358,7 +358,7 @@ pub fn restore(
     let mut seen = volume_mount(backend);
     let timer = Timer::start();
     let outcome = match backend {
-        Resolved::Service { service, http, transfers, .. } => (|| -> Result<u64, ghacache::TransferError> {
+        Resolved::Service { service, transfers, .. } => (|| -> Result<u64, ghacache::TransferError> {
             let (url, matched) = match service.lookup(key, version)? {
                 ghacache::Lookup::Miss => {
                     return Err(anyhow::anyhow!("GetCacheEntryDownloadURL: miss for key {key}").into());
@@ -377,7 +377,7 @@ pub fn restore(
             key_match = KeyMatch::Exact;
             let file = scratch.join(archive::FILE_NAME);
             let _guard = crate::cleanup::TempFile::register(file.clone());
-            let size = ghacache::download(http, transfers, &url, &file)?;
+            let size = transfers.download(&url, &file)?;
             archive::extract(&file, target)?;
             Ok(size)
         })(),
