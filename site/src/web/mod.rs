@@ -350,21 +350,12 @@ fn comparison_table(
     let shown = total.min(home_rows);
     let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
     let rows_marker = format!("<!--rows:{}:{slug}-->", g.id);
-    if let Some(url) = &all_url {
-        let all = Table {
-            kind,
-            slug,
-            name,
-            ranked_by,
-            html: rows.concat(),
-            rows_marker: rows_marker.clone(),
-            shown: total,
-            total,
-            all_url: None,
-        };
+    let home = Table { kind, slug, name, ranked_by, html: rows[..shown].concat(), rows_marker, shown, total, all_url };
+    if let Some(url) = &home.all_url {
+        let all = Table { html: rows.concat(), shown: total, all_url: None, ..home.clone() };
         site.add(format!("{}index.html", &url[1..]), pages::table(tera, common, g, &all)?);
     }
-    Ok(Table { kind, slug, name, ranked_by, html: rows[..shown].concat(), rows_marker, shown, total, all_url })
+    Ok(home)
 }
 
 /// The index, the tables and the feed, and the index's objects by key.

@@ -284,7 +284,7 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
         // Clean rows first, current before stale, then the best headline
-        // figure (`RANKED_BY` names it), then the runner:
+        // figure (`pages::TABLES` names it), then the runner:
         // the reader's question is "which is fastest", marked rows stay
         // visible below, and a home page that shows only the first rows of
         // a long table (`Options::home_rows`) shows the best ones.

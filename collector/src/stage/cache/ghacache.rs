@@ -358,12 +358,8 @@ impl Transfers {
     /// returns the bytes received.
     pub fn download_plain(&self, url: &str, path: &Path) -> anyhow::Result<u64> {
         self.rt.block_on(async {
-            let mut resp = self.client.get(url).send().await.context("download: request failed")?;
-            let status = resp.status();
-            if !status.is_success() {
-                let body: String = resp.text().await.unwrap_or_default().chars().take(200).collect();
-                bail!("download: HTTP {status}: {body}");
-            }
+            let resp = self.client.get(url).send().await.context("download: request failed")?;
+            let mut resp = check_async(resp, "download").await?;
             let expected = resp.content_length();
             let mut file = io::BufWriter::with_capacity(1 << 20, File::create(path)?);
             let mut got = 0u64;
