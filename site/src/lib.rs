@@ -21,6 +21,7 @@ pub mod figures;
 pub mod import;
 pub mod layout;
 pub mod load;
+pub mod locate;
 pub mod output;
 pub mod report;
 pub mod stats;

@@ -112,13 +112,20 @@ impl Checked {
     }
 
     /// Problems as GitHub Actions workflow commands, one annotation each.
+    /// Each annotation carries the line of the problem's JSON path where the
+    /// file can be read and the path found (`locate`), so that the pull
+    /// request shows it on that line.
     pub fn github_report(&self) -> String {
         let mut out = String::new();
+        let mut texts: std::collections::HashMap<&str, Option<String>> = std::collections::HashMap::new();
         for p in &self.problems {
+            let text = texts.entry(p.file.as_str()).or_insert_with(|| std::fs::read_to_string(&p.file).ok());
+            let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &p.field));
             let _ = writeln!(
                 out,
-                "::error file={},title={}::{}",
+                "::error file={}{},title={}::{}",
                 escape_property(&p.file),
+                line.map(|n| format!(",line={n}")).unwrap_or_default(),
                 escape_property("site check"),
                 escape_data(&format!("{}: {}", p.field, p.reason))
             );

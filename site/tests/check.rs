@@ -284,9 +284,14 @@ fn every_problem_of_every_file_is_reported_grouped_by_file() {
              2 rejected, 0 of 2 result files accepted\n"
         )
     );
+    // The annotation is on the line of the first sample's "validation" key.
+    let text = std::fs::read_to_string(dir.path().join(GOLDEN_PATH)).unwrap();
+    let line = 1 + text.lines().position(|l| l.contains("\"validation\"")).unwrap();
     assert_eq!(
         checked.github_report().lines().nth(1).unwrap(),
-        format!("::error file={d}/{GOLDEN_PATH},title=site check::$.stages.cpu.samples[0].validation: {reason}")
+        format!(
+            "::error file={d}/{GOLDEN_PATH},line={line},title=site check::$.stages.cpu.samples[0].validation: {reason}"
+        )
     );
 }
 
@@ -376,9 +381,14 @@ fn the_command_exits_non_zero_when_a_file_is_rejected() {
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
         format!(
-            "::error file={}/{GOLDEN_PATH},title=site check::$.format_version: unsupported format version 2; this \
-             reader understands version 1\n",
-            dir.path().display().to_string().replace(':', "%3A").replace(',', "%2C")
+            "::error file={}/{GOLDEN_PATH},line={},title=site check::$.format_version: unsupported format version 2; \
+             this reader understands version 1\n",
+            dir.path().display().to_string().replace(':', "%3A").replace(',', "%2C"),
+            1 + std::fs::read_to_string(dir.path().join(GOLDEN_PATH))
+                .unwrap()
+                .lines()
+                .position(|l| l.contains("\"format_version\""))
+                .unwrap()
         )
     );
     let ok = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
