@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Puts a verified `collector` binary on this runner and writes its path to
+# the step's `path` output (GITHUB_OUTPUT). One step of every benchmark job
+# (.github/workflows/benchmark.yml); runs the same way outside GitHub.
+#
+#   SOURCE=release (default): downloads collector-<target> of release
+#     v$VERSION from $REPOSITORY, and SHA256SUMS beside it, and refuses a
+#     binary whose SHA-256 is not the one SHA256SUMS lists for it.
+#     RUNNER_BENCH_RELEASE_BASE_URL replaces the release's download folder
+#     (https://github.com/$REPOSITORY/releases/download/v$VERSION): a mirror,
+#     or the rehearsal test's local copy of a release.
+#   SOURCE=build: builds the collector from the checked-out sources (the
+#     folder this script is in) with the release profile `dist`, for
+#     development of the collector itself. Results say "self-built".
+set -euo pipefail
+
+source_kind=${SOURCE:-release}
+dest=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/runner-bench-bin
+mkdir -p "$dest"
+
+# The target triple of this runner, from the runner's own variables where
+# GitHub sets them, else from uname.
+os=${RUNNER_OS:-$(uname -s)}
+arch=${RUNNER_ARCH:-$(uname -m)}
+case "$os/$arch" in
+  Linux/X64 | Linux/x86_64) target=x86_64-unknown-linux-gnu exe= ;;
+  Linux/ARM64 | Linux/aarch64) target=aarch64-unknown-linux-gnu exe= ;;
+  macOS/ARM64 | Darwin/arm64) target=aarch64-apple-darwin exe= ;;
+  Windows/X64 | MINGW*/x86_64 | MSYS*/x86_64) target=x86_64-pc-windows-gnu exe=.exe ;;
+  *) echo "collector.sh: no released collector for $os/$arch; run with SOURCE=build" >&2; exit 1 ;;
+esac
+
+sha256() {
+  if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
+  else shasum -a 256 "$1" | cut -d' ' -f1; fi
+}
+
+case "$source_kind" in
+  release)
+    : "${VERSION:?VERSION (the collector release, e.g. 0.2.0) is not set}"
+    : "${REPOSITORY:=runner-bench/runner-bench}"
+    base=${RUNNER_BENCH_RELEASE_BASE_URL:-https://github.com/$REPOSITORY/releases/download/v$VERSION}
+    file=collector-$target$exe
+    echo "collector.sh: downloading $file and SHA256SUMS from $base"
+    curl --fail --silent --show-error --location --retry 3 -o "$dest/SHA256SUMS" "$base/SHA256SUMS"
+    curl --fail --silent --show-error --location --retry 3 -o "$dest/$file" "$base/$file"
+    # SHA256SUMS lines are "<hex>  <file>" (sha256sum's format).
+    want=$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1 }' "$dest/SHA256SUMS")
+    got=$(sha256 "$dest/$file")
+    if [ -z "$want" ]; then
+      echo "collector.sh: SHA256SUMS of v$VERSION lists no $file" >&2; exit 1
+    fi
+    if [ "$want" != "$got" ]; then
+      echo "collector.sh: $file has SHA-256 $got but SHA256SUMS says $want; refusing to run it" >&2; exit 1
+    fi
+    echo "collector.sh: $file SHA-256 $got matches SHA256SUMS"
+    mv "$dest/$file" "$dest/collector$exe"
+    ;;
+  build)
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    echo "collector.sh: building the collector from $root (profile dist, $target)"
+    cargo build --manifest-path "$root/Cargo.toml" --profile dist --locked -p collector --target "$target"
+    cp "$root/target/$target/dist/collector$exe" "$dest/collector$exe"
+    ;;
+  *) echo "collector.sh: SOURCE must be release or build, not '$source_kind'" >&2; exit 1 ;;
+esac
+
+chmod +x "$dest/collector$exe"
+"$dest/collector$exe" --version
+if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "path=$dest/collector$exe" >> "$GITHUB_OUTPUT"; fi
