@@ -12,8 +12,10 @@ cd "$dir"
 shopt -s nullglob
 bins=(collector-*)
 if [ "${#bins[@]}" -eq 0 ]; then echo "release-manifest.sh: no collector-* in $dir" >&2; exit 1; fi
-# The tag must name the version the binaries report (Cargo.toml's).
-if [ -x collector-x86_64-unknown-linux-gnu ] && [ "$(uname -m)" = x86_64 ]; then
+# The tag must name the version the binaries report (Cargo.toml's). Artifacts
+# lose the executable bit on the way here.
+if [ -f collector-x86_64-unknown-linux-gnu ] && [ "$(uname -m)" = x86_64 ]; then
+  chmod +x collector-x86_64-unknown-linux-gnu
   reported=$(./collector-x86_64-unknown-linux-gnu --version | cut -d' ' -f2)
   if [ "$reported" != "$version" ]; then
     echo "release-manifest.sh: tag $TAG but the collector reports version $reported" >&2; exit 1
