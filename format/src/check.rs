@@ -4,7 +4,7 @@
 //!
 //! Every problem is reported, not only the first, each with its JSON path.
 
-use crate::measured::{MeasuredResult, Status};
+use crate::measured::{MeasuredResult, STAGE_NAMES, Status};
 use crate::values::Message;
 
 /// One broken rule.
@@ -62,6 +62,16 @@ impl MeasuredResult {
         }
         if self.provenance.finished_at.instant() < self.provenance.started_at.instant() {
             p.push("$.provenance.finished_at", "is earlier than started_at");
+        }
+        for (i, job) in self.provenance.jobs.iter().enumerate() {
+            for (j, stage) in job.stages.iter().enumerate() {
+                if !STAGE_NAMES.contains(&stage.as_str()) {
+                    p.push(
+                        format!("$.provenance.jobs[{i}].stages[{j}]"),
+                        format!("unknown stage \"{stage}\"; a job measures cpu, disk, internet, cache or http_cache"),
+                    );
+                }
+            }
         }
         if let Some(cpu) = &self.stages.cpu {
             p.attempts("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
