@@ -89,6 +89,7 @@ fn main() {
     println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_IMPL={implementation}");
     println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_SHA256={}", sources_sha256(&sources));
     println!("cargo:rustc-env=RUNNER_BENCH_REVISION={}", revision(&root));
+    println!("cargo:rustc-env=RUNNER_BENCH_TARGET={}", env::var("TARGET").expect("cargo sets TARGET"));
 }
 
 /// The project's sources: its kernels and API, not the validation program,
