@@ -5,15 +5,29 @@
 //! Parts must share fingerprint, provider and runner. A stage may come from
 //! one part only, except the cache stage, whose backends and pairs are
 //! joined (its payload must be the same bytes in every part).
+//!
+//! With `--jobs` (the workflow's `toJSON(needs)`), every job's conclusion is
+//! recorded in `provenance.jobs`, and each job that did not succeed adds a
+//! notice: a failed, cancelled or skipped job leaves its part missing or
+//! partial, and the published result must show the run as incomplete rather
+//! than lose it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use runner_bench_format::{AnyResult, MeasuredResult, read_file, to_json};
+use runner_bench_format::measured::{Conclusion, JobOutcome};
+use runner_bench_format::{AnyResult, MeasuredResult, Message, Name, Notice, Slug, read_file, to_json};
+use serde::Deserialize;
 
 use crate::cli::AssembleArgs;
 use crate::output::ResultWriter;
 
 pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
-    let writer = ResultWriter::create(&args.out)?;
+    let jobs = match args.jobs.as_deref().map(str::trim) {
+        Some(text) if !text.is_empty() => parse_jobs(text)?,
+        _ => Vec::new(),
+    };
     let mut parts = Vec::new();
     for path in &args.parts {
         match read_file(path)? {
@@ -26,8 +40,118 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
             AnyResult::Imported(_) => bail!("{}: an imported result cannot be part of a run", path.display()),
         }
     }
-    let merged = merge(parts)?;
-    writer.write(&to_json(&merged)).context("cannot write the merged result")
+    let mut merged = merge(parts)?;
+    record_jobs(&mut merged, jobs);
+    let out = match (&args.out, &args.results_dir) {
+        (Some(out), _) => out.clone(),
+        (None, Some(dir)) => {
+            let path = dir.join(submission_path(&merged)?);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            path
+        }
+        (None, None) => bail!("give --out or --results-dir"),
+    };
+    let writer = ResultWriter::create(&out)?;
+    writer.write(&to_json(&merged)).context("cannot write the merged result")?;
+    eprintln!("wrote {}", out.display());
+    crate::summary::append_to_step_summary(&merged)?;
+    github_output("path", &out)?;
+    Ok(())
+}
+
+/// Where a submitted result lives: `<provider>/<runner>/<date>-<run_id>-<attempt>.json`,
+/// the date being the run's start (UTC).
+pub fn submission_path(result: &MeasuredResult) -> anyhow::Result<PathBuf> {
+    let Some(gh) = &result.provenance.github else {
+        bail!("the parts record no GitHub Actions run, so the result has no run id for its file name; use --out")
+    };
+    let date = result.provenance.started_at.instant().strftime("%Y-%m-%d");
+    Ok(Path::new(result.provider.id.as_str())
+        .join(result.runner.label.as_str())
+        .join(format!("{date}-{}-{}.json", gh.run_id, gh.run_attempt)))
+}
+
+/// Appends `name=value` to the step's outputs when GitHub Actions asks for them.
+fn github_output(name: &str, value: &Path) -> anyhow::Result<()> {
+    let Some(file) = std::env::var_os("GITHUB_OUTPUT") else { return Ok(()) };
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .with_context(|| format!("cannot open GITHUB_OUTPUT {}", file.to_string_lossy()))?;
+    std::io::Write::write_all(&mut f, format!("{name}={}\n", value.display()).as_bytes())
+        .with_context(|| format!("cannot write GITHUB_OUTPUT {}", file.to_string_lossy()))
+}
+
+/// One entry of GitHub's `needs` context.
+#[derive(Debug, Deserialize)]
+struct Need {
+    result: String,
+}
+
+/// The workflow's jobs and what each measures, in the workflow's order:
+/// `measure` runs the CPU, disk and internet stages; `save-N`, `gap-N` and
+/// `restore-N` are cache trial N. Other jobs measure nothing.
+fn parse_jobs(text: &str) -> anyhow::Result<Vec<JobOutcome>> {
+    let needs: BTreeMap<String, Need> = serde_json::from_str(text)
+        .context("--jobs: not the JSON of GitHub's needs context ({\"job\": {\"result\": \"success\"}, ...})")?;
+    let mut jobs = Vec::new();
+    for (id, need) in needs {
+        let conclusion = match need.result.as_str() {
+            "success" => Conclusion::Success,
+            "failure" => Conclusion::Failure,
+            "cancelled" => Conclusion::Cancelled,
+            "skipped" => Conclusion::Skipped,
+            other => bail!(
+                "--jobs: job {id} has result {other:?}; GitHub's results are success, failure, cancelled and skipped"
+            ),
+        };
+        let (stages, trial): (&[&str], Option<u32>) = match id.as_str() {
+            "measure" => (&["cpu", "disk", "internet"], None),
+            _ => match id.split_once('-') {
+                Some(("save" | "gap" | "restore", n)) => (&["cache"], n.parse().ok()),
+                _ => (&[], None),
+            },
+        };
+        let job = Slug::new(id.clone()).map_err(|e| anyhow::anyhow!("--jobs: job id {id:?}: {e}"))?;
+        jobs.push(JobOutcome { job, conclusion, stages: stages.iter().map(|s| Name::lossy(s)).collect(), trial });
+    }
+    // The workflow's order: measure, then each trial's save, gap, restore.
+    let phase = |j: &JobOutcome| match j.job.as_str().split_once('-').map(|(p, _)| p) {
+        Some("save") => 0,
+        Some("gap") => 1,
+        Some("restore") => 2,
+        _ => 3,
+    };
+    jobs.sort_by_key(|j| (j.trial.is_some(), j.trial, phase(j)));
+    Ok(jobs)
+}
+
+/// Records the jobs, and a notice for each that did not succeed.
+fn record_jobs(result: &mut MeasuredResult, jobs: Vec<JobOutcome>) {
+    for j in jobs.iter().filter(|j| j.conclusion != Conclusion::Success) {
+        let what = match (j.trial, j.stages.is_empty()) {
+            (Some(t), _) => format!("trial {t}'s cache pairs are attempted and not completed"),
+            (None, false) => format!(
+                "its {} samples are attempted and not completed",
+                j.stages.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+            (None, true) => "it measures nothing".to_string(),
+        };
+        let conclusion = match j.conclusion {
+            Conclusion::Success => "success",
+            Conclusion::Failure => "failure",
+            Conclusion::Cancelled => "cancelled",
+            Conclusion::Skipped => "skipped",
+        };
+        result.notices.push(Notice {
+            stage: Name::lossy("workflow"),
+            message: Message::lossy(&format!("job {} ended with conclusion {conclusion}: {what}", j.job)),
+        });
+    }
+    result.provenance.jobs = jobs;
 }
 
 /// Merges named parts into the first one.
@@ -100,7 +224,6 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use runner_bench_format::Slug;
 
     fn golden() -> MeasuredResult {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
@@ -144,5 +267,51 @@ mod tests {
             err.to_string(),
             "b.json: the cpu stage is also in an earlier part; each stage may come from one part only"
         );
+    }
+
+    #[test]
+    fn failed_jobs_become_notices_in_the_workflows_order() {
+        let needs = r#"{"restore-2": {"result": "failure", "outputs": {}}, "measure": {"result": "success"},
+            "save-1": {"result": "success"}, "gap-2": {"result": "success"}, "save-2": {"result": "success"},
+            "submit": {"result": "skipped"}}"#;
+        let jobs = parse_jobs(needs).unwrap();
+        let order: Vec<&str> = jobs.iter().map(|j| j.job.as_str()).collect();
+        assert_eq!(order, ["measure", "submit", "save-1", "save-2", "gap-2", "restore-2"]);
+        assert_eq!(jobs[5].trial, Some(2));
+        assert_eq!(jobs[0].stages.iter().map(|s| s.as_str()).collect::<Vec<_>>(), ["cpu", "disk", "internet"]);
+        let mut r = golden();
+        let before = r.notices.len();
+        record_jobs(&mut r, jobs);
+        let added: Vec<&str> = r.notices[before..].iter().map(|n| n.message.as_str()).collect();
+        assert_eq!(
+            added,
+            [
+                "job submit ended with conclusion skipped: it measures nothing",
+                "job restore-2 ended with conclusion failure: trial 2's cache pairs are attempted and not completed"
+            ]
+        );
+        assert_eq!(r.provenance.jobs.len(), 6);
+    }
+
+    #[test]
+    fn a_result_the_needs_context_cannot_have_is_refused() {
+        let err = parse_jobs(r#"{"measure": {"result": "neutral"}}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--jobs: job measure has result \"neutral\"; GitHub's results are success, failure, cancelled and skipped"
+        );
+    }
+
+    #[test]
+    fn the_submission_path_names_provider_runner_date_run_and_attempt() {
+        let r = golden();
+        let gh = r.provenance.github.as_ref().unwrap();
+        let want = format!(
+            "example/example-linux-x64/{}-{}-{}.json",
+            r.provenance.started_at.instant().strftime("%Y-%m-%d"),
+            gh.run_id,
+            gh.run_attempt
+        );
+        assert_eq!(submission_path(&r).unwrap(), PathBuf::from(want));
     }
 }

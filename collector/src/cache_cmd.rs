@@ -44,6 +44,17 @@ pub enum CacheCommand {
     /// restore every backend of the hand-off file, verify, and write a
     /// partial result.
     Restore(RestoreArgs),
+    /// Wait what is left of the publication gap after a save, without
+    /// measuring anything: the workflow's `gap` job runs it so that the
+    /// restore job's runner is allocated only after the gap.
+    Wait(WaitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// Hand-off file the save job wrote.
+    #[arg(long, default_value = "cache-handoff.json")]
+    pub handoff: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -116,6 +127,7 @@ pub fn run(args: CacheArgs) -> anyhow::Result<()> {
     match args.command {
         CacheCommand::Save(a) => save(a),
         CacheCommand::Restore(a) => restore(a),
+        CacheCommand::Wait(a) => wait(a),
     }
 }
 
@@ -283,21 +295,53 @@ fn same_instance(a: &Instance, b: &Instance) -> Option<bool> {
     (known(a) && known(b)).then(|| a.boot_id == b.boot_id && a.machine_id == b.machine_id)
 }
 
-fn restore(args: RestoreArgs) -> anyhow::Result<()> {
-    let h = Handoff::read(&args.handoff)?;
+/// The hand-off file and the parameters of the profile it was saved with,
+/// checked to be this collector's.
+fn read_handoff(path: &std::path::Path) -> anyhow::Result<(Handoff, Parameters)> {
+    let h = Handoff::read(path)?;
     let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == h.profile) else {
-        bail!("{}: unknown profile {:?}", args.handoff.display(), h.profile);
+        bail!("{}: unknown profile {:?}", path.display(), h.profile);
     };
     let params = profile.parameters();
     if params.fingerprint() != h.fingerprint {
         bail!(
             "{}: saved with profile fingerprint {} but this collector's {} profile is {}; use the same collector in both jobs",
-            args.handoff.display(),
+            path.display(),
             h.fingerprint,
             h.profile,
             params.fingerprint()
         );
     }
+    Ok((h, params))
+}
+
+/// Time since `t`, zero if `t` is in the future.
+fn since(t: &Timestamp) -> Duration {
+    let now = jiff::Timestamp::now();
+    Duration::try_from(now.duration_since(t.instant())).unwrap_or_default()
+}
+
+/// Sleeps what is left of the profile's publication gap, counted from the
+/// end of the save job's last transfer.
+fn wait_gap(h: &Handoff, params: &Parameters) {
+    let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
+    let waited = since(&h.saved_at);
+    if waited < gap {
+        eprintln!("waiting {:.0} s of the {} s publication gap", (gap - waited).as_secs_f64(), gap.as_secs());
+        std::thread::sleep(gap - waited);
+    } else {
+        eprintln!("{:.0} s of the {} s publication gap have passed already", waited.as_secs_f64(), gap.as_secs());
+    }
+}
+
+fn wait(args: WaitArgs) -> anyhow::Result<()> {
+    let (h, params) = read_handoff(&args.handoff)?;
+    wait_gap(&h, &params);
+    Ok(())
+}
+
+fn restore(args: RestoreArgs) -> anyhow::Result<()> {
+    let (h, params) = read_handoff(&args.handoff)?;
     let writer = ResultWriter::create(&args.out)?;
     let mut notices = Vec::new();
     let mut instance = machine::instance();
@@ -333,16 +377,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let scratch = work.path().join("scratch");
     std::fs::create_dir_all(&scratch)?;
 
-    let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
-    let since = |t: &Timestamp| -> Duration {
-        let now = jiff::Timestamp::now();
-        Duration::try_from(now.duration_since(t.instant())).unwrap_or_default()
-    };
-    let waited = since(&h.saved_at);
-    if waited < gap {
-        eprintln!("waiting {:.0} s of the {} s publication gap", (gap - waited).as_secs_f64(), gap.as_secs());
-        std::thread::sleep(gap - waited);
-    }
+    wait_gap(&h, &params);
     eprintln!(
         "runner-bench collector {}: cache restore, trial {}, profile {} (fingerprint {})",
         env!("CARGO_PKG_VERSION"),

@@ -158,10 +158,25 @@ impl IdentityArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("dest").required(true).args(["out", "results_dir"]))]
 pub struct AssembleArgs {
     /// Merged result file to write.
     #[arg(long)]
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
+
+    /// Write the merged result under this folder at its submission path,
+    /// `<provider>/<runner>/<date>-<run_id>-<attempt>.json` (a GitHub
+    /// Actions run's id and attempt), and print that path to the step's
+    /// `path` output when GITHUB_OUTPUT is set.
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+
+    /// The workflow's job conclusions, as GitHub's `toJSON(needs)` prints
+    /// them (`{"measure": {"result": "success", ...}, ...}`). A job that did
+    /// not succeed becomes a notice, and the stages or cache trial it
+    /// measures count as attempted and not completed.
+    #[arg(long, env = "RUNNER_BENCH_JOBS")]
+    pub jobs: Option<String>,
 
     /// Partial result files of one run, e.g. the save job's and the restore
     /// job's. They must share fingerprint, provider and runner.

@@ -5,31 +5,114 @@
 use std::fmt::Write;
 
 use runner_bench_format::MeasuredResult;
-use runner_bench_format::measured::Status;
+use runner_bench_format::measured::{Conclusion, DiskSample, Status, TransferSample};
 
-/// The summary of `result`.
+/// The summary of `result`: each stage's medians and counts, then the
+/// notices (a failed job's among them).
 pub fn markdown(result: &MeasuredResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### runner-bench: {} / {}\n", result.provider.id, result.runner.label);
     let _ = writeln!(out, "Profile fingerprint `{}`, collector {}.\n", result.fingerprint, result.collector.version);
+    let p = &result.parameters;
     if let Some(cpu) = &result.stages.cpu {
         let scores: Vec<f64> = cpu.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
         let ok = cpu.samples.iter().filter(|s| s.status == Status::Ok).count();
         let _ = writeln!(out, "| CoreMark | Median iterations/s | Samples |\n| --- | ---: | ---: |");
-        let median = median(&scores).map_or("—".to_string(), |m| format!("{m:.2}"));
         let _ = writeln!(
             out,
-            "| {} | {median} | {ok} / {} / {} |",
-            result.machine.cpu_model.as_str().replace('|', "\\|"),
+            "| {} | {} | {ok} / {} / {} |",
+            cell(result.machine.cpu_model.as_str()),
+            fmt(median(&scores)),
             cpu.samples.len(),
-            result.parameters.cpu_samples
+            p.cpu_samples
         );
         for s in cpu.samples.iter().filter(|s| s.status != Status::Ok) {
             let msg = s.message.as_ref().map_or("", |m| m.as_str());
-            let _ = writeln!(out, "\n- {:?}: {}", s.status, msg.replace('\n', " "));
+            let _ = writeln!(out, "\n- {:?}: {}", s.status, cell(msg));
+        }
+        out.push('\n');
+    }
+    if let Some(disk) = &result.stages.disk {
+        let ok: Vec<_> = disk.samples.iter().filter(|s| s.status == Status::Ok).collect();
+        let col =
+            |f: &dyn Fn(&DiskSample) -> Option<f64>| fmt(median(&ok.iter().filter_map(|s| f(s)).collect::<Vec<_>>()));
+        let _ = writeln!(
+            out,
+            "| Disk | Seq read MiB/s | Seq write MiB/s | Rand read IOPS | Rand write IOPS | Samples |\n| --- | ---: | ---: | ---: | ---: | ---: |"
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} / {} / {} |\n",
+            cell(disk.directory.as_str()),
+            col(&|s| s.seq_read.map(|o| o.mib_per_s())),
+            col(&|s| s.seq_write.map(|o| o.mib_per_s())),
+            col(&|s| s.rand_read.map(|o| o.iops())),
+            col(&|s| s.rand_write.map(|o| o.iops())),
+            ok.len(),
+            disk.samples.len(),
+            p.disk_samples
+        );
+    }
+    if let Some(net) = &result.stages.internet {
+        let mbps = |v: &[TransferSample]| fmt(median(&v.iter().filter_map(TransferSample::mbps).collect::<Vec<_>>()));
+        let _ = writeln!(out, "| Internet | Download Mbps | Upload Mbps |\n| --- | ---: | ---: |");
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |\n",
+            cell(net.endpoint.name.as_str()),
+            mbps(&net.download),
+            mbps(&net.upload)
+        );
+    }
+    if let Some(cache) = &result.stages.cache {
+        let mib = cache.payload_bytes as f64 / f64::from(1 << 20);
+        let _ = writeln!(
+            out,
+            "| Cache backend | Median save s | Median restore s | Verified pairs |\n| --- | ---: | ---: | ---: |"
+        );
+        for b in &cache.backends {
+            let verified: Vec<_> = cache.pairs.iter().filter(|x| x.backend == b.id && x.verified()).collect();
+            let save: Vec<f64> = verified.iter().filter_map(|x| x.save.seconds.map(|s| s.get())).collect();
+            let restore: Vec<f64> =
+                verified.iter().filter_map(|x| x.restore.as_ref()?.seconds.map(|s| s.get())).collect();
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} / {} |",
+                cell(b.name.as_str()),
+                fmt(median(&save)),
+                fmt(median(&restore)),
+                verified.len(),
+                p.cache_trials
+            );
+        }
+        let _ = writeln!(out, "\nPayload {mib:.0} MiB.\n");
+    }
+    let failed: Vec<_> = result.provenance.jobs.iter().filter(|j| j.conclusion != Conclusion::Success).collect();
+    if !result.provenance.jobs.is_empty() {
+        let _ = writeln!(
+            out,
+            "Jobs: {} of {} succeeded.\n",
+            result.provenance.jobs.len() - failed.len(),
+            result.provenance.jobs.len()
+        );
+    }
+    if !result.notices.is_empty() {
+        let _ = writeln!(out, "Notices:\n");
+        for n in &result.notices {
+            let _ = writeln!(out, "- {}: {}", cell(n.stage.as_str()), cell(n.message.as_str()));
         }
     }
     out
+}
+
+/// Free text from the result, inert in markdown: HTML is escaped, a `|`
+/// would end a table cell and a newline the line.
+fn cell(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('|', "\\|").replace('\n', " ")
+}
+
+fn fmt(v: Option<f64>) -> String {
+    v.map_or("—".to_string(), |m| format!("{m:.2}"))
 }
 
 fn median(values: &[f64]) -> Option<f64> {

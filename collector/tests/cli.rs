@@ -12,7 +12,15 @@ use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
 fn collector() -> Command {
     let mut cmd = Command::new(cargo_bin("collector"));
     // Tests must not inherit a real Actions job's variables.
-    for var in ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "RUNNER_BENCH_PROVIDER", "RUNNER_BENCH_RUNNER", "ImageOS"] {
+    for var in [
+        "GITHUB_ACTIONS",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_OUTPUT",
+        "RUNNER_BENCH_PROVIDER",
+        "RUNNER_BENCH_RUNNER",
+        "RUNNER_BENCH_JOBS",
+        "ImageOS",
+    ] {
         cmd.env_remove(var);
     }
     cmd
@@ -246,4 +254,82 @@ fn assemble_refuses_parts_of_different_runs() {
     std::fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
     let err = stderr_of(collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&other_path));
     assert!(err.starts_with(&format!("error: {}: $.fingerprint: recorded ", other_path.display())), "{err}");
+}
+
+#[test]
+fn assemble_writes_the_submission_path_and_records_the_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+    let whole = measured(&golden);
+    // The measure job's part and the cache jobs' part of one run.
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    let stages = value["stages"].as_object_mut().unwrap();
+    let cache = stages.remove("cache").unwrap();
+    let measure = dir.path().join("part-measure.json");
+    std::fs::write(&measure, serde_json::to_vec(&value).unwrap()).unwrap();
+    let mut cache_part: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    cache_part["stages"] = serde_json::json!({ "cache": cache });
+    cache_part["notices"] = serde_json::json!([]);
+    let save = dir.path().join("part-save-1.json");
+    std::fs::write(&save, serde_json::to_vec(&cache_part).unwrap()).unwrap();
+
+    let outputs = dir.path().join("github-output");
+    let summary = dir.path().join("summary.md");
+    let status = collector()
+        .arg("assemble")
+        .arg("--results-dir")
+        .arg(dir.path().join("results"))
+        .env(
+            "RUNNER_BENCH_JOBS",
+            r#"{"measure": {"result": "success", "outputs": {}}, "restore-2": {"result": "cancelled"}}"#,
+        )
+        .env("GITHUB_OUTPUT", &outputs)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .arg(&measure)
+        .arg(&save)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let gh = whole.provenance.github.as_ref().unwrap();
+    let rel = format!(
+        "example/example-linux-x64/{}-{}-{}.json",
+        whole.provenance.started_at.instant().strftime("%Y-%m-%d"),
+        gh.run_id,
+        gh.run_attempt
+    );
+    let path = dir.path().join("results").join(&rel);
+    let merged = measured(&path);
+    assert_eq!(merged.stages, whole.stages);
+    let jobs: Vec<(&str, Option<u32>)> = merged.provenance.jobs.iter().map(|j| (j.job.as_str(), j.trial)).collect();
+    assert_eq!(jobs, [("measure", None), ("restore-2", Some(2))]);
+    assert_eq!(
+        merged.notices.last().unwrap().message.as_str(),
+        "job restore-2 ended with conclusion cancelled: trial 2's cache pairs are attempted and not completed"
+    );
+    assert_eq!(std::fs::read_to_string(&outputs).unwrap(), format!("path={}\n", path.display()));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("Jobs: 1 of 2 succeeded."), "{md}");
+    assert!(md.contains("- workflow: job restore-2 ended with conclusion cancelled"), "{md}");
+}
+
+#[test]
+fn assemble_needs_a_destination_and_a_run_id_for_the_submission_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+    let err = stderr_of(collector().arg("assemble").arg(&golden));
+    assert!(
+        err.starts_with(
+            "error: the following required arguments were not provided:\n  <--out <OUT>|--results-dir <RESULTS_DIR>>"
+        ),
+        "{err}"
+    );
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(&golden).unwrap()).unwrap();
+    value["provenance"].as_object_mut().unwrap().remove("github");
+    let part = dir.path().join("part.json");
+    std::fs::write(&part, serde_json::to_vec(&value).unwrap()).unwrap();
+    let err = stderr_of(collector().arg("assemble").arg("--results-dir").arg(dir.path()).arg(&part));
+    assert_eq!(
+        err,
+        "error: the parts record no GitHub Actions run, so the result has no run id for its file name; use --out\n"
+    );
 }
