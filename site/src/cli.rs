@@ -25,6 +25,10 @@ pub enum Command {
         /// `human`: grouped by file; `github`: workflow annotations.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Hand-written content; the collector's release manifests are
+        /// read from its `releases/` folder.
+        #[arg(long, default_value = "content")]
+        content: PathBuf,
     },
     /// Check, then write the reports and the website.
     Build {
@@ -117,7 +121,7 @@ pub enum Format {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Check { paths, format } => cmd::check::run(&paths, format),
+        Command::Check { paths, format, content } => cmd::check::run(&paths, format, &content),
         Command::Build { site } => cmd::build::run(&site).map(|_| ExitCode::SUCCESS),
         Command::Import { file, out, imported_at, document } => {
             cmd::import::run(&file, &out, imported_at.as_deref(), document.as_deref()).map(|_| ExitCode::SUCCESS)

@@ -5,7 +5,8 @@
 //!
 //! 1. `load`: walk results/ and read every `*.json` (and `exclusions.toml`);
 //! 2. `validate`: read each file strictly and apply every rule a reviewer
-//!    must apply, collecting all problems → accepted `Run`s;
+//!    must apply, collecting all problems → accepted `Run`s, each measured
+//!    one with its release status (`releases`: content/releases/*.toml);
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
 //! 4. `web`: the website model, pages, plots and data files;
@@ -23,23 +24,38 @@ pub mod layout;
 pub mod load;
 pub mod locate;
 pub mod output;
+pub mod releases;
 pub mod report;
 pub mod stats;
 pub mod validate;
 pub mod web;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-pub use validate::{Checked, Problem, Run};
+pub use validate::{Checked, Note, Problem, Run};
 
-/// Loads and validates the result files under `paths`.
+/// Loads and validates the result files under `paths`, with no release
+/// manifests: every measured result is judged self-built.
 pub fn check(paths: &[PathBuf]) -> anyhow::Result<Checked> {
-    check_cached(paths, None)
+    check_cached(paths, None, None)
 }
 
-/// `check`, reusing what `cache` read in an earlier check (`site serve`).
-pub fn check_cached(paths: &[PathBuf], cache: Option<&mut validate::ParseCache>) -> anyhow::Result<Checked> {
-    Ok(validate::validate_cached(load::load(paths)?, cache))
+/// `check`, judging each measured result's collector against the release
+/// manifests in `releases` (`content/releases`; a missing folder has none)
+/// and checking those too.
+pub fn check_with_releases(paths: &[PathBuf], releases: &Path) -> anyhow::Result<Checked> {
+    check_cached(paths, Some(releases), None)
+}
+
+/// `check_with_releases` (without manifests where `releases` is `None`),
+/// reusing what `cache` read in an earlier check (`site serve`).
+pub fn check_cached(
+    paths: &[PathBuf],
+    releases: Option<&Path>,
+    cache: Option<&mut validate::ParseCache>,
+) -> anyhow::Result<Checked> {
+    let releases = releases.map(releases::load).unwrap_or_default();
+    Ok(validate::validate_cached(load::load(paths)?, &releases, cache))
 }
 
 /// The providers of `runs`, sorted by id.

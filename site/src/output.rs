@@ -39,7 +39,8 @@ pub fn build_site(results: &Path, out: &Path) -> anyhow::Result<Built> {
 /// rejected, builds the site and writes it with `writer`.
 pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyhow::Result<Built> {
     let start = Instant::now();
-    let checked = crate::check_cached(std::slice::from_ref(&opts.results), writer.parsed.as_mut())?;
+    let releases = opts.content.join(crate::releases::RELEASES_DIR);
+    let checked = crate::check_cached(std::slice::from_ref(&opts.results), Some(&releases), writer.parsed.as_mut())?;
     if !checked.problems.is_empty() {
         bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
     }

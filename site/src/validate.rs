@@ -9,13 +9,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 use runner_bench_format::imported::{Aggregate, ImportedResult};
-use runner_bench_format::measured::{MeasuredResult, Status, Validation};
+use runner_bench_format::measured::{JobOutcome, MeasuredResult, Status, Validation};
 use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice};
 use sha2::{Digest, Sha256};
 
 use crate::exclusions::Exclusions;
 use crate::layout;
 use crate::load::{Loaded, LoadedFile};
+use crate::releases::{ReleaseStatus, Releases};
 
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,22 @@ pub struct Run {
     pub sha256: String,
     /// Why maintainers keep it out of comparisons, if they do.
     pub excluded: Option<String>,
+    /// Whether a measured result ran a published release's collector
+    /// (`releases`); `None` for an imported result.
+    pub release: Option<ReleaseStatus>,
+    /// Rules the result meets only by an exception, each with why: fewer
+    /// samples than requested where a job that did not succeed measured
+    /// them (`provenance.jobs`).
+    pub notes: Vec<Note>,
+}
+
+/// A rule an accepted result meets by an exception, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Note {
+    /// JSON path of the field.
+    pub field: String,
+    /// The shortfall and the jobs that explain it.
+    pub reason: String,
 }
 
 impl Run {
@@ -111,6 +128,47 @@ impl Checked {
         out
     }
 
+    /// For people: each accepted measured result's release status, then
+    /// its notes, indented.
+    pub fn status_report(&self) -> String {
+        let mut out = String::new();
+        for run in &self.runs {
+            if let Some(status) = &run.release {
+                let _ = writeln!(out, "{}: {}", run.file, status.describe());
+            }
+            for n in &run.notes {
+                let _ = writeln!(out, "  {}: {}", n.field, n.reason);
+            }
+        }
+        out
+    }
+
+    /// `status_report` as GitHub Actions notices, each note on its line.
+    pub fn github_status_report(&self) -> String {
+        let mut out = String::new();
+        for run in &self.runs {
+            let text = (!run.notes.is_empty()).then(|| std::fs::read_to_string(&run.file).ok()).flatten();
+            let mut notice = |line: Option<usize>, message: &str| {
+                let _ = writeln!(
+                    out,
+                    "::notice file={}{},title={}::{}",
+                    escape_property(&run.file),
+                    line.map(|n| format!(",line={n}")).unwrap_or_default(),
+                    escape_property("site check"),
+                    escape_data(message)
+                );
+            };
+            if let Some(status) = &run.release {
+                notice(None, &status.describe());
+            }
+            for n in &run.notes {
+                let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &n.field));
+                notice(line, &format!("{}: {}", n.field, n.reason));
+            }
+        }
+        out
+    }
+
     /// Problems as GitHub Actions workflow commands, one annotation each.
     /// Each annotation carries the line of the problem's JSON path where the
     /// file can be read and the path found (`locate`), so that the pull
@@ -156,8 +214,10 @@ impl Collector {
 }
 
 /// Applies every rule to every loaded file, reusing what `cache` read in an
-/// earlier build (`site serve`) and keeping what this one read there.
-pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checked {
+/// earlier build (`site serve`) and keeping what this one read there, and
+/// judges each measured result's collector against `releases`, whose
+/// problems become the check's too.
+pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
     // Who claimed a run first: GitHub run, imported runner of a document,
@@ -212,11 +272,19 @@ pub fn validate_cached(loaded: Loaded, cache: Option<&mut ParseCache>) -> Checke
         }
         if c.problems.len() == before {
             let excluded = loaded.exclusions.iter().find_map(|e| e.reason(&f.rel_path)).map(str::to_string);
-            runs.push(Run { file, rel_path: f.rel_path, result, sha256: sha.clone(), excluded });
+            let release = match &*result {
+                AnyResult::Measured(m) => Some(releases.status(&m.collector)),
+                AnyResult::Imported(_) => None,
+            };
+            let notes = check.notes.clone();
+            runs.push(Run { file, rel_path: f.rel_path, result, sha256: sha.clone(), excluded, release, notes });
         }
     }
     for ex in &loaded.exclusions {
         exclusion_rules(&mut c, ex, &runs);
+    }
+    for e in &releases.errors {
+        c.push(&e.file, e.field.clone(), e.reason.clone());
     }
     Checked { runs, problems: c.problems, files }
 }
@@ -234,6 +302,8 @@ struct FileCheck {
     expected: Option<String>,
     /// The file's own problems, in the order they are reported.
     problems: Vec<Problem>,
+    /// Rules met by an exception (`Run::notes`).
+    notes: Vec<Note>,
 }
 
 /// What `site serve` keeps between builds: each file's check, by path,
@@ -270,7 +340,13 @@ fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Arc<Fi
 fn check_file(f: &LoadedFile) -> FileCheck {
     let file = f.path.display().to_string();
     let mut c = Collector::default();
-    let failed = |c: Collector, sha: String| FileCheck { result: None, sha, expected: None, problems: c.problems };
+    let failed = |c: Collector, sha: String| FileCheck {
+        result: None,
+        sha,
+        expected: None,
+        problems: c.problems,
+        notes: vec![],
+    };
     if f.size > MAX_FILE_BYTES {
         c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
         return failed(c, String::new());
@@ -290,9 +366,10 @@ fn check_file(f: &LoadedFile) -> FileCheck {
             return failed(c, sha);
         }
     };
+    let mut notes = Vec::new();
     let expected = match &result {
         AnyResult::Measured(m) => {
-            measured_rules(&mut c, &file, m);
+            notes = measured_rules(&mut c, &file, m);
             layout::measured_path(m, &sha)
         }
         AnyResult::Imported(i) => {
@@ -300,7 +377,7 @@ fn check_file(f: &LoadedFile) -> FileCheck {
             layout::imported_path(i)
         }
     };
-    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems }
+    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems, notes }
 }
 
 fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
@@ -325,36 +402,65 @@ fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
     }
 }
 
+/// Why a shortfall is accepted: the jobs that did not succeed and measure
+/// the missing samples, `job restore-2 ended with conclusion failure`.
+fn because(jobs: &[&JobOutcome]) -> String {
+    let jobs: Vec<String> =
+        jobs.iter().map(|j| format!("job {} ended with conclusion {}", j.job, j.conclusion.name())).collect();
+    format!("the missing ones count as attempted and not completed: {}", jobs.join("; "))
+}
+
+/// What a rejected shortfall adds when the file records jobs: none of
+/// them explains it.
+fn unexplained(m: &MeasuredResult) -> &'static str {
+    if m.provenance.jobs.is_empty() { "" } else { "; no job in provenance.jobs that measures it ended without success" }
+}
+
 /// The format's cross-field rules plus the published complete-sample and
-/// cache rules.
-fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) {
+/// cache rules. Returns the rules met by an exception: fewer samples or
+/// pairs than requested, where a job that did not succeed measured them.
+fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note> {
     for p in m.problems() {
         c.push(file, p.field, p.reason);
     }
+    let mut notes = Vec::new();
     let params = &m.parameters;
-    let mut attempted = |field: &str, n: usize, requested: u32, parameter: &str| {
-        if n < requested as usize {
+    // The jobs that did not succeed and measure `stage` (and `trial`).
+    let explaining = |stage: &str, trial: Option<u32>| -> Vec<&JobOutcome> {
+        m.provenance.jobs.iter().filter(|j| j.explains(stage, trial)).collect()
+    };
+    let mut attempted = |stage: &str, field: &str, n: usize, requested: u32, parameter: &str| {
+        if n >= requested as usize {
+            return;
+        }
+        let shortfall = format!("{n} of {requested} requested samples attempted ({parameter})");
+        let jobs = explaining(stage, None);
+        if jobs.is_empty() {
             c.push(
                 file,
                 field,
                 format!(
-                    "{n} of {requested} requested samples attempted ({parameter}); every requested sample is attempted, \
-                     including after a sample timeout"
+                    "{shortfall}; every requested sample is attempted, including after a sample timeout{}",
+                    unexplained(m)
                 ),
             );
+        } else {
+            notes.push(Note { field: field.to_string(), reason: format!("{shortfall}; {}", because(&jobs)) });
         }
     };
     if let Some(cpu) = &m.stages.cpu {
-        attempted("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
+        attempted("cpu", "$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
     }
     if let Some(disk) = &m.stages.disk {
-        attempted("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");
+        let n = disk.samples.len();
+        attempted("disk", "$.stages.disk.samples", n, params.disk_samples, "parameters.disk_samples");
     }
     if let Some(net) = &m.stages.internet {
         let n = params.internet_samples;
-        attempted("$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
-        attempted("$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
+        attempted("internet", "$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
+        attempted("internet", "$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
         attempted(
+            "internet",
             "$.stages.internet.request",
             net.request.len(),
             params.internet_request_samples,
@@ -415,18 +521,42 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) {
         }
         for b in &cache.backends {
             let n = cache.pairs.iter().filter(|p| p.backend == b.id).count();
-            if n < params.cache_trials as usize {
+            if n >= params.cache_trials as usize {
+                continue;
+            }
+            let shortfall = format!(
+                "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials)",
+                b.id, params.cache_trials
+            );
+            // Each missing trial must be explained by a job of that trial.
+            let missing =
+                (1..=params.cache_trials).filter(|&t| !cache.pairs.iter().any(|p| p.backend == b.id && p.trial == t));
+            let mut jobs: Vec<&JobOutcome> = Vec::new();
+            let mut explained = true;
+            for t in missing {
+                let those = explaining("cache", Some(t));
+                explained &= !those.is_empty();
+                for j in those {
+                    if !jobs.contains(&j) {
+                        jobs.push(j);
+                    }
+                }
+            }
+            if explained {
+                notes.push(Note {
+                    field: "$.stages.cache.pairs".to_string(),
+                    reason: format!("{shortfall}; {}", because(&jobs)),
+                });
+            } else {
                 c.push(
                     file,
                     "$.stages.cache.pairs",
-                    format!(
-                        "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials); every trial is attempted",
-                        b.id, params.cache_trials
-                    ),
+                    format!("{shortfall}; every trial is attempted{}", unexplained(m)),
                 );
             }
         }
     }
+    notes
 }
 
 /// Published aggregates must be self-consistent: a median within its

@@ -422,3 +422,230 @@ fn published_aggregates_must_be_consistent() {
         ]
     );
 }
+
+/// The golden result with the jobs of a split run: `failed` names the jobs
+/// that ended with which conclusion; every other job succeeded.
+fn with_jobs(mut v: serde_json::Value, failed: &[(&str, &str)]) -> serde_json::Value {
+    let mut jobs = vec![json!({"job": "measure", "conclusion": "success", "stages": ["cpu", "disk", "internet"]})];
+    for t in 1..=3 {
+        for phase in ["save", "gap", "restore"] {
+            jobs.push(json!({"job": format!("{phase}-{t}"), "conclusion": "success", "stages": ["cache"], "trial": t}));
+        }
+    }
+    for (job, conclusion) in failed {
+        let j = jobs.iter_mut().find(|j| j["job"] == *job).unwrap();
+        j["conclusion"] = json!(conclusion);
+    }
+    v["provenance"]["jobs"] = json!(jobs);
+    v
+}
+
+/// The golden result with its last CPU sample and trial 3's pairs missing.
+fn short_of_samples_and_trial_3() -> serde_json::Value {
+    let mut v = golden();
+    v["stages"]["cpu"]["samples"].as_array_mut().unwrap().pop();
+    v["stages"]["cache"]["pairs"].as_array_mut().unwrap().retain(|p| p["trial"] != 3);
+    v
+}
+
+#[test]
+fn a_shortfall_a_failed_job_explains_is_accepted_as_attempted_and_not_completed() {
+    let v = with_jobs(
+        short_of_samples_and_trial_3(),
+        &[("measure", "failure"), ("save-3", "cancelled"), ("gap-3", "skipped"), ("restore-3", "skipped")],
+    );
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &v);
+    let runs = accepted(dir.path());
+    let tail = "the missing ones count as attempted and not completed";
+    let notes: Vec<(&str, &str)> = runs[0].notes.iter().map(|n| (n.field.as_str(), n.reason.as_str())).collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "$.stages.cpu.samples",
+                &*format!(
+                    "4 of 5 requested samples attempted (parameters.cpu_samples); {tail}: job measure ended with \
+                     conclusion failure"
+                )
+            ),
+            (
+                "$.stages.cache.pairs",
+                &*format!(
+                    "backend \"github\" has 2 of 3 requested pairs (parameters.cache_trials); {tail}: job save-3 \
+                     ended with conclusion cancelled; job gap-3 ended with conclusion skipped; job restore-3 ended \
+                     with conclusion skipped"
+                )
+            ),
+            (
+                "$.stages.cache.pairs",
+                &*format!(
+                    "backend \"volume\" has 2 of 3 requested pairs (parameters.cache_trials); {tail}: job save-3 \
+                     ended with conclusion cancelled; job gap-3 ended with conclusion skipped; job restore-3 ended \
+                     with conclusion skipped"
+                )
+            ),
+        ]
+    );
+    // `site check` prints them under the result, and as notices on their
+    // lines for GitHub.
+    let human = checked_output(dir.path(), "human");
+    let file = format!("{}/{GOLDEN_PATH}", dir.path().display());
+    assert_eq!(
+        human,
+        format!(
+            "{file}: self-built: the result records no binary identity (collector before 0.2.0)\n  \
+             $.stages.cpu.samples: {}\n  $.stages.cache.pairs: {}\n  $.stages.cache.pairs: {}\n1 files accepted\n",
+            notes[0].1, notes[1].1, notes[2].1
+        )
+    );
+    let github = checked_output(dir.path(), "github");
+    let text = std::fs::read_to_string(dir.path().join(GOLDEN_PATH)).unwrap();
+    let line_of = |needle: &str| 1 + text.lines().position(|l| l.contains(needle)).unwrap();
+    let property = file.replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        github.lines().nth(1).unwrap(),
+        format!(
+            "::notice file={property},line={},title=site check::$.stages.cpu.samples: {}",
+            line_of("\"samples\""),
+            notes[0].1
+        )
+    );
+}
+
+#[test]
+fn a_shortfall_only_successful_jobs_cover_is_still_rejected() {
+    let tail = "no job in provenance.jobs that measures it ended without success";
+    let expected = [
+        golden_problem(
+            "$.stages.cpu.samples",
+            &format!(
+                "4 of 5 requested samples attempted (parameters.cpu_samples); every requested sample is attempted, \
+                 including after a sample timeout; {tail}"
+            ),
+        ),
+        golden_problem(
+            "$.stages.cache.pairs",
+            &format!(
+                "backend \"github\" has 2 of 3 requested pairs (parameters.cache_trials); every trial is attempted; \
+                 {tail}"
+            ),
+        ),
+        golden_problem(
+            "$.stages.cache.pairs",
+            &format!(
+                "backend \"volume\" has 2 of 3 requested pairs (parameters.cache_trials); every trial is attempted; \
+                 {tail}"
+            ),
+        ),
+    ];
+    assert_eq!(problems_of(&with_jobs(short_of_samples_and_trial_3(), &[])), expected);
+    // A job of another trial, or of another stage, explains nothing here.
+    assert_eq!(
+        problems_of(&with_jobs(short_of_samples_and_trial_3(), &[("restore-2", "failure")])),
+        expected,
+        "restore-2"
+    );
+}
+
+#[test]
+fn a_job_measures_one_of_the_five_stages() {
+    let mut v = with_jobs(golden(), &[]);
+    v["provenance"]["jobs"][0]["stages"][2] = json!("network");
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.provenance.jobs[0].stages[2]",
+            "unknown stage \"network\"; a job measures cpu, disk, internet, cache or http_cache"
+        )]
+    );
+}
+
+/// The test release manifests: v0.2.0, with made-up digests `1…1` for
+/// x86_64-unknown-linux-gnu and `2…2`, `3…3`, `4…4` for the others.
+const FIXTURE_CONTENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/content");
+
+/// `site check --format <format> --content <the fixtures'> <dir>`'s stdout.
+fn checked_output(dir: &std::path::Path, format: &str) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .args(["check", "--format", format, "--content", FIXTURE_CONTENT])
+        .arg(dir)
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn check_says_which_results_a_published_release_measured() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let mut released = golden();
+    released["provenance"]["github"]["run_id"] = json!(18342215518_u64);
+    released["collector"]["version"] = json!("0.2.0");
+    released["collector"]["binary"] = json!({"sha256": "1".repeat(64), "target": "x86_64-unknown-linux-gnu"});
+    let released_path = "example/example-linux-x64/2026-11-29-18342215518-1.json";
+    put(dir.path(), released_path, &released);
+    let d = dir.path().display().to_string();
+    assert_eq!(
+        checked_output(dir.path(), "human"),
+        format!(
+            "{d}/{GOLDEN_PATH}: self-built: the result records no binary identity (collector before 0.2.0)\n\
+             {d}/{released_path}: published release v0.2.0\n2 files accepted\n"
+        )
+    );
+    let p = d.replace(':', "%3A").replace(',', "%2C");
+    assert_eq!(
+        checked_output(dir.path(), "github"),
+        format!(
+            "::notice file={p}/{GOLDEN_PATH},title=site check::self-built: the result records no binary identity \
+             (collector before 0.2.0)\n::notice file={p}/{released_path},title=site check::published release v0.2.0\n"
+        )
+    );
+    // The library's check knows no manifests: the same result is self-built
+    // there, and still accepted.
+    let runs = accepted(dir.path());
+    assert_eq!(
+        runs[1].release,
+        Some(site::releases::ReleaseStatus::SelfBuilt {
+            reason: "binary sha256 111111111111… for x86_64-unknown-linux-gnu is not in any published release"
+                .to_string()
+        })
+    );
+}
+
+#[test]
+fn a_bad_release_manifest_fails_the_check_with_its_field() {
+    let content = tempfile::tempdir().unwrap();
+    let releases = content.path().join("releases");
+    std::fs::create_dir(&releases).unwrap();
+    let manifest = std::fs::read_to_string(format!("{FIXTURE_CONTENT}/releases/v0.2.0.toml")).unwrap();
+    std::fs::write(releases.join("v0.2.0.toml"), manifest.replacen(&"2".repeat(64), "2222", 1)).unwrap();
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .args(["check", "--content"])
+        .arg(content.path())
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let file = releases.join("v0.2.0.toml").display().to_string();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            "{}/{GOLDEN_PATH}: self-built: the result records no binary identity (collector before 0.2.0)\n\
+             {file}\n  binaries[1].sha256: must be 64 lowercase hex digits\n1 rejected, 1 of 1 result files accepted\n",
+            dir.path().display()
+        )
+    );
+}
+
+#[test]
+fn the_failed_job_fixture_passes() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/failed-job/results");
+    let runs = accepted(std::path::Path::new(fixture));
+    assert_eq!(runs.len(), 1);
+    // Its trial-2 pairs are all there, without their restores: nothing to
+    // explain, so no notes.
+    assert!(runs[0].notes.is_empty(), "{:?}", runs[0].notes);
+}

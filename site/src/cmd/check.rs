@@ -1,18 +1,20 @@
 //! `site check [PATHS]`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::cli::Format;
 
-/// Checks `paths` (default `results`), prints the problems and returns
-/// exit status 1 when any file is rejected.
-pub fn run(paths: &[PathBuf], format: Format) -> anyhow::Result<ExitCode> {
+/// Checks `paths` (default `results`) and the release manifests in
+/// `content/releases`, prints each accepted result's release status and
+/// accepted shortfalls, then the problems, and returns exit status 1 when
+/// any file is rejected.
+pub fn run(paths: &[PathBuf], format: Format, content: &Path) -> anyhow::Result<ExitCode> {
     let paths = if paths.is_empty() { vec![PathBuf::from("results")] } else { paths.to_vec() };
-    let checked = crate::check(&paths)?;
+    let checked = crate::check_with_releases(&paths, &content.join(crate::releases::RELEASES_DIR))?;
     match format {
-        Format::Human => print!("{}", checked.human_report()),
-        Format::Github => print!("{}", checked.github_report()),
+        Format::Human => print!("{}{}", checked.status_report(), checked.human_report()),
+        Format::Github => print!("{}{}", checked.github_report(), checked.github_status_report()),
     }
     Ok(if checked.problems.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
