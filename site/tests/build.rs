@@ -348,3 +348,151 @@ fn serve_rebuilds_match_fresh_builds() {
     let runner = read(served.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
     assert!(runner.contains("<p>edited</p></footer>"), "{runner}");
 }
+
+/// The result of a split run whose `restore-2` job failed: trial 2's pairs
+/// have their saves and no restores; its collector is 0.2.0 with a binary
+/// that no release lists. Everything else is complete.
+const FAILED_JOB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/failed-job/results");
+/// A content folder with one test release manifest (v0.2.0).
+const FIXTURE_CONTENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/content");
+
+fn build_with_fixture_releases(results: &Path, out: &Path) {
+    let mut o = options(results);
+    o.content = Path::new(FIXTURE_CONTENT).to_path_buf();
+    site::output::build_with(&o, out, &mut site::output::Writer::default()).unwrap();
+}
+
+/// The `<tr>` of `runner` in the home page's table `id`.
+fn home_row<'a>(home: &'a str, id: &str, runner: &str) -> &'a str {
+    let table = home.split(&format!("id=\"{id}\"")).nth(1).unwrap().split("</table>").next().unwrap();
+    table.split("<tr").find(|row| row.contains(&format!(">{runner}</a>"))).unwrap()
+}
+
+#[test]
+fn a_failed_job_marks_the_result_incomplete_and_the_runner_page_names_it() {
+    let out = tempfile::tempdir().unwrap();
+    build_with_fixture_releases(Path::new(FAILED_JOB), out.path());
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    assert!(page.contains("<tr class=\"marked\">"), "{page}");
+    assert!(page.contains("<span class=\"mark incomplete\""), "{page}");
+    assert!(
+        page.contains(
+            "<span class=\"reason\">Jobs that did not succeed: <span class=\"job\">restore-2 (failure)</span></span>"
+        ),
+        "{page}"
+    );
+    // The notice `collector assemble` adds is in the provider's report.
+    let provider = read(out.path(), "providers/example/index.html");
+    assert!(provider.contains("job restore-2 ended with conclusion failure: trial 2"), "{provider}");
+    // In the comparison: the cache rows lack trial 2's verified pairs and
+    // are marked; the CPU row, complete, is not.
+    let home = read(out.path(), "index.html");
+    assert!(home_row(&home, "t-739dba2a6817-cache", "example-linux-x64").starts_with(" class=\"marked\">"));
+    assert!(home_row(&home, "t-739dba2a6817-cpu", "example-linux-x64").starts_with('>'));
+    let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
+    assert_eq!(index["results"][0]["incomplete"], json!(true));
+    assert_eq!(index["results"][0]["failed_jobs"], json!([{"job": "restore-2", "conclusion": "failure"}]));
+}
+
+#[test]
+fn a_job_that_did_not_succeed_makes_a_full_result_incomplete() {
+    // The fixture with trial 2's restores back (the golden's): every table
+    // is full, so only the jobs decide.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{FAILED_JOB}/{GOLDEN_PATH}")).unwrap()).unwrap();
+    let golden = golden();
+    for (i, pair) in v["stages"]["cache"]["pairs"].as_array_mut().unwrap().iter_mut().enumerate() {
+        if pair["trial"] == 2 {
+            *pair = golden["stages"]["cache"]["pairs"][i].clone();
+        }
+    }
+    let incomplete = |v: &serde_json::Value| {
+        let dir = results_dir();
+        put(dir.path(), GOLDEN_PATH, v);
+        let out = tempfile::tempdir().unwrap();
+        build_with_fixture_releases(dir.path(), out.path());
+        let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
+        index["results"][0]["incomplete"].as_bool().unwrap()
+    };
+    v["provenance"]["jobs"][6]["conclusion"] = json!("success");
+    assert!(!incomplete(&v));
+    v["provenance"]["jobs"][5]["conclusion"] = json!("cancelled");
+    assert_eq!(v["provenance"]["jobs"][5]["job"], "gap-2");
+    assert!(incomplete(&v));
+}
+
+#[test]
+fn a_cpu_row_with_fewer_accepted_samples_than_requested_is_incomplete() {
+    // The golden result: 4 of 5 CoreMark samples accepted (one failed its
+    // validation), as its disk row has 4 of 5 completed.
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let out = tempfile::tempdir().unwrap();
+    build(dir.path(), out.path());
+    let home = read(out.path(), "index.html");
+    for table in ["t-739dba2a6817-cpu", "t-739dba2a6817-disk"] {
+        let row = home_row(&home, table, "example-linux-x64");
+        assert!(row.starts_with(" class=\"marked\">") && row.contains("<span class=\"mark incomplete\""), "{row}");
+    }
+}
+
+#[test]
+fn self_built_results_are_marked_with_the_reason_and_released_ones_are_not() {
+    let out = tempfile::tempdir().unwrap();
+    build_with_fixture_releases(Path::new(FAILED_JOB), out.path());
+    let reason = "binary sha256 5d0c5d0c5d0c… for x86_64-unknown-linux-gnu is not in any published release";
+    let home = read(out.path(), "index.html");
+    let mark = format!(
+        "<span class=\"mark self-built\" title=\"Not a published release of the collector: {reason}\">self-built</span>"
+    );
+    assert!(home_row(&home, "t-739dba2a6817-cpu", "example-linux-x64").contains(&mark), "{home}");
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    assert!(page.contains(&mark) && page.contains(&format!("<span class=\"reason\">Self-built: {reason}</span>")));
+    let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
+    assert_eq!((&index["results"][0]["self_built"], &index["results"][0]["release"]), (&json!(reason), &json!(null)));
+
+    // The same result measured by the release's binary: no mark.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{FAILED_JOB}/{GOLDEN_PATH}")).unwrap()).unwrap();
+    v["collector"]["binary"]["sha256"] = json!("1".repeat(64));
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &v);
+    let out = tempfile::tempdir().unwrap();
+    build_with_fixture_releases(dir.path(), out.path());
+    for rel in ["index.html", "runners/example/example-linux-x64/index.html"] {
+        assert!(!read(out.path(), rel).contains("self-built"), "{rel}");
+    }
+    let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
+    assert_eq!((&index["results"][0]["self_built"], &index["results"][0]["release"]), (&json!(null), &json!("v0.2.0")));
+}
+
+#[test]
+fn a_self_built_reason_is_escaped() {
+    // The target is free text from the result, and the reason quotes it.
+    let mut v = golden();
+    v["collector"]["binary"] = json!({"sha256": "ab".repeat(32), "target": "<i>x</i>\"-q-r"});
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &v);
+    let out = tempfile::tempdir().unwrap();
+    build(dir.path(), out.path());
+    for rel in ["index.html", "runners/example/example-linux-x64/index.html"] {
+        let text = read(out.path(), rel);
+        assert!(!text.contains("<i>x</i>") && !text.contains("x</i>\""), "{rel}");
+        assert!(text.contains("for &lt;i&gt;x&lt;&#x2F;i&gt;&quot;-q-r is not in any published release"), "{rel}");
+    }
+}
+
+#[test]
+fn samples_a_failed_job_left_out_count_as_attempted_and_not_completed() {
+    let mut v = golden();
+    v["stages"]["disk"]["samples"].as_array_mut().unwrap().pop();
+    v["provenance"]["jobs"] =
+        json!([{"job": "measure", "conclusion": "failure", "stages": ["cpu", "disk", "internet"]}]);
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &v);
+    let out = tempfile::tempdir().unwrap();
+    build(dir.path(), out.path());
+    let home = read(out.path(), "index.html");
+    // Completed / attempted / requested.
+    assert!(home_row(&home, "t-739dba2a6817-disk", "example-linux-x64").contains("<td>4 &#x2F; 5 &#x2F; 5</td>"));
+}

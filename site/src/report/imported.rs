@@ -44,6 +44,8 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
                 Affinity::Unpinned => NONE.to_string(),
             },
             samples: c.samples.to_string(),
+            // Against the published profile's sample count, where it has one.
+            complete: r.published_profile.as_ref().is_none_or(|p| c.samples >= p.cpu_disk_samples),
             pinned: matches!(c.affinity, Affinity::Pinned { .. }),
             median_value: Some(a.median.get()),
         }

@@ -53,6 +53,7 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
                 Affinity::Unpinned => NONE.to_string(),
             },
             samples: accepted.len().to_string(),
+            complete: accepted.len() == p.cpu_samples as usize,
             pinned: matches!(affinity, Affinity::Pinned { .. }),
             median_value: summary.map(|s| s.median),
         }
@@ -65,11 +66,15 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
         };
         let completed = ok.len();
         let complete = completed == p.disk_samples as usize;
+        // An accepted file has fewer samples than requested only where a
+        // job that did not succeed measured them (`provenance.jobs`, see
+        // validate.rs): those count as attempted and not completed.
+        let attempted = disk.samples.len().max(p.disk_samples as usize);
         DiskRow {
             runner: runner.clone(),
             affinity: disk.samples.first().map_or(Affinity::Unpinned, |s| s.affinity).label().to_string(),
             file_mib: p.disk_file_mib.to_string(),
-            counts: Some(format!("{completed} / {} / {}", disk.samples.len(), p.disk_samples)),
+            counts: Some(format!("{completed} / {attempted} / {}", p.disk_samples)),
             status: Some(if complete { "ok" } else { "incomplete" }.to_string()),
             complete,
             read: med(&|s| s.seq_read.map(|o| o.mib_per_s())),

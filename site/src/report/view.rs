@@ -140,6 +140,10 @@ pub struct CpuRow {
     pub variation: String,
     pub cpu_group: String,
     pub samples: String,
+    /// Whether every requested sample was accepted (as the disk row's
+    /// `complete`): only complete rows take part in complete-sample
+    /// comparisons.
+    pub complete: bool,
     #[serde(skip)]
     pub pinned: bool,
     /// Median iterations/s, for ordering (best first).

@@ -10,8 +10,10 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use runner_bench_format::AnyResult;
+use runner_bench_format::measured::Conclusion;
 use serde::Serialize;
 
+use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, RunnerPart};
 use crate::validate::Run;
 
@@ -38,13 +40,30 @@ pub struct Meta {
     pub imported: bool,
     /// Older than the configured age.
     pub stale: bool,
-    /// A stage or sample that the parameters asked for is missing or failed.
+    /// A stage or sample that the parameters asked for is missing or
+    /// failed, or a job of the run's workflow did not succeed.
     pub incomplete: bool,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
+    /// The tag of the published release whose collector measured it.
+    pub release: Option<String>,
+    /// Why its collector is not a published release (a measured result
+    /// only): shown with a "self-built" mark, never a reason to drop it.
+    pub self_built: Option<String>,
+    /// The workflow's jobs that did not succeed (`provenance.jobs`).
+    pub failed_jobs: Vec<FailedJob>,
     /// The comparison group: results of one fingerprint are comparable.
     pub fingerprint: String,
     pub protocol: Option<u32>,
+}
+
+/// A job of the run's workflow that did not succeed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedJob {
+    /// Its id in the workflow, e.g. `restore-2`.
+    pub job: String,
+    /// `failure`, `cancelled` or `skipped`.
+    pub conclusion: &'static str,
 }
 
 impl Meta {
@@ -314,9 +333,9 @@ macro_rules! present_stages {
 }
 
 /// A hash of everything an entry is made from: the file's content, its
-/// path, its exclusion and the staleness cut-off.
+/// path, its exclusion, its release status and the staleness cut-off.
 fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
-    super::memo::key_of((&run.sha256, &run.rel_path, &run.excluded, stale_before.as_second()))
+    super::memo::key_of((&run.sha256, &run.rel_path, &run.excluded, &run.release, stale_before.as_second()))
 }
 
 fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
@@ -338,6 +357,23 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
             (name, "imported".to_string(), true, i.source.imported_at.instant(), stages, false)
         }
     };
+    // A job that did not succeed left its part missing or partial, even
+    // where what it left still fills every table.
+    let failed_jobs: Vec<FailedJob> = match &*run.result {
+        AnyResult::Measured(m) => m
+            .provenance
+            .jobs
+            .iter()
+            .filter(|j| j.conclusion != Conclusion::Success)
+            .map(|j| FailedJob { job: j.job.to_string(), conclusion: j.conclusion.name() })
+            .collect(),
+        AnyResult::Imported(_) => Vec::new(),
+    };
+    let (release, self_built) = match &run.release {
+        Some(ReleaseStatus::Released { tag }) => (Some(tag.clone()), None),
+        Some(ReleaseStatus::SelfBuilt { reason }) => (None, Some(reason.clone())),
+        None => (None, None),
+    };
     // The result is incomplete where any of its rows is (the same rules as
     // the rows' own marks in `groups`).
     let some_incomplete = part.cpu.as_ref().is_some_and(cpu_incomplete)
@@ -357,8 +393,11 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         collector,
         imported,
         stale: instant < stale_before,
-        incomplete: requested_missing || some_incomplete,
+        incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
         excluded: run.excluded.clone(),
+        release,
+        self_built,
+        failed_jobs,
         fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
         provider_id,
@@ -390,9 +429,9 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     }
 }
 
-/// No accepted CoreMark sample, so no median.
+/// Fewer accepted CoreMark samples than requested (so perhaps no median).
 fn cpu_incomplete(c: &CpuRow) -> bool {
-    c.median_value.is_none()
+    !c.complete || c.median_value.is_none()
 }
 
 /// Fewer complete disk samples than requested.
