@@ -18,6 +18,10 @@
 //! over /etc whose upper layer is a tmpfs of its own holding the job's
 //! machine-id: /etc shows the file, and nothing is written to the host.
 //!
+//! An instance also has its own /etc/hosts: the machine's, plus the names
+//! the test maps to loopback (as `docker run --add-host` does), so that a
+//! service double can be reached under the host name of the real service.
+//!
 //! The mounts are made by a bash script between `unshare` and the step's
 //! command, which it then `exec`s. Bash, not sh: dash drops environment
 //! variables whose names are not shell identifiers, and the runner gives
@@ -36,7 +40,8 @@ pub(crate) const SETUP_FAILED: i32 = 199;
 pub(crate) const SETUP_FAILED_MARK: &str = "rehearsal: cannot enter the simulated OS instance";
 
 /// Mounts the ids (`$1` boot id file, `$2` machine id file, `$3` a folder
-/// for the overlay), then replaces itself with the command (`$4`...).
+/// for the overlay) and the hosts file (`$4`), then replaces itself with
+/// the command (`$5`...).
 const ENTER: &str = r#"fail() { echo "rehearsal: cannot enter the simulated OS instance: $1" >&2; exit 199; }
 mount --bind "$1" /proc/sys/kernel/random/boot_id || fail "bind-mount of the boot id"
 if [ -e /etc/machine-id ]; then
@@ -46,7 +51,8 @@ else
     mount -t overlay rehearsal -o "lowerdir=/etc,upperdir=$3/upper,workdir=$3/work" /etc ||
     fail "overlay of /etc holding the machine id"
 fi
-shift 3
+mount --bind "$4" /etc/hosts || fail "bind-mount of /etc/hosts"
+shift 4
 exec "$@""#;
 
 /// One simulated OS instance: its ids, and the files holding them.
@@ -70,8 +76,9 @@ fn hex(bytes: &[u8]) -> String {
 
 impl Instance {
     /// A new instance with random ids, its files in `dir`: a version 4 UUID
-    /// as the kernel's boot id is, and 32 hex digits as systemd's machine id.
-    pub(crate) fn create(dir: &Path) -> anyhow::Result<Instance> {
+    /// as the kernel's boot id is, and 32 hex digits as systemd's machine id;
+    /// `hosts` are added to its /etc/hosts as `(name, address)`.
+    pub(crate) fn create(dir: &Path, hosts: &[(String, String)]) -> anyhow::Result<Instance> {
         let mut b = random_bytes()?;
         b[6] = (b[6] & 0x0f) | 0x40;
         b[8] = (b[8] & 0x3f) | 0x80;
@@ -81,6 +88,14 @@ impl Instance {
         std::fs::create_dir_all(dir.join("overlay")).with_context(|| format!("cannot create {}", dir.display()))?;
         std::fs::write(dir.join("boot_id"), format!("{boot_id}\n"))?;
         std::fs::write(dir.join("machine-id"), format!("{machine_id}\n"))?;
+        let mut etc_hosts = std::fs::read_to_string("/etc/hosts").context("cannot read /etc/hosts")?;
+        if !etc_hosts.is_empty() && !etc_hosts.ends_with('\n') {
+            etc_hosts.push('\n');
+        }
+        for (name, address) in hosts {
+            etc_hosts.push_str(&format!("{address} {name}\n"));
+        }
+        std::fs::write(dir.join("hosts"), etc_hosts)?;
         Ok(Instance { boot_id, machine_id, dir: dir.to_path_buf() })
     }
 
@@ -102,6 +117,7 @@ impl Instance {
         .arg(self.dir.join("boot_id"))
         .arg(self.dir.join("machine-id"))
         .arg(self.dir.join("overlay"))
+        .arg(self.dir.join("hosts"))
         .args(argv);
         cmd
     }
@@ -109,11 +125,14 @@ impl Instance {
     /// Checks that a process of this instance sees its ids, so that a
     /// machine where the namespaces cannot be made fails here, clearly.
     pub(crate) fn check(&self) -> anyhow::Result<()> {
-        let argv: Vec<OsString> =
-            ["cat", "/proc/sys/kernel/random/boot_id", "/etc/machine-id"].iter().map(OsString::from).collect();
+        let argv: Vec<OsString> = ["cat", "/proc/sys/kernel/random/boot_id", "/etc/machine-id", "/etc/hosts"]
+            .iter()
+            .map(OsString::from)
+            .collect();
         let out = self.command(&argv).output().context("cannot run unshare (util-linux)")?;
         let seen = String::from_utf8_lossy(&out.stdout);
-        let want = format!("{}\n{}\n", self.boot_id, self.machine_id);
+        let hosts = std::fs::read_to_string(self.dir.join("hosts"))?;
+        let want = format!("{}\n{}\n{hosts}", self.boot_id, self.machine_id);
         if !out.status.success() || seen != want {
             bail!(
                 "a process in a simulated OS instance saw {seen:?}, not {want:?} ({}; stderr: {}); the rehearsal needs \
@@ -133,8 +152,8 @@ mod tests {
     #[test]
     fn a_process_sees_the_instances_ids_and_the_host_keeps_its_own() {
         let dir = tempfile::tempdir().unwrap();
-        let a = Instance::create(&dir.path().join("a")).unwrap();
-        let b = Instance::create(&dir.path().join("b")).unwrap();
+        let a = Instance::create(&dir.path().join("a"), &[("service.example".into(), "127.0.0.1".into())]).unwrap();
+        let b = Instance::create(&dir.path().join("b"), &[]).unwrap();
         assert_eq!(a.boot_id.len(), 36);
         assert_eq!(&a.boot_id[14..15], "4");
         assert_eq!(a.machine_id.len(), 32);
@@ -143,5 +162,7 @@ mod tests {
         b.check().unwrap();
         let host = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap();
         assert_ne!(host.trim(), a.boot_id);
+        let hosts = a.command(&["getent".into(), "hosts".into(), "service.example".into()]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&hosts.stdout), "127.0.0.1       service.example\n");
     }
 }

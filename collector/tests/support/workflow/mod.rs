@@ -6,8 +6,9 @@
 //! The stages: `model` (the file → `Workflow`), `expr` (`${{ … }}`), `run`
 //! (`Workflow` + `Settings` → `Run`), with `files` (the file commands),
 //! `actions` (the simulated actions), `instance` (simulated OS instances),
-//! `glob` (artifact path patterns) and `http` (a static file server for the
-//! test's collector release).
+//! `glob` (artifact path patterns), and two stand-ins for what GitHub
+//! provides: `http` (a static file server for the test's collector release)
+//! and `azure` (the cache service double's SAS URLs in Azure's form).
 //!
 //! What it leaves out is refused, not ignored: an unknown workflow key, an
 //! expression it cannot evaluate, an action it does not simulate. Jobs run
@@ -16,6 +17,7 @@
 //! `concurrency` are read and ignored.
 
 pub(crate) mod actions;
+pub(crate) mod azure;
 pub(crate) mod expr;
 pub(crate) mod files;
 pub(crate) mod glob;

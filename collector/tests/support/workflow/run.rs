@@ -51,6 +51,8 @@ pub(crate) struct Settings {
     /// Added to JavaScript actions' environment only: ACTIONS_RUNTIME_TOKEN
     /// and ACTIONS_RESULTS_URL.
     pub(crate) js_env: Vec<(String, String)>,
+    /// `(name, address)` added to every instance's /etc/hosts.
+    pub(crate) hosts: Vec<(String, String)>,
     /// The github context's run: repository (owner/name), run id, sha.
     pub(crate) repository: String,
     pub(crate) run_id: u64,
@@ -400,7 +402,7 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         Some(with) => {
             shared.instances.get(with).cloned().with_context(|| format!("no instance of job {with} to share"))?
         }
-        None => Instance::create(&root.join("instance"))?,
+        None => Instance::create(&root.join("instance"), &shared.settings.hosts)?,
     };
     instance.check()?;
     shared.instances.insert(job.id.clone(), instance.clone());
@@ -445,6 +447,9 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     }
     run.end_groups();
     let outputs = run.outputs()?;
+    // The runner empties RUNNER_TEMP at the end of every job (and the
+    // collector release in it is a hundred megabytes a job here).
+    std::fs::remove_dir_all(&run.dirs.temp).with_context(|| format!("cannot empty {}", run.dirs.temp.display()))?;
     let conclusion = if run.failed { Conclusion::Failure } else { Conclusion::Success };
     Ok(JobReport {
         id: job.id.clone(),
