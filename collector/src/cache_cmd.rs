@@ -421,12 +421,9 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
                 (DigestCheck::NotChecked, None)
             };
             let routing = match spec.kind {
-                CacheKind::ArchiveService => cache::service_routing(
-                    &spec.routing,
-                    pair.routing_seen.as_deref(),
-                    r.routing_seen.as_deref(),
-                    &signals,
-                ),
+                CacheKind::ArchiveService => {
+                    Routing::service(&spec.routing, pair.routing_seen.as_deref(), r.routing_seen.as_deref(), &signals)
+                }
                 CacheKind::AttachedVolume => {
                     let expected = pair.routing_seen.clone().unwrap_or_else(|| "unknown".into());
                     let observed = r.routing_seen.clone().unwrap_or_else(|| "unknown".into());

@@ -598,6 +598,54 @@ pub struct Routing {
     pub matches: bool,
 }
 
+impl Routing {
+    /// The routing of an archive-service pair: the hosts of the signed
+    /// upload and download URLs (`None`: never reached) against the
+    /// backend's host patterns, with the provider variables seen beside
+    /// them. `consistent` reads the hosts back from this form.
+    pub fn service(pattern: &str, upload_host: Option<&str>, download_host: Option<&str>, signals: &str) -> Routing {
+        let show = |h: Option<&str>| h.unwrap_or("not reached").to_string();
+        let ok = |h: Option<&str>| h.is_some_and(|h| host_matches(pattern, h));
+        Routing {
+            expected: Name::lossy(pattern),
+            observed: Name::lossy(&format!(
+                "upload {}; download {}; provider variables: {signals}",
+                show(upload_host),
+                show(download_host)
+            )),
+            matches: ok(upload_host) && ok(download_host),
+        }
+    }
+
+    /// Whether `matches` agrees with `expected` and `observed`: for an
+    /// archive service, both hosts in the observed text fit the expected
+    /// patterns (the form `service` writes); for a volume, and for a
+    /// service's routing in any other form, the two are the same text.
+    pub fn consistent(&self, kind: CacheKind) -> bool {
+        let observed = self.observed.as_str();
+        let host = |label: &str| observed.split("; ").find_map(|part| part.strip_prefix(label));
+        let agrees = match (kind, host("upload "), host("download ")) {
+            (CacheKind::ArchiveService, Some(up), Some(down)) => {
+                host_matches(self.expected.as_str(), up) && host_matches(self.expected.as_str(), down)
+            }
+            _ => self.expected == self.observed,
+        };
+        agrees == self.matches
+    }
+}
+
+/// Whether `host` (maybe with `:port`) matches routing patterns: `*.suffix`,
+/// `host` or `host:port`, several separated by `|`.
+pub fn host_matches(patterns: &str, host: &str) -> bool {
+    patterns.split('|').map(str::trim).any(|pattern| {
+        let bare = host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host);
+        match pattern.strip_prefix("*.") {
+            Some(suffix) => bare.ends_with(&format!(".{suffix}")),
+            None => pattern == host || pattern == bare,
+        }
+    })
+}
+
 /// The internet stage.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

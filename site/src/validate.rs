@@ -505,9 +505,10 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
                     ),
                 );
             }
+            let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
             if let Some(v) = &pair.verification
                 && v.routing.matches
-                && v.routing.expected != v.routing.observed
+                && kind.is_some_and(|kind| !v.routing.consistent(kind))
             {
                 c.push(
                     file,

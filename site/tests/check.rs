@@ -260,6 +260,31 @@ fn routing_that_differs_cannot_be_called_a_match() {
 }
 
 #[test]
+fn a_services_routing_is_checked_against_its_host_patterns() {
+    // The collector writes an archive service's routing as the backend's
+    // patterns and the hosts it saw, which are never the same text.
+    let mut v = golden();
+    let routing = &mut v["stages"]["cache"]["pairs"][0]["verification"]["routing"];
+    routing["expected"] = json!("*.blob.core.windows.net");
+    routing["observed"] = json!(
+        "upload productionresultssa0.blob.core.windows.net; download productionresultssa0.blob.core.windows.net; \
+         provider variables: none"
+    );
+    assert_eq!(problems_of(&v), Vec::<(String, String, String)>::new());
+    v["stages"]["cache"]["pairs"][0]["verification"]["routing"]["observed"] = json!(
+        "upload productionresultssa0.blob.core.windows.net; download cache.example.net; provider variables: none"
+    );
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs[0].verification.routing.matches",
+            "is true but the observed routing \"upload productionresultssa0.blob.core.windows.net; download \
+             cache.example.net; provider variables: none\" differs from the expected \"*.blob.core.windows.net\""
+        )]
+    );
+}
+
+#[test]
 fn every_problem_of_every_file_is_reported_grouped_by_file() {
     let dir = results_dir();
     let mut a = golden();

@@ -23,7 +23,8 @@ pub mod volume;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use runner_bench_format::measured::{CacheBackend, CacheKind, CacheTransfer, Instance, Routing, Status};
+pub use runner_bench_format::measured::host_matches;
+use runner_bench_format::measured::{CacheBackend, CacheKind, CacheTransfer, Instance, Status};
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Slug, Timestamp};
 use serde::{Deserialize, Serialize};
 
@@ -205,43 +206,10 @@ pub fn new_key(runner: &str, backend: &str, trial: u32) -> String {
     format!("runner-bench-{runner}-{backend}-t{trial}-{:016x}", random_u64())
 }
 
-/// Whether `host` (maybe with `:port`) matches a routing pattern.
-pub fn host_matches(patterns: &str, host: &str) -> bool {
-    patterns.split('|').map(str::trim).any(|p| host_matches_one(p, host))
-}
-
-fn host_matches_one(pattern: &str, host: &str) -> bool {
-    let bare = host.rsplit_once(':').map(|(h, _)| h).unwrap_or(host);
-    match pattern.strip_prefix("*.") {
-        Some(suffix) => bare.ends_with(&format!(".{suffix}")),
-        None => pattern == host || pattern == bare,
-    }
-}
-
 /// The provider variables present in this job (names only).
 pub fn provider_signals(env: &dyn Fn(&str) -> Option<String>) -> String {
     let seen: Vec<&str> = PROVIDER_SIGNALS.iter().copied().filter(|v| env(v).is_some()).collect();
     if seen.is_empty() { "none".to_string() } else { seen.join(", ") }
-}
-
-/// Routing of an archive-service pair.
-pub fn service_routing(
-    pattern: &str,
-    upload_host: Option<&str>,
-    download_host: Option<&str>,
-    signals: &str,
-) -> Routing {
-    let show = |h: Option<&str>| h.unwrap_or("not reached").to_string();
-    let ok = |h: Option<&str>| h.is_some_and(|h| host_matches(pattern, h));
-    Routing {
-        expected: Name::lossy(pattern),
-        observed: Name::lossy(&format!(
-            "upload {}; download {}; provider variables: {signals}",
-            show(upload_host),
-            show(download_host)
-        )),
-        matches: ok(upload_host) && ok(download_host),
-    }
 }
 
 /// Times a transfer and records it.
@@ -430,8 +398,13 @@ mod tests {
         assert!(host_matches("127.0.0.1:10000", "127.0.0.1:10000"));
         assert!(!host_matches("127.0.0.1:10001", "127.0.0.1:10000"));
         assert!(host_matches("10.0.0.5:51123|*.r2.cloudflarestorage.com", "acct.r2.cloudflarestorage.com"));
-        let r = service_routing(AZURE_BLOB, Some("a.blob.core.windows.net"), None, "none");
+        use runner_bench_format::measured::Routing;
+        let r = Routing::service(AZURE_BLOB, Some("a.blob.core.windows.net"), None, "none");
         assert!(!r.matches);
+        assert!(r.consistent(CacheKind::ArchiveService));
+        let r = Routing::service(AZURE_BLOB, Some("a.blob.core.windows.net"), Some("b.blob.core.windows.net"), "none");
+        assert!(r.matches);
+        assert!(r.consistent(CacheKind::ArchiveService));
     }
 
     #[test]
