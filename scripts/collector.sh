@@ -54,7 +54,23 @@ case "$source_kind" in
       echo "collector.sh: $file has SHA-256 $got but SHA256SUMS says $want; refusing to run it" >&2; exit 1
     fi
     echo "collector.sh: $file SHA-256 $got matches SHA256SUMS"
+    # SHA256SUMS comes from the same place as the binary, so the digest shows
+    # integrity only. Where gh and a token are at hand, the release's build
+    # provenance shows where it was built; either way, site check compares
+    # the result's binary digest with the committed release manifests.
+    if command -v gh >/dev/null && [ -n "${GH_TOKEN:-}" ]; then
+      gh attestation verify "$dest/$file" --repo "$REPOSITORY" \
+        --signer-workflow "$REPOSITORY/.github/workflows/release.yml"
+      echo "collector.sh: $file is attested by $REPOSITORY's release workflow"
+    else
+      echo "collector.sh: attestation not checked (needs gh and GH_TOKEN)"
+    fi
     mv "$dest/$file" "$dest/collector$exe"
+    chmod +x "$dest/collector$exe"
+    reported=$("$dest/collector$exe" --version | cut -d' ' -f2)
+    if [ "$reported" != "$VERSION" ]; then
+      echo "collector.sh: release v$VERSION's binary reports version $reported; refusing to run it" >&2; exit 1
+    fi
     ;;
   build)
     root=$(cd "$(dirname "$0")/.." && pwd)

@@ -345,6 +345,9 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         "workflow": wf.name,
         "event_name": "workflow_dispatch",
         "server_url": "https://github.com",
+        // No GitHub here to hand out a token: steps that would use one see
+        // it empty, as they would where a workflow gives none.
+        "token": "",
     });
     let mut base = Map::new();
     base.insert("github".into(), github);
