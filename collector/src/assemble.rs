@@ -140,15 +140,9 @@ fn record_jobs(result: &mut MeasuredResult, jobs: Vec<JobOutcome>) {
             ),
             (None, true) => "it measures nothing".to_string(),
         };
-        let conclusion = match j.conclusion {
-            Conclusion::Success => "success",
-            Conclusion::Failure => "failure",
-            Conclusion::Cancelled => "cancelled",
-            Conclusion::Skipped => "skipped",
-        };
         result.notices.push(Notice {
             stage: Name::lossy("workflow"),
-            message: Message::lossy(&format!("job {} ended with conclusion {conclusion}: {what}", j.job)),
+            message: Message::lossy(&format!("job {} ended with conclusion {}: {what}", j.job, j.conclusion.name())),
         });
     }
     result.provenance.jobs = jobs;

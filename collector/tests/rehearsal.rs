@@ -558,3 +558,53 @@ impl std::fmt::Display for JobLog<'_> {
         Ok(())
     }
 }
+
+/// scripts/collector.sh, the first step of every job, run alone against a
+/// release folder: it accepts the release's binary, and refuses one whose
+/// digest SHA256SUMS does not list or whose version is not the release's.
+#[test]
+fn collector_sh_refuses_a_binary_that_is_not_the_release() {
+    let dir = tempfile::tempdir().unwrap();
+    let release = dir.path().join("release");
+    std::fs::create_dir(&release).unwrap();
+    let name = "collector-x86_64-unknown-linux-gnu";
+    let publish = |binary: &[u8]| {
+        std::fs::write(release.join(name), binary).unwrap();
+        let sums = Command::new("sha256sum").arg(name).current_dir(&release).output().unwrap();
+        std::fs::write(release.join("SHA256SUMS"), sums.stdout).unwrap();
+    };
+    let server = FileServer::start(&release).unwrap();
+    let fetch = |version: &str| {
+        let temp = tempfile::tempdir().unwrap();
+        let out = Command::new("bash")
+            .arg(repo().join("scripts/collector.sh"))
+            .env("RUNNER_TEMP", temp.path())
+            .env("RUNNER_OS", "Linux")
+            .env("RUNNER_ARCH", "X64")
+            .env("VERSION", version)
+            .env("RUNNER_BENCH_RELEASE_BASE_URL", &server.url)
+            .env_remove("GH_TOKEN")
+            .env_remove("GITHUB_OUTPUT")
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let collector = std::fs::read(env!("CARGO_BIN_EXE_collector")).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    publish(&collector);
+    assert_eq!(fetch(version), (Some(0), String::new()));
+
+    // The release folder's SHA256SUMS no longer lists this binary's digest.
+    std::fs::write(release.join(name), b"#!/bin/sh\necho collector 9.9.9\n").unwrap();
+    let (code, stderr) = fetch(version);
+    assert_eq!(code, Some(1));
+    assert!(stderr.starts_with(&format!("collector.sh: {name} has SHA-256 ")), "{stderr}");
+    assert!(stderr.ends_with("; refusing to run it\n"), "{stderr}");
+
+    // A binary of another version, listed by its own SHA256SUMS.
+    publish(b"#!/bin/sh\necho collector 9.9.9\n");
+    assert_eq!(
+        fetch(version),
+        (Some(1), format!("collector.sh: release v{version}'s binary reports version 9.9.9; refusing to run it\n"))
+    );
+}
