@@ -17,10 +17,11 @@
 # so on 2 CPUs every run takes minutes. TIMEOUT (default 3600) is how many
 # seconds a run may take before it counts as failed.
 #
-# Prints, per run, the seconds, cargo's own "Finished" line, and the load
+# Prints, per run, the seconds, the CPU seconds of the build (cargo, rustc,
+# build scripts, the linker), cargo's own "Finished" line, and the load
 # averages (uptime) before and after it; then nproc, the CPU model and the
-# ratio A ÷ B of the mean seconds. Other processes on the machine slow the
-# build: read the load averages beside the figures.
+# ratios A ÷ B of the means. Other processes on the machine slow the build:
+# read the load averages beside the figures.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,7 +66,7 @@ free_port() {
 
 now() { date +%s.%N; }
 
-# One run of side $1 (A or B) in folder $2, number $3: sets `secs`.
+# One run of side $1 (A or B) in folder $2, number $3: sets `secs` and `cpu`.
 run_once() {
   local side=$1 dir=$2 n=$3 port target log start
   port=$(free_port)
@@ -93,12 +94,17 @@ run_once() {
     sleep 0.2
   done
   secs=$(awk -v s="$start" -v e="$(now)" 'BEGIN { printf "%.1f", e - s }')
+  # CPU seconds of the whole build: cargo execs the server in the same
+  # process, whose own and waited-for children's times (rustc, build
+  # scripts, the linker) /proc sums; less sensitive to other load than the
+  # wall time.
+  cpu=$(sed 's/^.*) //' "/proc/$server/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($12 + $13 + $14 + $15) / hz }')
   kill -- "-$server" 2>/dev/null || true
   wait "$server" 2>/dev/null || true
   server=
   echo "load after:  $(uptime)"
   echo "cargo: $(grep -m1 'Finished' "$log" | sed 's/^ *//')"
-  echo "run $n: $side ${secs} s"
+  echo "run $n: $side ${secs} s, CPU ${cpu} s"
   rm -rf "$target"
 }
 
@@ -108,19 +114,22 @@ echo "order: $order"
 echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "$(cargo --version) ($(cd "$work/B" && rustc --version))"
 
-declare -A all=([A]="" [B]="")
+declare -A all=([A]="" [B]="") cpus=([A]="" [B]="")
 n=0
 for side in $order; do
   n=$((n + 1))
   run_once "$side" "$work/$side" "$n"
   all[$side]+=" $secs"
+  cpus[$side]+=" $cpu"
 done
 
-mean() { awk '{ for (i = 1; i <= NF; i++) t += $i; printf "%.1f", t / NF }' <<<"${all[$1]}"; }
+mean() { awk '{ for (i = 1; i <= NF; i++) t += $i; printf "%.1f", t / NF }' <<<"$1"; }
 if [ -n "${all[A]}" ] && [ -n "${all[B]}" ]; then
-  ma=$(mean A)
-  mb=$(mean B)
-  echo "A ($a):${all[A]} s, mean $ma s"
-  echo "B ($b):${all[B]} s, mean $mb s"
-  echo "A ÷ B: $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.2f", a / b }')"
+  ma=$(mean "${all[A]}")
+  mb=$(mean "${all[B]}")
+  ca=$(mean "${cpus[A]}")
+  cb=$(mean "${cpus[B]}")
+  echo "A ($a):${all[A]} s, mean $ma s; CPU${cpus[A]} s, mean $ca s"
+  echo "B ($b):${all[B]} s, mean $mb s; CPU${cpus[B]} s, mean $cb s"
+  echo "A ÷ B: $(awk -v a="$ma" -v b="$mb" 'BEGIN { printf "%.2f", a / b }') (CPU: $(awk -v a="$ca" -v b="$cb" 'BEGIN { printf "%.2f", a / b }'))"
 fi
