@@ -57,7 +57,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     writer.write(&to_json(&merged)).context("cannot write the merged result")?;
     eprintln!("wrote {}", out.display());
     crate::summary::append_to_step_summary(&merged)?;
-    github_output("path", &out)?;
+    crate::summary::append_to_github_file("GITHUB_OUTPUT", &format!("path={}\n", out.display()))?;
     Ok(())
 }
 
@@ -71,18 +71,6 @@ pub fn submission_path(result: &MeasuredResult) -> anyhow::Result<PathBuf> {
     Ok(Path::new(result.provider.id.as_str())
         .join(result.runner.label.as_str())
         .join(format!("{date}-{}-{}.json", gh.run_id, gh.run_attempt)))
-}
-
-/// Appends `name=value` to the step's outputs when GitHub Actions asks for them.
-fn github_output(name: &str, value: &Path) -> anyhow::Result<()> {
-    let Some(file) = std::env::var_os("GITHUB_OUTPUT") else { return Ok(()) };
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&file)
-        .with_context(|| format!("cannot open GITHUB_OUTPUT {}", file.to_string_lossy()))?;
-    std::io::Write::write_all(&mut f, format!("{name}={}\n", value.display()).as_bytes())
-        .with_context(|| format!("cannot write GITHUB_OUTPUT {}", file.to_string_lossy()))
 }
 
 /// One entry of GitHub's `needs` context.

@@ -128,15 +128,21 @@ fn median(values: &[f64]) -> Option<f64> {
 
 /// Appends the summary where GitHub Actions asks for it, if it does.
 pub fn append_to_step_summary(result: &MeasuredResult) -> anyhow::Result<()> {
+    append_to_github_file("GITHUB_STEP_SUMMARY", &markdown(result))
+}
+
+/// Appends `text` to the file GitHub Actions names in the variable `var`
+/// (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT); nothing outside Actions.
+pub fn append_to_github_file(var: &str, text: &str) -> anyhow::Result<()> {
     use anyhow::Context;
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else { return Ok(()) };
+    let Some(path) = std::env::var_os(var) else { return Ok(()) };
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&path)
-        .with_context(|| format!("cannot open GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))?;
-    std::io::Write::write_all(&mut file, markdown(result).as_bytes())
-        .with_context(|| format!("cannot write GITHUB_STEP_SUMMARY {}", path.to_string_lossy()))
+        .with_context(|| format!("cannot open {var} {}", path.to_string_lossy()))?;
+    std::io::Write::write_all(&mut file, text.as_bytes())
+        .with_context(|| format!("cannot write {var} {}", path.to_string_lossy()))
 }
 
 #[cfg(test)]

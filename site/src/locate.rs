@@ -29,41 +29,23 @@ fn parse_path(path: &str) -> Option<Vec<Step>> {
     let rest = path.strip_prefix('$').unwrap_or(path);
     let mut steps = Vec::new();
     let mut chars = rest.chars().peekable();
+    // A member name runs to the next `.` or `[`.
+    let name = |first: String, chars: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        let mut key = first;
+        while let Some(c) = chars.next_if(|&c| c != '.' && c != '[') {
+            key.push(c);
+        }
+        Step::Key(key)
+    };
     while let Some(c) = chars.next() {
         match c {
-            '.' => {
-                let mut key = String::new();
-                while let Some(&c) = chars.peek() {
-                    if c == '.' || c == '[' {
-                        break;
-                    }
-                    key.push(c);
-                    chars.next();
-                }
-                steps.push(Step::Key(key));
-            }
+            '.' => steps.push(name(String::new(), &mut chars)),
             '[' => {
-                let mut n = String::new();
-                for c in chars.by_ref() {
-                    if c == ']' {
-                        break;
-                    }
-                    n.push(c);
-                }
+                let n: String = chars.by_ref().take_while(|&c| c != ']').collect();
                 steps.push(Step::Index(n.parse().ok()?));
             }
-            _ if steps.is_empty() => {
-                // A path written without `$.` (e.g. `parameters.cpu_samples`).
-                let mut key = c.to_string();
-                while let Some(&c) = chars.peek() {
-                    if c == '.' || c == '[' {
-                        break;
-                    }
-                    key.push(c);
-                    chars.next();
-                }
-                steps.push(Step::Key(key));
-            }
+            // A path written without `$.` (e.g. `parameters.cpu_samples`).
+            _ if steps.is_empty() => steps.push(name(c.to_string(), &mut chars)),
             _ => return None,
         }
     }
