@@ -12,4 +12,12 @@ if [ "${#parts[@]}" -eq 0 ]; then
   echo "assemble.sh: no job left a part in parts/: every measuring job failed before writing one" >&2
   exit 1
 fi
-exec "$COLLECTOR" assemble --results-dir results "${parts[@]}"
+# Where the jobs took the collector from, when not from an upstream release:
+# a reviewer must see it, since the result's attestation only proves which
+# workflow ran, with whatever inputs its caller gave it.
+notices=()
+repository=${COLLECTOR_REPOSITORY:-runner-bench/runner-bench}
+if [ "${COLLECTOR_SOURCE:-release}" != release ] || [ "$repository" != runner-bench/runner-bench ] || [ -n "${COLLECTOR_REF:-}" ]; then
+  notices+=(--notice "the jobs took the collector from $repository (collector-source ${COLLECTOR_SOURCE:-release}, version ${COLLECTOR_VERSION:-?}, scripts at ${COLLECTOR_REF:-v${COLLECTOR_VERSION:-?}}), not from an upstream release")
+fi
+exec "$COLLECTOR" assemble --results-dir results "${notices[@]}" "${parts[@]}"

@@ -9,12 +9,18 @@
 #     RUNNER_BENCH_RELEASE_BASE_URL replaces the release's download folder
 #     (https://github.com/$REPOSITORY/releases/download/v$VERSION): a mirror,
 #     or the rehearsal test's local copy of a release.
+#   VERIFY_TOKEN, where gh is installed: also verifies the release binary's
+#     build-provenance attestation (signed by $REPOSITORY's release.yml).
 #   SOURCE=build: builds the collector from the checked-out sources (the
 #     folder this script is in) with the release profile `dist`, for
 #     development of the collector itself. Results say "self-built".
 set -euo pipefail
 
 source_kind=${SOURCE:-release}
+# The token (VERIFY_TOKEN) reaches only the attestation check, never the
+# build or the downloaded binary.
+verify_token=${VERIFY_TOKEN:-}
+unset VERIFY_TOKEN GH_TOKEN
 dest=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/runner-bench-bin
 mkdir -p "$dest"
 
@@ -58,12 +64,12 @@ case "$source_kind" in
     # integrity only. Where gh and a token are at hand, the release's build
     # provenance shows where it was built; either way, site check compares
     # the result's binary digest with the committed release manifests.
-    if command -v gh >/dev/null && [ -n "${GH_TOKEN:-}" ]; then
-      gh attestation verify "$dest/$file" --repo "$REPOSITORY" \
+    if command -v gh >/dev/null && [ -n "$verify_token" ]; then
+      GH_TOKEN=$verify_token gh attestation verify "$dest/$file" --repo "$REPOSITORY" \
         --signer-workflow "$REPOSITORY/.github/workflows/release.yml"
       echo "collector.sh: $file is attested by $REPOSITORY's release workflow"
     else
-      echo "collector.sh: attestation not checked (needs gh and GH_TOKEN)"
+      echo "collector.sh: attestation not checked (needs gh and VERIFY_TOKEN)"
     fi
     mv "$dest/$file" "$dest/collector$exe"
     chmod +x "$dest/collector$exe"
@@ -75,7 +81,9 @@ case "$source_kind" in
   build)
     root=$(cd "$(dirname "$0")/.." && pwd)
     echo "collector.sh: building the collector from $root (profile dist, $target)"
-    cargo build --manifest-path "$root/Cargo.toml" --profile dist --locked -p collector --target "$target"
+    # GITHUB_SHA is the calling workflow's commit, not these sources': without
+    # it the build records the checkout's own revision.
+    env -u GITHUB_SHA cargo build --manifest-path "$root/Cargo.toml" --profile dist --locked -p collector --target "$target"
     cp "$root/target/$target/dist/collector$exe" "$dest/collector$exe"
     ;;
   *) echo "collector.sh: SOURCE must be release or build, not '$source_kind'" >&2; exit 1 ;;

@@ -6,13 +6,13 @@
 set -euo pipefail
 : "${RESULT:?RESULT (the result file, results/...) is not set}"
 : "${UPSTREAM:=runner-bench/runner-bench}"
+: "${ARTIFACT:=result}"
 summary=${GITHUB_STEP_SUMMARY:-/dev/stdout}
-name=$(basename "$RESULT" .json)
 rel=${RESULT#results/}
 branch="result/${rel%.json}"
 title="results: ${rel%.json}"
-run_url="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-}/actions/runs/${GITHUB_RUN_ID:-}"
-body="Result of ${run_url} (attempt ${GITHUB_RUN_ATTEMPT:-1}), made by the runner-bench benchmark workflow. The \`result\` artifact of that run is attested: \`gh attestation verify $name.json --repo ${GITHUB_REPOSITORY:-OWNER/REPO}\`."
+run_url="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-OWNER/REPO}/actions/runs/${GITHUB_RUN_ID:-RUN_ID}"
+body="Result of $run_url (attempt ${GITHUB_RUN_ATTEMPT:-1}), made by the runner-bench benchmark workflow. Check its attestation with: gh attestation verify $RESULT --repo ${GITHUB_REPOSITORY:-OWNER/REPO}"
 
 if [ ! -f "$RESULT" ]; then
   echo "submit.sh: $RESULT does not exist" >&2
@@ -20,6 +20,8 @@ if [ ! -f "$RESULT" ]; then
 fi
 
 if [ -z "${GH_TOKEN:-}" ]; then
+  # Every value is shell-quoted, so the commands can be pasted as they are.
+  q() { printf '%q' "$1"; }
   cat >> "$summary" <<TXT
 ### Submit this result
 
@@ -27,12 +29,12 @@ No submit token was given, so no pull request was opened. From a clone of
 your fork of \`$UPSTREAM\`:
 
 \`\`\`sh
-gh run download ${GITHUB_RUN_ID:-RUN_ID} --repo ${GITHUB_REPOSITORY:-OWNER/REPO} --name result --dir results
-git switch -c $branch
-git add $RESULT
-git commit -m "$title"
-git push -u origin $branch
-gh pr create --repo $UPSTREAM --title "$title" --body "$body"
+gh run download $(q "${GITHUB_RUN_ID:-RUN_ID}") --repo $(q "${GITHUB_REPOSITORY:-OWNER/REPO}") --name $(q "$ARTIFACT") --dir results
+git switch -c $(q "$branch")
+git add $(q "$RESULT")
+git commit -m $(q "$title")
+git push -u origin $(q "$branch")
+gh pr create --repo $(q "$UPSTREAM") --title $(q "$title") --body $(q "$body")
 \`\`\`
 TXT
   echo "submit.sh: no token; wrote the commands to the job summary"
@@ -40,19 +42,29 @@ TXT
 fi
 
 login=$(gh api user --jq .login)
-fork="$login/${UPSTREAM#*/}"
+# The token owner's fork, made if there is none; forks are made
+# asynchronously, so wait until GitHub lists it.
 gh repo fork "$UPSTREAM" --clone=false >/dev/null 2>&1 || true
+fork=
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  fork=$(gh api "repos/$UPSTREAM/forks" --paginate --jq ".[] | select(.owner.login == \"$login\") | .full_name" | head -n 1)
+  [ -n "$fork" ] && break
+  sleep 3
+done
+if [ -z "$fork" ]; then
+  echo "submit.sh: $login has no fork of $UPSTREAM, and none could be made" >&2
+  exit 1
+fi
+gh auth setup-git
 work=$(mktemp -d)
-gh repo clone "$fork" "$work/fork" -- --depth 1 --quiet
-git -C "$work/fork" remote add upstream "https://github.com/$UPSTREAM.git"
-git -C "$work/fork" fetch --depth 1 --quiet upstream HEAD
+git clone --quiet --depth 1 "https://github.com/$fork.git" "$work/fork"
+git -C "$work/fork" fetch --quiet --depth 1 "https://github.com/$UPSTREAM.git" HEAD
 git -C "$work/fork" switch --quiet -c "$branch" FETCH_HEAD
 mkdir -p "$work/fork/$(dirname "$RESULT")"
 cp "$RESULT" "$work/fork/$RESULT"
 git -C "$work/fork" add "$RESULT"
 git -C "$work/fork" -c user.name="$login" -c user.email="$login@users.noreply.github.com" commit --quiet -m "$title"
-gh auth setup-git
 git -C "$work/fork" push --quiet origin "$branch"
-url=$(gh pr create --repo "$UPSTREAM" --head "$login:$branch" --title "$title" --body "$body")
+url=$(gh pr create --repo "$UPSTREAM" --head "${fork%%/*}:$branch" --title "$title" --body "$body")
 echo "submit.sh: opened $url"
 echo "Opened $url" >> "$summary"

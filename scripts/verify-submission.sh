@@ -1,25 +1,53 @@
 #!/usr/bin/env bash
-# Pull-request check of submitted result files: for every result file the
-# pull request adds or changes (against $BASE), asks GitHub whether it is
-# attested by the runner-bench benchmark workflow in the repository that
-# ran it (provenance.github.repository), and prints a workflow annotation
-# on the file saying so. An unattested file is a warning for the reviewer,
-# not an error: results measured by hand are accepted and marked.
+# Pull-request check of what a submission adds (against $BASE):
+# - each added or changed result file: whether GitHub has a build-provenance
+#   attestation of it, made in a run of the repository the result names
+#   (provenance.github.repository), and by which workflow; the annotation
+#   says so, and a reviewer checks that the signer is runner-bench's
+#   benchmark workflow (a provider's fork of it, for runners in the
+#   provider's organisation) at an upstream commit;
+# - each added or changed release manifest (content/releases/*.toml): that
+#   its digests are the ones the release's own SHA256SUMS lists, since a
+#   manifest decides which binaries `site check` calls released.
+# An unattested result is a warning for the reviewer, not an error: results
+# measured by hand are accepted and marked self-built. A manifest digest the
+# release does not list fails the check.
 set -euo pipefail
 : "${BASE:?BASE (the base commit of the pull request) is not set}"
-signer=${SIGNER_WORKFLOW:-runner-bench/runner-bench/.github/workflows/benchmark.yml}
-mapfile -t files < <(git diff --name-only --diff-filter=AM "$BASE" HEAD -- 'results/*.json' 'results/**/*.json')
-if [ "${#files[@]}" -eq 0 ]; then echo "no result files added or changed"; exit 0; fi
-for f in "${files[@]}"; do
+upstream=${UPSTREAM:-runner-bench/runner-bench}
+failed=0
+changed() { git diff --name-only --no-renames --diff-filter=AM "$BASE" HEAD -- "$@"; }
+
+mapfile -t results < <(changed 'results/*.json' 'results/**/*.json')
+for f in "${results[@]}"; do
   repo=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("provenance",{}).get("github"); print(g["repository"] if g else "")' "$f" 2>/dev/null || true)
-  if [ -z "$repo" ]; then
-    echo "::warning file=$f::not attested: the result records no GitHub Actions run"
+  # The name goes into workflow commands: only an owner/name is accepted.
+  if ! [[ "$repo" =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]]; then
+    echo "::warning file=$f::not attested: the result names no GitHub repository that ran it"
     continue
   fi
-  if out=$(gh attestation verify "$f" --repo "$repo" --signer-workflow "$signer" 2>&1); then
-    echo "::notice file=$f::attested: built by $signer in a run of $repo"
+  if out=$(gh attestation verify "$f" --repo "$repo" --format json 2>&1); then
+    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerURI"])' 2>/dev/null || echo "an unknown workflow")
+    echo "::notice file=$f::attested in a run of $repo, signed by $signer"
   else
-    reason=$(printf '%s' "$out" | tail -n 1)
-    echo "::warning file=$f::not attested by $signer in $repo: $reason"
+    echo "::warning file=$f::not attested in a run of $repo"
   fi
 done
+
+mapfile -t manifests < <(changed 'content/releases/*.toml')
+for m in "${manifests[@]}"; do
+  tag=$(basename "$m" .toml)
+  sums=$(mktemp)
+  if ! gh release download "$tag" --repo "$upstream" --pattern SHA256SUMS --output "$sums" --clobber 2>/dev/null; then
+    echo "::error file=$m::$upstream has no release $tag with a SHA256SUMS to compare this manifest with"
+    failed=1
+    continue
+  fi
+  # Every sha256 = "..." of the manifest must be a line of SHA256SUMS.
+  bad=0
+  while read -r digest; do
+    grep -q "^$digest " "$sums" || { echo "::error file=$m::sha256 $digest is not in release $tag's SHA256SUMS"; bad=1; }
+  done < <(sed -n 's/^sha256 = "\([0-9a-f]*\)"$/\1/p' "$m")
+  if [ "$bad" = 1 ]; then failed=1; else echo "::notice file=$m::every digest is in release $tag's SHA256SUMS"; fi
+done
+exit "$failed"

@@ -42,6 +42,9 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     }
     let mut merged = merge(parts)?;
     record_jobs(&mut merged, jobs);
+    for text in &args.notices {
+        merged.notices.push(Notice { stage: Name::lossy("workflow"), message: Message::lossy(text) });
+    }
     let out = match (&args.out, &args.results_dir) {
         (Some(out), _) => out.clone(),
         (None, Some(dir)) => {
@@ -99,7 +102,12 @@ fn parse_jobs(text: &str) -> anyhow::Result<Vec<JobOutcome>> {
         let (stages, trial): (&[&str], Option<u32>) = match id.as_str() {
             "measure" => (&["cpu", "disk", "internet"], None),
             _ => match id.split_once('-') {
-                Some(("save" | "gap" | "restore", n)) => (&["cache"], n.parse().ok()),
+                Some(("save" | "gap" | "restore", n)) => match n.parse() {
+                    Ok(trial) => (&["cache"], Some(trial)),
+                    Err(_) => bail!(
+                        "--jobs: job {id} names no cache trial; the workflow's trial jobs are save-N, gap-N and restore-N"
+                    ),
+                },
                 _ => (&[], None),
             },
         };
@@ -150,6 +158,9 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         differs("fingerprint", out.fingerprint.as_str(), part.fingerprint.as_str())?;
         differs("provider", out.provider.id.as_str(), part.provider.id.as_str())?;
         differs("runner", out.runner.label.as_str(), part.runner.label.as_str())?;
+        let binary =
+            |r: &MeasuredResult| r.collector.binary.as_ref().map_or("unknown".to_string(), |b| b.sha256.to_string());
+        differs("collector binary", &binary(&out), &binary(&part))?;
         let once = |stage: &str, mine: bool, theirs: bool| -> anyhow::Result<()> {
             if mine && theirs {
                 bail!("{name}: the {stage} stage is also in an earlier part; each stage may come from one part only");
@@ -197,6 +208,10 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         }
         if part.provenance.finished_at.instant() > out.provenance.finished_at.instant() {
             out.provenance.finished_at = part.provenance.finished_at;
+        }
+        // After a re-run, the run's latest attempt names the result.
+        if let (Some(mine), Some(theirs)) = (out.provenance.github.as_mut(), part.provenance.github.as_ref()) {
+            mine.run_attempt = mine.run_attempt.max(theirs.run_attempt);
         }
         out.notices.extend(part.notices);
     }
@@ -273,6 +288,35 @@ mod tests {
             ]
         );
         assert_eq!(r.provenance.jobs.len(), 6);
+    }
+
+    #[test]
+    fn a_trial_job_without_a_trial_number_is_refused() {
+        let err = parse_jobs(r#"{"save-x": {"result": "failure"}}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--jobs: job save-x names no cache trial; the workflow's trial jobs are save-N, gap-N and restore-N"
+        );
+    }
+
+    #[test]
+    fn parts_of_two_collector_binaries_are_refused() {
+        use runner_bench_format::measured::Binary;
+        let mut a = golden();
+        a.stages = Default::default();
+        let mut b = a.clone();
+        let sha = |c: char| runner_bench_format::Sha256Hex::new(c.to_string().repeat(64)).unwrap();
+        a.collector.binary = Some(Binary { sha256: sha('a'), target: Name::lossy("x86_64-unknown-linux-gnu") });
+        b.collector.binary = Some(Binary { sha256: sha('b'), target: Name::lossy("x86_64-unknown-linux-gnu") });
+        let err = merge(vec![("a.json".into(), a), ("b.json".into(), b)]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "b.json: its collector binary is {} but a.json has {}; only parts of one run can be assembled",
+                "b".repeat(64),
+                "a".repeat(64)
+            )
+        );
     }
 
     #[test]

@@ -178,6 +178,11 @@ pub struct AssembleArgs {
     #[arg(long, env = "RUNNER_BENCH_JOBS")]
     pub jobs: Option<String>,
 
+    /// A notice to add to the result under the stage `workflow`, e.g. where
+    /// the workflow took the collector from; repeat for more.
+    #[arg(long = "notice")]
+    pub notices: Vec<String>,
+
     /// Partial result files of one run, e.g. the save job's and the restore
     /// job's. They must share fingerprint, provider and runner.
     #[arg(required = true, num_args = 1..)]

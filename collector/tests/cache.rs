@@ -218,7 +218,7 @@ fn missing_runtime_variables_fail_with_advice() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ACTIONS_RESULTS_URL is not set"), "{err}");
-    assert!(err.contains("core.exportVariable('ACTIONS_RUNTIME_TOKEN'"), "{err}");
+    assert!(err.contains("core.setOutput('token', process.env.ACTIONS_RUNTIME_TOKEN)"), "{err}");
     assert!(!job.path("save.json").exists() || measured(&job.path("save.json")).stages.cache.is_none());
 }
 

@@ -453,7 +453,8 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
         assert!(v.routing.matches, "{p:?}");
     }
     site_check(&path);
-    let artifact = stage.settings.root.join("artifacts/result").join(rel.trim_start_matches("results/"));
+    let artifact =
+        stage.settings.root.join(format!("artifacts/{RUNNER}-result")).join(rel.trim_start_matches("results/"));
     assert_eq!(std::fs::read(&artifact).unwrap(), std::fs::read(&path).unwrap());
     let (page, cache_rows) = site_build(&rel, &path, stage.dir.path());
     assert!(page.contains(&format!("<h1>{RUNNER}</h1>")), "{page}");

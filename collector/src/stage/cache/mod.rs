@@ -30,9 +30,10 @@ use serde::{Deserialize, Serialize};
 
 /// Where a variable's advice points when a `run:` step cannot see it.
 pub const RUNTIME_ADVICE: &str = "GitHub Actions gives ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL to actions, not to \
-     `run:` steps: add a step before the collector that exports them, e.g. `uses: actions/github-script@v7` with \
-     `script: core.exportVariable('ACTIONS_RUNTIME_TOKEN', process.env.ACTIONS_RUNTIME_TOKEN); \
-     core.exportVariable('ACTIONS_RESULTS_URL', process.env.ACTIONS_RESULTS_URL)` (see docs/cache.md)";
+     `run:` steps: read them in an `actions/github-script` step with `core.setSecret(process.env.ACTIONS_RUNTIME_TOKEN); \
+     core.setOutput('token', process.env.ACTIONS_RUNTIME_TOKEN); core.setOutput('results-url', \
+     process.env.ACTIONS_RESULTS_URL)` and map those outputs into this step's `env:` only, as the benchmark workflow \
+     does (see docs/cache.md)";
 
 /// Routing pattern of GitHub's own cache storage.
 pub const AZURE_BLOB: &str = "*.blob.core.windows.net";
