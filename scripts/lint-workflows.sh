@@ -27,3 +27,10 @@ echo "==> check-jsonschema (GitHub workflow schema)"
 "$venv/bin/check-jsonschema" --builtin-schema vendor.github-workflows "${workflows[@]}"
 echo "==> actionlint"
 "$venv/bin/actionlint" "${workflows[@]}"
+# ci.yml's Windows job names the toolchain with a GNU host, which cannot be
+# read from rust-toolchain.toml there: keep the two channels equal.
+channel=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
+if ! grep -q "RUSTUP_TOOLCHAIN: $channel-x86_64-pc-windows-gnu" .github/workflows/ci.yml; then
+  echo "lint-workflows.sh: ci.yml's RUSTUP_TOOLCHAIN is not rust-toolchain.toml's channel $channel" >&2
+  exit 1
+fi

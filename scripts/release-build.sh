@@ -16,7 +16,12 @@ case "$TARGET" in
     export RUSTUP_TOOLCHAIN="$channel-$TARGET"
     rustup toolchain install "$RUSTUP_TOOLCHAIN" --profile minimal
     ;;
-  *) rustup target add "$TARGET" ;;
+  *)
+    # rust-toolchain.toml's channel, installed explicitly (newer rustup
+    # versions do not install a missing toolchain on first use).
+    rustup toolchain install
+    rustup target add "$TARGET"
+    ;;
 esac
 cargo build --profile dist --locked -p collector --target "$TARGET"
 mkdir -p dist
