@@ -9,7 +9,10 @@ cd "$(dirname "$0")/.."
 # it is missing; a machine that cannot reach rustup's server but whose
 # stable toolchain is that very release gets a link to it instead.
 channel=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml 2>/dev/null || true)
-if [ -n "$channel" ] && command -v rustup >/dev/null && ! rustup toolchain list | grep -q "^$channel-"; then
+# (The list is read first: with pipefail, grep -q stopping early could fail
+# the pipeline.)
+installed=$(rustup toolchain list 2>/dev/null || true)
+if [ -n "$channel" ] && command -v rustup >/dev/null && ! grep -q "^$channel-" <<<"$installed"; then
   stable=$(rustup run stable rustc --version 2>/dev/null | cut -d' ' -f2 || true)
   if [ "$stable" = "$channel" ]; then
     host=$(rustup run stable rustc -vV | sed -n 's/^host: //p')
