@@ -21,7 +21,11 @@ source_kind=${SOURCE:-release}
 # build or the downloaded binary.
 verify_token=${VERIFY_TOKEN:-}
 unset VERIFY_TOKEN GH_TOKEN
-dest=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/runner-bench-bin
+temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
+# Windows runners give RUNNER_TEMP as D:\a\_temp; Git Bash's own form of it
+# is the one every command here takes.
+if command -v cygpath >/dev/null; then temp=$(cygpath -u "$temp"); fi
+dest=$temp/runner-bench-bin
 mkdir -p "$dest"
 
 # The target triple of this runner, from the runner's own variables where
