@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use runner_bench_format::measured::{
-    CacheKind, CachePair, CacheStage, CacheVerification, DigestCheck, Instance, Routing, Status,
+    CacheKind, CacheMethod, CachePair, CacheStage, CacheVerification, DigestCheck, Instance, Routing, Status,
 };
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, Profile, Sha256Hex, Timestamp};
 
@@ -252,6 +252,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
             stage.pairs.push(CachePair {
                 trial: args.trial,
                 backend: spec.id.clone(),
+                method: CacheMethod::Client,
                 key: Name::lossy(&key),
                 save: s.transfer.clone(),
                 restore: None,
@@ -455,6 +456,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
             stage.pairs.push(CachePair {
                 trial: h.trial,
                 backend: spec.id.clone(),
+                method: CacheMethod::Client,
                 key: Name::lossy(&pair.key),
                 save: pair.save.clone(),
                 publication_gap_s: restore.as_ref().and_then(|_| NonNeg::new(gap_s).ok()),

@@ -4,7 +4,7 @@
 //!
 //! Every problem is reported, not only the first, each with its JSON path.
 
-use crate::measured::{MeasuredResult, STAGE_NAMES, Status};
+use crate::measured::{CacheMethod, MeasuredResult, STAGE_NAMES, Status};
 use crate::values::Message;
 
 /// One broken rule.
@@ -127,6 +127,33 @@ impl MeasuredResult {
                             pair.trial, params.cache_trials
                         ),
                     );
+                }
+                if let Some(first) = cache.pairs[..i].iter().find(|o| o.backend == pair.backend)
+                    && first.method != pair.method
+                {
+                    p.push(
+                        format!("{path}.method"),
+                        format!(
+                            "method {} differs from the {} of backend \"{}\"'s earlier pairs; one backend is measured \
+                             one way",
+                            pair.method.name(),
+                            first.method.name(),
+                            pair.backend
+                        ),
+                    );
+                }
+                let action = pair.method == CacheMethod::Action;
+                for (half, t) in [("save", Some(&pair.save)), ("restore", pair.restore.as_ref())] {
+                    match (action, t.map(|t| t.action.is_some())) {
+                        (true, Some(false)) => p.push(
+                            format!("{path}.{half}.action"),
+                            "required for a pair of method action (the action step and what was observed of it)",
+                        ),
+                        (false, Some(true)) => {
+                            p.push(format!("{path}.{half}.action"), "only a pair of method action has an action step")
+                        }
+                        _ => {}
+                    }
                 }
                 p.outcome(
                     &format!("{path}.save"),

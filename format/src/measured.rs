@@ -495,6 +495,10 @@ pub struct CachePair {
     pub trial: u32,
     /// Backend id.
     pub backend: Slug,
+    /// How the transfers were made and timed; `client` where absent (files
+    /// written before the action method existed), and not written then.
+    #[serde(default, skip_serializing_if = "CacheMethod::is_client")]
+    pub method: CacheMethod,
     /// The unique cache key.
     pub key: Name,
     /// The save.
@@ -538,8 +542,84 @@ pub struct CacheTransfer {
     pub transferred_bytes: Option<u64>,
     /// The OS instance it ran on.
     pub instance: Instance,
-    /// Affinity in force.
+    /// Affinity in force: for the action method, the one-CPU affinity the
+    /// collector gave the job's process tree before the action step.
     pub affinity: Affinity,
+    /// The action step that made the transfer (action method only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<ActionStep>,
+}
+
+/// How a cache pair's transfers were made and timed. The two are never
+/// ranked together.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CacheMethod {
+    /// The collector's own client: for an archive service, its tar + zstd
+    /// archive and its client of the cache API, timed from archiving to
+    /// finalize and from lookup to extraction; for a volume, a plain copy.
+    #[default]
+    Client,
+    /// A real cache action as a workflow step (`uses:`), timed from the end
+    /// of the collector's step before it to the start of its step after it:
+    /// the action with its node start-up and the adjacent step transitions.
+    Action,
+}
+
+impl CacheMethod {
+    fn is_client(&self) -> bool {
+        *self == CacheMethod::Client
+    }
+
+    /// The method as reports and tables name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheMethod::Client => "client",
+            CacheMethod::Action => "action",
+        }
+    }
+}
+
+/// The action step of an action-method transfer, and what was observed of
+/// its processes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActionStep {
+    /// The step's `uses:`, `owner/repo[/path]@commit`.
+    pub uses: Name,
+    /// The compressor runs the collector's zstd shim saw, in order, with
+    /// the processes above them: at most 16.
+    pub processes: Vec<ObservedProcess>,
+    /// Whether every compressor run observed was forced to one thread.
+    pub single_thread: Observation,
+    /// Whether every observed process had the job's one-CPU affinity.
+    pub affinity_inherited: Observation,
+}
+
+/// One process seen during an action step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObservedProcess {
+    /// `compressor` (the command the shim ran), `archiver` (its parent,
+    /// tar) or `action` (the process above tar, node).
+    pub role: Slug,
+    /// Command line, as the OS shows it (truncated to 200 characters).
+    pub command: Message,
+    /// The CPUs it may run on, as a list (`0`, `0-3`), or `unknown`.
+    pub cpus: Name,
+}
+
+/// Whether something was seen to hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Observation {
+    /// Seen, and it held every time.
+    Held,
+    /// Seen, and it did not hold at least once.
+    Failed,
+    /// Not seen (no compressor ran through the shim, or the OS does not
+    /// show it).
+    NotObserved,
 }
 
 /// What a restore checked.

@@ -240,6 +240,7 @@ impl Timer {
                 transferred_bytes: Some(bytes),
                 instance: instance.clone(),
                 affinity,
+                action: None,
             },
             Err(e) => CacheTransfer {
                 status: if e.timeout { Status::Timeout } else { Status::Error },
@@ -249,6 +250,7 @@ impl Timer {
                 transferred_bytes: None,
                 instance: instance.clone(),
                 affinity,
+                action: None,
             },
         }
     }
