@@ -44,6 +44,15 @@ pub enum CacheCommand {
     /// restore every backend of the hand-off file, verify, and write a
     /// partial result.
     Restore(RestoreArgs),
+    /// Action method, before the cache action's step: write the payload
+    /// (save) or check the slot's pair (restore), pin the runner's worker to
+    /// one CPU, put the one-thread zstd shim on PATH, print the step
+    /// outputs `action`, `key` and `path`, and start the clock.
+    Prepare(crate::cache_action_cmd::PrepareArgs),
+    /// Action method, after the cache action's step: stop the clock, read
+    /// the action's outputs and what the shim saw, verify a restore, and
+    /// add the pair to the partial result (and, on save, the hand-off file).
+    Record(crate::cache_action_cmd::RecordArgs),
     /// Wait what is left of the publication gap after a save, without
     /// measuring anything: the workflow's `gap` job runs it so that the
     /// restore job's runner is allocated only after the gap.
@@ -128,6 +137,8 @@ pub fn run(args: CacheArgs) -> anyhow::Result<()> {
         CacheCommand::Save(a) => save(a),
         CacheCommand::Restore(a) => restore(a),
         CacheCommand::Wait(a) => wait(a),
+        CacheCommand::Prepare(a) => crate::cache_action_cmd::prepare(a),
+        CacheCommand::Record(a) => crate::cache_action_cmd::record(a),
     }
 }
 
@@ -282,6 +293,8 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         pairs: saved,
         save_instance: instance,
         saved_at: Timestamp::now(),
+        method: CacheMethod::Client,
+        actions: Vec::new(),
     };
     let mut text = serde_json::to_vec_pretty(&handoff)?;
     text.push(b'\n');
@@ -290,15 +303,39 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether two instances are known to be the same OS instance.
+/// Whether two instances are the same OS instance; `None`: cannot tell (an
+/// unknown id equals nothing; see `Instance::same_as`).
 fn same_instance(a: &Instance, b: &Instance) -> Option<bool> {
-    let known = |i: &Instance| i.boot_id.as_str() != "unknown" && i.machine_id.as_str() != "unknown";
-    (known(a) && known(b)).then(|| a.boot_id == b.boot_id && a.machine_id == b.machine_id)
+    a.same_as(b)
+}
+
+/// Refuses to restore on the OS instance that saved; where that cannot be
+/// told, adds a notice.
+pub(crate) fn check_other_instance(
+    instance: &Instance,
+    saved: &Instance,
+    notices: &mut Vec<Notice>,
+) -> anyhow::Result<()> {
+    match same_instance(instance, saved) {
+        Some(true) => bail!(
+            "refusing to restore on the OS instance that saved (boot id {}, machine id {}): the restore must run in a \
+             later job on another runner, or the restore would read the save's local files and caches",
+            instance.boot_id,
+            instance.machine_id
+        ),
+        Some(false) => {}
+        None => notices.push(notice(
+            STAGE,
+            "this OS does not identify its instance to this collector: the restore could not be checked to run on \
+             another OS instance than the save",
+        )),
+    }
+    Ok(())
 }
 
 /// The hand-off file and the parameters of the profile it was saved with,
 /// checked to be this collector's.
-fn read_handoff(path: &std::path::Path) -> anyhow::Result<(Handoff, Parameters)> {
+pub(crate) fn read_handoff(path: &std::path::Path) -> anyhow::Result<(Handoff, Parameters)> {
     let h = Handoff::read(path)?;
     let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == h.profile) else {
         bail!("{}: unknown profile {:?}", path.display(), h.profile);
@@ -317,7 +354,7 @@ fn read_handoff(path: &std::path::Path) -> anyhow::Result<(Handoff, Parameters)>
 }
 
 /// Time since `t`, zero if `t` is in the future.
-fn since(t: &Timestamp) -> Duration {
+pub(crate) fn since(t: &Timestamp) -> Duration {
     let now = jiff::Timestamp::now();
     Duration::try_from(now.duration_since(t.instant())).unwrap_or_default()
 }
@@ -343,6 +380,13 @@ fn wait(args: WaitArgs) -> anyhow::Result<()> {
 
 fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let (h, params) = read_handoff(&args.handoff)?;
+    if h.method != CacheMethod::Client {
+        bail!(
+            "{} was written by `collector cache record`; restore it with `collector cache prepare restore`, the \
+             action's restore step and `collector cache record restore`",
+            args.handoff.display()
+        );
+    }
     let writer = ResultWriter::create(&args.out)?;
     let mut notices = Vec::new();
     let mut instance = machine::instance();
@@ -357,20 +401,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
              restore on another OS instance and are no measurement",
         ));
     }
-    match same_instance(&instance, &h.save_instance) {
-        Some(true) => bail!(
-            "refusing to restore on the OS instance that saved (boot id {}, machine id {}): the restore must run in a \
-             later job on another runner, or the restore would read the save's local files and caches",
-            instance.boot_id,
-            instance.machine_id
-        ),
-        Some(false) => {}
-        None => notices.push(notice(
-            STAGE,
-            "this OS does not identify its instance to this collector: the restore could not be checked to run on \
-             another OS instance than the save",
-        )),
-    }
+    check_other_instance(&instance, &h.save_instance, &mut notices)?;
     let (_pin, affinity) = pin(args.cpu, &mut notices)?;
     let resolved: Vec<Resolved> =
         h.backends.iter().map(|s| cache::resolve(s, &process_env, timeout(&params))).collect::<anyhow::Result<_>>()?;

@@ -8,6 +8,7 @@
 
 mod affinity;
 mod assemble;
+mod cache_action_cmd;
 mod cache_cmd;
 mod cleanup;
 mod cli;

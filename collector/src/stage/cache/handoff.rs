@@ -10,11 +10,12 @@
 use std::path::Path;
 
 use anyhow::Context;
-use runner_bench_format::measured::{CacheTransfer, Instance};
+use runner_bench_format::measured::{CacheMethod, CacheTransfer, Instance};
 use runner_bench_format::{Fingerprint, Provider, Runner, Timestamp};
 use serde::{Deserialize, Serialize};
 
 use super::BackendSpec;
+use super::action::ActionSpec;
 use super::payload::Manifest;
 
 /// Bumped when the file changes incompatibly.
@@ -39,6 +40,13 @@ pub struct Handoff {
     pub save_instance: Instance,
     /// When the save job finished its last transfer (the gap counts from here).
     pub saved_at: Timestamp,
+    /// How the pairs were saved: `client` (`collector cache save`, and
+    /// files without the field) or `action` (`collector cache record`).
+    #[serde(default)]
+    pub method: CacheMethod,
+    /// The action method's actions, in this trial's order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<ActionSpec>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -14,11 +14,13 @@
 //! archiving or extraction and the transfer; MiB/s uses the payload bytes.
 //! There are no retries and no fallbacks. See docs/cache.md.
 
+pub mod action;
 pub mod archive;
 pub mod ghacache;
 pub mod handoff;
 pub mod payload;
 pub mod volume;
+pub mod worker;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -107,6 +109,19 @@ impl BackendSpec {
             return Err("token= must name a variable (env:VAR), never the token itself".into());
         }
         Ok(BackendSpec { id, name, kind, endpoint, token, routing: routing.unwrap_or_else(|| AZURE_BLOB.to_string()) })
+    }
+
+    /// The hand-off's backend for an action-method pair: the action talks
+    /// to its service itself, so endpoint and token stay the runtime's.
+    pub fn for_action(spec: &action::ActionSpec) -> BackendSpec {
+        BackendSpec {
+            id: spec.id.clone(),
+            name: Name::lossy(spec.entry().name),
+            kind: CacheKind::ArchiveService,
+            endpoint: "env:ACTIONS_RESULTS_URL".into(),
+            token: "env:ACTIONS_RUNTIME_TOKEN".into(),
+            routing: spec.routing.clone(),
+        }
     }
 
     /// The backend as the result records it. For a service, only the origin
