@@ -116,17 +116,24 @@ pub struct RecordArgs {
     #[arg(long)]
     pub trial: u32,
 
-    /// The action step's outcome (`steps.<id>.outcome`).
+    /// The job's `steps` context as JSON (`toJSON(steps)`): the action's
+    /// step is the one with id `<half>-<slot>-<action>`, e.g.
+    /// `save-1-actions-cache`; its outcome and outputs are read from it.
+    #[arg(long, env = "RUNNER_BENCH_STEPS", default_value = "{}")]
+    pub steps: String,
+
+    /// The action step's outcome [default: from --steps].
     #[arg(long)]
-    pub outcome: String,
+    pub outcome: Option<String>,
 
-    /// restore: the action's `cache-hit` output.
-    #[arg(long, default_value = "")]
-    pub cache_hit: String,
+    /// restore: the action's `cache-hit` output [default: from --steps].
+    #[arg(long)]
+    pub cache_hit: Option<String>,
 
-    /// restore: the action's `cache-matched-key` output.
-    #[arg(long, default_value = "")]
-    pub matched_key: String,
+    /// restore: the action's `cache-matched-key` output [default: from
+    /// --steps].
+    #[arg(long)]
+    pub matched_key: Option<String>,
 
     /// The cache service URL the runner gave actions (ACTIONS_RESULTS_URL,
     /// or ACTIONS_CACHE_URL), as a JavaScript step read it.
@@ -453,26 +460,62 @@ fn load_or_new(
     Ok(r)
 }
 
+/// What the action's step reported: outcome, `cache-hit`, `cache-matched-key`.
+struct StepReport {
+    outcome: String,
+    cache_hit: String,
+    matched_key: String,
+}
+
+/// The action step's report, from the flags or the `steps` context.
+fn step_report(args: &RecordArgs, state: &State) -> anyhow::Result<StepReport> {
+    let steps: serde_json::Value =
+        serde_json::from_str(&args.steps).context("--steps (RUNNER_BENCH_STEPS) is not the JSON of a steps context")?;
+    let id = format!("{}-{}-{}", state.half, state.slot, state.action.id);
+    let step = &steps[&id];
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let outcome = match (&args.outcome, step["outcome"].as_str()) {
+        (Some(o), _) => o.clone(),
+        (None, Some(o)) => o.to_string(),
+        (None, None) => bail!(
+            "the steps context has no step {id} with an outcome; the action's step must have that id (see \
+             .github/workflows/benchmark.yml)"
+        ),
+    };
+    Ok(StepReport {
+        outcome,
+        cache_hit: args.cache_hit.clone().unwrap_or_else(|| text(&step["outputs"]["cache-hit"])),
+        matched_key: args.matched_key.clone().unwrap_or_else(|| text(&step["outputs"]["cache-matched-key"])),
+    })
+}
+
 pub fn record(args: RecordArgs) -> anyhow::Result<()> {
     let now_ns = action::shared_clock_ns();
     let dir = state_dir(args.state_dir.clone())?;
     let state = State::read(&State::file(&dir, args.half.name(), args.trial, args.slot))?;
     let seconds = elapsed_since(&state, now_ns);
     let ws = workspace(args.workspace.clone())?;
+    let report = step_report(&args, &state)?;
     match args.half {
-        Half::Save => record_save(&args, &dir, state, seconds),
-        Half::Restore => record_restore(&args, &dir, &ws, state, seconds),
+        Half::Save => record_save(&args, &report, &dir, state, seconds),
+        Half::Restore => record_restore(&args, &report, &dir, &ws, state, seconds),
     }
 }
 
-fn record_save(args: &RecordArgs, dir: &Path, state: State, seconds: Option<NonNeg>) -> anyhow::Result<()> {
+fn record_save(
+    args: &RecordArgs,
+    report: &StepReport,
+    dir: &Path,
+    state: State,
+    seconds: Option<NonNeg>,
+) -> anyhow::Result<()> {
     let context_path = dir.join(format!("runner-bench-action-save-{}-{}-context.json", state.trial, state.slot));
     let ctx: SaveContext = serde_json::from_slice(
         &std::fs::read(&context_path).with_context(|| format!("cannot read {}", context_path.display()))?,
     )?;
     let writer = ResultWriter::create(&args.out)?;
     let handoff_writer = ResultWriter::create(&args.handoff).map_err(|e| anyhow::anyhow!("--handoff: {e}"))?;
-    let t = transfer(&state, seconds, &args.outcome, None);
+    let t = transfer(&state, seconds, &report.outcome, None);
     let stage = CacheStage {
         payload_bytes: ctx.manifest.bytes,
         payload_sha256: Sha256Hex::new(ctx.manifest.sha256.clone()).map_err(anyhow::Error::msg)?,
@@ -549,6 +592,7 @@ fn record_save(args: &RecordArgs, dir: &Path, state: State, seconds: Option<NonN
 
 fn record_restore(
     args: &RecordArgs,
+    report: &StepReport,
     dir: &Path,
     ws: &Path,
     state: State,
@@ -562,9 +606,10 @@ fn record_restore(
         .with_context(|| format!("{}: no pair has the key {}", args.handoff.display(), state.key))?;
     let writer = ResultWriter::create(&args.out)?;
     let target = ws.join(&state.path);
-    let key_match = if args.matched_key == state.key || (args.matched_key.is_empty() && args.cache_hit == "true") {
+    let key_match = if report.matched_key == state.key || (report.matched_key.is_empty() && report.cache_hit == "true")
+    {
         KeyMatch::Exact
-    } else if !args.matched_key.is_empty() {
+    } else if !report.matched_key.is_empty() {
         KeyMatch::RestoreKey
     } else {
         KeyMatch::Miss
@@ -578,10 +623,10 @@ fn record_restore(
     };
     let failure = match key_match {
         KeyMatch::Exact => None,
-        KeyMatch::RestoreKey => Some(format!("the action restored key {}, not the exact key", args.matched_key)),
+        KeyMatch::RestoreKey => Some(format!("the action restored key {}, not the exact key", report.matched_key)),
         KeyMatch::Miss => Some(format!("the action reported a miss for key {}", state.key)),
     };
-    let t = transfer(&state, seconds, &args.outcome, failure);
+    let t = transfer(&state, seconds, &report.outcome, failure);
     let verification = CacheVerification { key_match, sha256, routing: routing(&state.action, &args.runtime_url) };
     // The next slot restores into the same path.
     let _ = std::fs::remove_dir_all(&target);

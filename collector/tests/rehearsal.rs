@@ -31,7 +31,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::Parser as _;
-use runner_bench_format::measured::{DigestCheck, KeyMatch, Status};
+use runner_bench_format::Affinity;
+use runner_bench_format::measured::{CacheMethod, DigestCheck, KeyMatch, Observation, Status};
 use runner_bench_format::{AnyResult, MeasuredResult, read_file};
 use workflow::azure::CacheFront;
 use workflow::run::{Conclusion, Fault, Run, Settings};
@@ -240,11 +241,19 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
     assert_eq!(
         used,
         [
+            "WarpBuilds/cache/restore",
+            "WarpBuilds/cache/save",
             "actions/attest-build-provenance",
+            "actions/cache/restore",
+            "actions/cache/save",
             "actions/checkout",
             "actions/download-artifact",
             "actions/github-script",
-            "actions/upload-artifact"
+            "actions/upload-artifact",
+            "cirruslabs/cache/restore",
+            "cirruslabs/cache/save",
+            "runs-on/cache/restore",
+            "runs-on/cache/save"
         ]
     );
     assert!(wf.actions().iter().all(|(_, a)| a.sha.len() == 40));
@@ -320,6 +329,8 @@ impl Stage {
             ("provider", PROVIDER),
             ("runner", RUNNER),
             ("profile", "quick"),
+            // The client method here; the action method has its own test.
+            ("cache-method", "client"),
             // An extra backend: an attached volume, a folder every instance sees.
             (
                 "backends",
@@ -608,4 +619,174 @@ fn collector_sh_refuses_a_binary_that_is_not_the_release() {
         fetch(version),
         (Some(1), format!("collector.sh: release v{version}'s binary reports version 9.9.9; refusing to run it\n"))
     );
+}
+
+/// Every zstd process seen while it runs: `(command line, CPUs allowed,
+/// most threads seen)`, from /proc, by a thread of the test (independent of
+/// the shim's own log).
+struct ZstdWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<std::collections::BTreeMap<u32, (String, String, u32)>>,
+}
+
+impl ZstdWatch {
+    fn start() -> ZstdWatch {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut seen = std::collections::BTreeMap::new();
+            while !flag.load(Ordering::Relaxed) {
+                for e in std::fs::read_dir("/proc").unwrap().flatten() {
+                    let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+                    if !std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "zstd") {
+                        continue;
+                    }
+                    if !descends_from_this_process(pid) {
+                        continue;
+                    }
+                    let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { continue };
+                    let field = |n: &str| {
+                        status.lines().find_map(|l| l.strip_prefix(n)).map(|v| v.trim().to_string()).unwrap_or_default()
+                    };
+                    let threads: u32 = field("Threads:").parse().unwrap_or(0);
+                    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ").trim().to_string();
+                    let entry = seen.entry(pid).or_insert((cmd, field("Cpus_allowed_list:"), 0));
+                    entry.2 = entry.2.max(threads);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            seen
+        });
+        ZstdWatch { stop, thread }
+    }
+
+    fn finish(self) -> Vec<(String, String, u32)> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        // Left out: the compression method check (`zstd --quiet --version`)
+        // and processes caught exiting, whose command line is already gone.
+        self.thread
+            .join()
+            .unwrap()
+            .into_values()
+            .filter(|(cmd, _, _)| !cmd.is_empty() && !cmd.contains("--version"))
+            .collect()
+    }
+}
+
+/// Whether `pid` was started (indirectly) by this test process; other
+/// tests may run zstd on the machine meanwhile.
+fn descends_from_this_process(mut pid: u32) -> bool {
+    let me = std::process::id();
+    for _ in 0..64 {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) else { return false };
+        let Some(parent) = status.lines().find_map(|l| l.strip_prefix("PPid:")).and_then(|v| v.trim().parse().ok())
+        else {
+            return false;
+        };
+        if parent == me {
+            return true;
+        }
+        if parent <= 1 {
+            return false;
+        }
+        pid = parent;
+    }
+    false
+}
+
+/// Gives every thread of this process every CPU again (the action method
+/// pins the rehearsal's process, which stands in for the runner's worker).
+fn unpin_this_process() {
+    // SAFETY: a zeroed cpu_set_t is empty; CPU_SET sets bits below
+    // CPU_SETSIZE; sched_setaffinity reads the set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(cpu, &mut set);
+        }
+        for e in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+            if let Some(tid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) {
+                libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_action_method_times_the_real_cache_action() {
+    let mut stage = Stage::new(Vec::new());
+    let results_host = stage.settings.js_env[1].1.split('/').nth(2).unwrap().to_string();
+    stage.settings.inputs.retain(|(k, _)| k != "backends" && k != "cache-method");
+    stage.settings.inputs.push(("cache-method".into(), "action".into()));
+    stage.settings.inputs.push(("cache-actions".into(), format!("actions-cache;routing={results_host}")));
+    stage.settings.js_env.push(("ACTIONS_CACHE_SERVICE_V2".into(), "True".into()));
+    // The rehearsal starts every step from this process, as the runner's
+    // worker does on GitHub: prepare pins it.
+    let me = std::fs::read_to_string("/proc/self/comm").unwrap().trim().to_string();
+    stage.settings.runner_env.push(("RUNNER_BENCH_WORKER_PROCESS".into(), me));
+    stage.settings.stop_after = Some("restore-1".into());
+    let watch = ZstdWatch::start();
+    let run = stage.rehearse();
+    unpin_this_process();
+    let zstd = watch.finish();
+    assert_eq!(
+        run.conclusions(),
+        [("measure", "success"), ("save-1", "success"), ("gap-1", "success"), ("restore-1", "success")],
+        "{}",
+        run.jobs.iter().map(JobLog).map(|l| l.to_string()).collect::<String>()
+    );
+    let saved = run.job("save-1");
+    assert_eq!(saved.step("actions/cache/save (slot 1)").outcome.as_str(), "success");
+    assert_eq!(saved.step("WarpBuilds/cache/save (slot 1)").outcome.as_str(), "skipped");
+    assert_eq!(saved.step("Prepare the cache action of slot 2 (save)").outcome.as_str(), "success");
+    assert_eq!(saved.step("actions/cache/save (slot 2)").outcome.as_str(), "skipped");
+
+    let restore = run.job("restore-1");
+    let part = restore.workspace.as_ref().unwrap().join("part-restore-1.json");
+    let AnyResult::Measured(result) = read_file(&part).unwrap() else { panic!("not a measured part") };
+    assert_eq!(result.problems(), vec![]);
+    let cache = result.stages.cache.as_ref().unwrap();
+    assert_eq!(cache.pairs.len(), 1);
+    let pair = &cache.pairs[0];
+    assert_eq!((pair.trial, pair.backend.as_str(), pair.method), (1, "actions-cache", CacheMethod::Action));
+    assert!(pair.verified(), "{pair:#?}");
+    let v = pair.verification.as_ref().unwrap();
+    assert_eq!((v.key_match, v.sha256), (KeyMatch::Exact, DigestCheck::Match));
+    assert_eq!(v.routing.observed.as_str(), format!("runtime service {results_host}; provider variables: none"));
+    let cpu = match pair.save.affinity {
+        Affinity::Pinned { cpu, .. } => cpu,
+        Affinity::Unpinned => panic!("the save's action ran unpinned: {pair:#?}"),
+    };
+    for (half, t) in [("save", &pair.save), ("restore", pair.restore.as_ref().unwrap())] {
+        let a = t.action.as_ref().unwrap();
+        let uses = format!("actions/cache/{half}@27d5ce7f107fe9357f9df03efb73ab90386fccae");
+        assert_eq!(a.uses.as_str(), uses);
+        assert_eq!((a.single_thread, a.affinity_inherited), (Observation::Held, Observation::Held), "{half}: {a:#?}");
+        let roles: Vec<&str> = a.processes.iter().map(|p| p.role.as_str()).collect();
+        // GNU tar compresses through `sh -c zstdmt` and decompresses with
+        // `unzstd -d` directly.
+        let want: &[&str] = if half == "save" {
+            &["compressor", "shell", "archiver", "action"]
+        } else {
+            &["compressor", "archiver", "action"]
+        };
+        assert_eq!(roles, want, "{half}: {a:#?}");
+        let (tar, node) = (&a.processes[roles.len() - 2], &a.processes[roles.len() - 1]);
+        let op = if half == "save" { "--posix -cf cache.tzst" } else { "-xf " };
+        assert!(tar.command.as_str().starts_with(&format!("/usr/bin/tar {op}")), "{a:#?}");
+        assert!(node.command.as_str().contains("action.mjs"), "{a:#?}");
+        assert!(t.seconds.unwrap().get() > 0.0);
+    }
+    // Seen from outside: every zstd that tar ran had --single-thread and
+    // the pinned CPU. zstd 1.5 keeps two I/O threads beside the one
+    // compression thread with --single-thread; without it, zstdmt on this
+    // machine runs a worker per CPU besides (4 or more threads).
+    assert!(zstd.len() >= 2, "zstd ran for the save and the restore: {zstd:?}");
+    for (cmd, cpus, threads) in &zstd {
+        assert!(cmd.ends_with("--single-thread"), "{zstd:?}");
+        assert_eq!(cpus, &cpu.to_string(), "{zstd:?}");
+        assert!(*threads <= 3, "{zstd:?}");
+    }
 }

@@ -634,8 +634,9 @@ pub struct ActionStep {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObservedProcess {
-    /// `compressor` (the command the shim ran), `archiver` (its parent,
-    /// tar) or `action` (the process above tar, node).
+    /// `compressor` (the command the shim ran), `shell` (the `sh -c` tar
+    /// runs a compressor through), `archiver` (tar) or `action` (the
+    /// process above tar, node).
     pub role: Slug,
     /// Command line, as the OS shows it (truncated to 200 characters).
     pub command: Message,

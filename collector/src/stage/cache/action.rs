@@ -187,7 +187,8 @@ fn sh_quote(s: &str) -> String {
 }
 
 /// The shim script: logs the command it will run and the compressor's,
-/// tar's and the action's CPUs and command lines (where the OS shows
+/// the shell's that tar may run it through, tar's and the action's CPUs and
+/// command lines (where the OS shows
 /// them in /proc), then replaces itself with the real zstd, `--single-thread`
 /// last so that it overrides any `-T` before it. The log is a few reads and
 /// small processes before zstd starts: inside the timed step, and small
@@ -211,6 +212,13 @@ one() {{
   echo begin
   one compressor "$$" "$(printf '%s ' "$real" {first_args} "$@" --single-thread | cut -c 1-200)"
   tar_pid=$PPID
+  # GNU tar runs the compressor through `/bin/sh -c` (not the decompressor).
+  case "$(cmdline "$tar_pid")" in
+    "/bin/sh -c "* | "sh -c "*)
+      one shell "$tar_pid" "$(cmdline "$tar_pid")"
+      tar_pid=$(field "$tar_pid" PPid)
+      ;;
+  esac
   one archiver "$tar_pid" "$(cmdline "$tar_pid")"
   action_pid=$(field "$tar_pid" PPid)
   [ -n "$action_pid" ] && one action "$action_pid" "$(cmdline "$action_pid")"

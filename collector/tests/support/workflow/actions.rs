@@ -13,6 +13,10 @@
 //!   names, `pattern` and `merge-multiple`.
 //! - `actions/github-script`: the script in an async function under node,
 //!   with a small `core` (the runner starts node; see run.rs).
+//! - `actions/cache/save` and `actions/cache/restore`: the action's entry
+//!   points over the official @actions/cache package under node
+//!   (tests/cache-service/action.mjs), with the runner's JavaScript-action
+//!   variables: the real tar and zstd, through PATH (run.rs).
 //! - `actions/attest-build-provenance` and `actions/attest`: cannot sign
 //!   offline; they check the subjects exist, record their SHA-256 in a
 //!   bundle file marked as simulated, and succeed.
@@ -36,6 +40,8 @@ pub(crate) enum Action {
     DownloadArtifact,
     GithubScript,
     Attest,
+    CacheSave,
+    CacheRestore,
 }
 
 impl Action {
@@ -46,6 +52,8 @@ impl Action {
             "actions/download-artifact" => Action::DownloadArtifact,
             "actions/github-script" => Action::GithubScript,
             "actions/attest-build-provenance" | "actions/attest" => Action::Attest,
+            "actions/cache/save" => Action::CacheSave,
+            "actions/cache/restore" => Action::CacheRestore,
             _ => return None,
         })
     }
@@ -124,6 +132,10 @@ impl Action {
                 "show-summary",
                 "github-token",
             ],
+            Action::CacheSave => &["path", "key", "upload-chunk-size", "enableCrossOsArchive"],
+            Action::CacheRestore => {
+                &["path", "key", "restore-keys", "enableCrossOsArchive", "fail-on-cache-miss", "lookup-only"]
+            }
         }
     }
 

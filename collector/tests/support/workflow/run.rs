@@ -639,12 +639,15 @@ impl JobRun<'_> {
                 match Action::from_name(&action.name) {
                     None => Some(format!(
                         "{} is not an action the rehearsal can simulate (checkout, upload-artifact, download-artifact, \
-                         github-script, attest-build-provenance, attest)",
+                         github-script, attest-build-provenance, attest, cache/save, cache/restore)",
                         action.name
                     )),
                     Some(a) => {
                         a.check_inputs(&with_values).with_context(|| format!("uses: {}", action.name))?;
-                        if a == Action::GithubScript {
+                        if matches!(a, Action::CacheSave | Action::CacheRestore) {
+                            let op = if a == Action::CacheSave { "save" } else { "restore" };
+                            self.node_action(op, &with_values, &env, &files, step, index, &log_path, deadline)?
+                        } else if a == Action::GithubScript {
                             self.github_script(
                                 &with_values,
                                 &env,
@@ -671,7 +674,9 @@ impl JobRun<'_> {
                                 Action::UploadArtifact => actions::upload_artifact(&with_values, &mut ctx),
                                 Action::DownloadArtifact => actions::download_artifact(&with_values, &mut ctx),
                                 Action::Attest => actions::attest(&with_values, &mut ctx),
-                                Action::GithubScript => unreachable!("run above"),
+                                Action::GithubScript | Action::CacheSave | Action::CacheRestore => {
+                                    unreachable!("run above")
+                                }
                             }
                             .with_context(|| format!("uses: {}", action.name))?;
                             match outcome {
@@ -769,6 +774,31 @@ impl JobRun<'_> {
         vars.extend(files.vars().into_iter().map(|(k, v)| (k.to_string(), v)));
         vars.extend(extra.iter().cloned());
         vars
+    }
+
+    /// actions/cache's save or restore entry point (`op`) under node, as
+    /// the runner starts a JavaScript action: its inputs as INPUT_*, the
+    /// JavaScript-action variables, in the workspace.
+    #[allow(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
+    fn node_action(
+        &mut self,
+        op: &str,
+        with: &[(String, String)],
+        env: &[(String, String)],
+        files: &StepFiles,
+        step: &Step,
+        index: usize,
+        log_path: &Path,
+        deadline: Instant,
+    ) -> anyhow::Result<Option<String>> {
+        let program = self.shared.settings.repo.join("tests/cache-service/action.mjs");
+        let mut extra: Vec<(String, String)> =
+            with.iter().map(|(k, v)| (format!("INPUT_{}", k.replace(' ', "_").to_uppercase()), v.clone())).collect();
+        extra.extend(self.shared.settings.js_env.iter().cloned());
+        let vars = self.process_env(env, files, step, index, &extra);
+        let argv = [OsString::from("node"), program.into_os_string(), OsString::from(op)];
+        let workspace = self.dirs.workspace.clone();
+        self.spawn(&argv, &workspace, &vars, log_path, deadline)
     }
 
     #[allow(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
