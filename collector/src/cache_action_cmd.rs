@@ -333,7 +333,7 @@ fn finish_prepare(mut state: State, dir: &Path) -> anyhow::Result<()> {
 }
 
 fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<()> {
-    let (h, _params) = crate::cache_cmd::read_handoff(&args.handoff)?;
+    let (h, params) = crate::cache_cmd::read_handoff(&args.handoff)?;
     if h.method != CacheMethod::Action {
         bail!(
             "{} was written by `collector cache save`; restore it with `collector cache restore`",
@@ -366,6 +366,9 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
             target.display()
         );
     }
+    // The workflow's gap job has waited already; run alone, the restore
+    // waits here what is left (never timed).
+    crate::cache_cmd::wait_gap(&h, &params);
     let gap_s = crate::cache_cmd::since(&h.saved_at).as_secs_f64();
     let (affinity, shim_log, mut notices) = pin_and_shim(args.cpu, dir)?;
     notices.extend(extra.into_iter().map(|n| n.message.to_string()));

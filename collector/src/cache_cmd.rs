@@ -361,7 +361,7 @@ pub(crate) fn since(t: &Timestamp) -> Duration {
 
 /// Sleeps what is left of the profile's publication gap, counted from the
 /// end of the save job's last transfer.
-fn wait_gap(h: &Handoff, params: &Parameters) {
+pub(crate) fn wait_gap(h: &Handoff, params: &Parameters) {
     let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
     let waited = since(&h.saved_at);
     if waited < gap {

@@ -68,7 +68,7 @@ pub fn markdown(result: &MeasuredResult) -> String {
         let mib = cache.payload_bytes as f64 / f64::from(1 << 20);
         let _ = writeln!(
             out,
-            "| Cache backend | Median save s | Median restore s | Verified pairs |\n| --- | ---: | ---: | ---: |"
+            "| Cache backend | Method | Median save s | Median restore s | Verified pairs |\n| --- | --- | ---: | ---: | ---: |"
         );
         for b in &cache.backends {
             let verified: Vec<_> = cache.pairs.iter().filter(|x| x.backend == b.id && x.verified()).collect();
@@ -77,8 +77,9 @@ pub fn markdown(result: &MeasuredResult) -> String {
                 verified.iter().filter_map(|x| x.restore.as_ref()?.seconds.map(|s| s.get())).collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} / {} |",
+                "| {} | {} | {} | {} | {} / {} |",
                 cell(b.name.as_str()),
+                cell(&method(cache.pairs.iter().filter(|x| x.backend == b.id))),
                 fmt(median(&save)),
                 fmt(median(&restore)),
                 verified.len(),
@@ -145,6 +146,34 @@ pub fn append_to_github_file(var: &str, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {var} {}", path.to_string_lossy()))
 }
 
+/// A backend's method, and for the action method whether one zstd thread
+/// and the one-CPU affinity held in every transfer.
+fn method<'a>(pairs: impl Iterator<Item = &'a runner_bench_format::measured::CachePair>) -> String {
+    use runner_bench_format::measured::{CacheMethod, Observation};
+    let pairs: Vec<_> = pairs.collect();
+    let Some(first) = pairs.first() else { return "none".into() };
+    if first.method == CacheMethod::Client {
+        return "client".into();
+    }
+    let steps: Vec<_> = pairs
+        .iter()
+        .flat_map(|p| [Some(&p.save), p.restore.as_ref()])
+        .flatten()
+        .filter_map(|t| t.action.as_ref())
+        .collect();
+    let all = |f: &dyn Fn(&runner_bench_format::measured::ActionStep) -> Observation| {
+        let seen: Vec<Observation> = steps.iter().map(|a| f(a)).collect();
+        if seen.contains(&Observation::Failed) {
+            "failed"
+        } else if !seen.is_empty() && seen.iter().all(|o| *o == Observation::Held) {
+            "held"
+        } else {
+            "not observed"
+        }
+    };
+    format!("action; one zstd thread: {}; one CPU: {}", all(&|a| a.single_thread), all(&|a| a.affinity_inherited))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +200,30 @@ mod tests {
         let want = format!("| AMD EPYC 9454P 48-Core Processor | {:.2} | 4 / 5 / 5 |", (ips[1] + ips[2]) / 2.0);
         assert!(md.contains(&want), "{md}");
         assert!(md.contains("- Error: CoreMark validation CRC mismatch"), "{md}");
+    }
+
+    #[test]
+    fn names_each_backends_method_and_what_held() {
+        use runner_bench_format::measured::{ActionStep, CacheMethod, Observation};
+        use runner_bench_format::{AnyResult, Name};
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+        let AnyResult::Measured(r) = runner_bench_format::read_file(&path).unwrap() else { panic!("measured") };
+        let cache = r.stages.cache.as_ref().unwrap();
+        assert_eq!(method(cache.pairs.iter()), "client");
+        let mut pairs = cache.pairs.clone();
+        let step = |single, affinity| ActionStep {
+            uses: Name::lossy("actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae"),
+            processes: Vec::new(),
+            single_thread: single,
+            affinity_inherited: affinity,
+        };
+        for p in &mut pairs {
+            p.method = CacheMethod::Action;
+            p.save.action = Some(step(Observation::Held, Observation::Held));
+        }
+        assert_eq!(method(pairs.iter()), "action; one zstd thread: held; one CPU: held");
+        pairs[0].save.action = Some(step(Observation::Held, Observation::Failed));
+        pairs[1].save.action = Some(step(Observation::NotObserved, Observation::Held));
+        assert_eq!(method(pairs.iter()), "action; one zstd thread: not observed; one CPU: failed");
     }
 }

@@ -333,3 +333,91 @@ fn assemble_needs_a_destination_and_a_run_id_for_the_submission_path() {
         "error: the parts record no GitHub Actions run, so the result has no run id for its file name; use --out\n"
     );
 }
+
+/// `collector cache prepare save` with the given actions, in a fresh
+/// workspace and state folder, outside GitHub Actions.
+fn prepare_save(dir: &Path, actions: &[&str]) -> Command {
+    let mut cmd = collector();
+    cmd.args(["cache", "prepare", "save", "--slot", "1", "--trial", "1", "--profile", "quick"])
+        .args(["--provider", "example", "--runner", "example-linux-x64"])
+        .arg("--workspace")
+        .arg(dir)
+        .arg("--state-dir")
+        .arg(dir)
+        .env_remove("GITHUB_PATH")
+        .env_remove("WARPBUILD_RUNNER_VERIFICATION_TOKEN");
+    for a in actions {
+        cmd.args(["--action", a]);
+    }
+    cmd
+}
+
+#[test]
+fn prepare_refuses_an_action_it_cannot_time() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(
+        stderr_of(&mut prepare_save(dir.path(), &["buildjet"])),
+        "error: --action: unknown action \"buildjet\"; the workflow runs actions-cache, warpbuild, runs-on, \
+         cirrus\n"
+    );
+    assert_eq!(
+        stderr_of(&mut prepare_save(dir.path(), &["warpbuild"])),
+        "error: WarpBuilds/cache needs WARPBUILD_RUNNER_VERIFICATION_TOKEN in the job's environment to reach its \
+         provider's cache; without it the action uses GitHub's cache or does nothing, so it is not timed on this \
+         runner\n"
+    );
+    assert_eq!(
+        stderr_of(&mut prepare_save(dir.path(), &["actions-cache", "actions-cache"])),
+        "error: --action: actions-cache is given twice\n"
+    );
+}
+
+#[test]
+fn prepare_then_record_around_a_step_that_did_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = prepare_save(dir.path(), &["actions-cache"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let key = err.lines().find_map(|l| l.strip_prefix("action=actions-cache key=")).unwrap();
+    let key = key.split(' ').next().unwrap().to_string();
+    assert!(key.starts_with("runner-bench-example-linux-x64-actions-cache-t1-"), "{err}");
+    // No worker process and no GITHUB_PATH outside Actions: both noticed.
+    let record = |steps: &str| {
+        let mut cmd = collector();
+        cmd.args(["cache", "record", "save", "--slot", "1", "--trial", "1", "--steps", steps])
+            .arg("--workspace")
+            .arg(dir.path())
+            .arg("--state-dir")
+            .arg(dir.path())
+            .arg("--handoff")
+            .arg(dir.path().join("handoff-1.json"))
+            .arg("--out")
+            .arg(dir.path().join("part-save-1.json"));
+        cmd
+    };
+    assert_eq!(
+        stderr_of(&mut record("{}")),
+        "error: the steps context has no step save-1-actions-cache with an outcome; the action's step must have that \
+         id (see .github/workflows/benchmark.yml)\n"
+    );
+    let out = record(r#"{"save-1-actions-cache":{"outcome":"failure","outputs":{}}}"#).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = measured(&dir.path().join("part-save-1.json"));
+    let pair = &r.stages.cache.as_ref().unwrap().pairs[0];
+    assert_eq!(pair.key.as_str(), key);
+    assert_eq!(pair.save.status, Status::Error);
+    assert_eq!(pair.save.message.as_ref().unwrap().as_str(), "the action step's outcome is failure");
+    let a = pair.save.action.as_ref().unwrap();
+    assert_eq!(a.uses.as_str(), "actions/cache/save@27d5ce7f107fe9357f9df03efb73ab90386fccae");
+    // Nothing ran through the shim, which was never on the step's PATH.
+    assert_eq!(a.single_thread, runner_bench_format::measured::Observation::NotObserved);
+    let notices: Vec<&str> = r.notices.iter().map(|n| n.message.as_str()).collect();
+    assert!(
+        notices.contains(
+            &"GITHUB_PATH is not set: the zstd shim could not be put on the action's PATH, so the compressor threads \
+              were not forced to one"
+        ),
+        "{notices:?}"
+    );
+    assert!(pair.save.seconds.is_some());
+}
