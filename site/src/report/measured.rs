@@ -4,6 +4,7 @@
 use runner_bench_format::measured::{MeasuredResult, Status};
 use runner_bench_format::{Affinity, arch_label};
 
+use super::protocol;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
     InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, count_word,
@@ -96,6 +97,8 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             let (restore, restore_mib_per_s, restore_variation) = transfer(stage.payload_bytes, &restores);
             cache.push(CacheRow {
                 kind: backend.kind,
+                method: protocol::method_of(stage, &backend.id),
+                method_label: protocol::method_label(stage, &backend.id),
                 runner: runner.clone(),
                 backend: backend.name.to_string(),
                 payload_mib: figures::one(stage.payload_bytes as f64 / MIB),

@@ -1,17 +1,23 @@
 //! Per-provider markdown reports in the published format of the seed
 //! reports. Measured results (figures computed from samples) and imported
 //! results (figures as published) are turned into one view model
-//! (`view.rs`), which the tera template `templates/report.md` lays out, so
-//! that wording changes need no code.
+//! (`view.rs`), which the tera template `templates/report.md` lays out.
+//! What the reports say about how the figures were measured is made
+//! sentence by sentence in `protocol.rs`: the published wording for
+//! imported results, and for measured ones sentences made from what each
+//! file records.
 
 mod imported;
 mod measured;
+pub mod protocol;
 mod render;
 mod view;
 
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
-pub use view::{CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, ReportView, build_view};
+pub use view::{
+    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, ReportView, build_view,
+};
 
 use runner_bench_format::AnyResult;
 

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 
 use runner_bench_format::AnyResult;
-use runner_bench_format::measured::CacheKind;
+use runner_bench_format::measured::{CacheKind, CacheMethod, MeasuredResult};
 use serde::Serialize;
 
+use super::protocol::{self, Paragraph, ProtocolText, Published};
 use super::{imported, measured};
 use crate::validate::Run;
 
@@ -19,9 +20,10 @@ pub struct ReportView {
     pub provider_name: String,
     /// `<Name> Runner Benchmarks`, or the imported document's title.
     pub title: String,
-    /// Whether any group has a runner stage (CPU, disk, cache, internet);
-    /// a build-cache-only report skips the CoreMark introduction.
-    pub has_runner_stages: bool,
+    /// The CoreMark introduction, where every group that has one says the
+    /// same (otherwise each group says its own); a build-cache-only report
+    /// has none.
+    pub intro: Vec<Paragraph>,
     /// One group per fingerprint; figures of two groups are never compared.
     pub groups: Vec<GroupView>,
     /// Results kept on record but out of comparisons.
@@ -57,8 +59,12 @@ pub struct GroupView {
     pub imported: bool,
     /// The parameters row, where known.
     pub profile: Option<ProfileView>,
-    /// Figures the wording quotes: the profile's, else the published ones.
+    /// Figures the published wording quotes: the profile's, else the
+    /// published ones (imported results).
+    #[serde(skip)]
     pub wording: Wording,
+    /// What was done, sentence by sentence (`protocol`).
+    pub text: ProtocolText,
     /// CoreMark rows of pinned runners, best first.
     pub pinned: Vec<CpuRow>,
     /// CoreMark rows of runners that cannot pin (macOS), best first.
@@ -68,8 +74,9 @@ pub struct GroupView {
     /// Whether every disk row has sample counts (the current published
     /// table); older reports printed none.
     pub disk_counts: bool,
-    /// Cache rows grouped by backend kind.
-    pub cache_kinds: Vec<CacheKindView>,
+    /// Cache rows by method, then by backend kind: figures of two methods
+    /// are never in one table.
+    pub cache_methods: Vec<CacheMethodView>,
     /// Internet endpoints named by the rows.
     pub endpoints: Vec<EndpointView>,
     /// Internet rows, by runner.
@@ -168,6 +175,19 @@ pub struct DiskRow {
     pub rand_write: String,
 }
 
+/// Cache rows of one method.
+#[derive(Debug, Clone, Serialize)]
+pub struct CacheMethodView {
+    pub method: CacheMethod,
+    /// `Client method` or `Action method`.
+    pub heading: String,
+    /// What the method's section says (measured results; the published
+    /// wording says it for the whole stage).
+    pub text: Paragraph,
+    /// Its rows by backend kind.
+    pub kinds: Vec<CacheKindView>,
+}
+
 /// Cache rows of one backend kind.
 #[derive(Debug, Clone, Serialize)]
 pub struct CacheKindView {
@@ -180,6 +200,12 @@ pub struct CacheKindView {
 pub struct CacheRow {
     #[serde(skip)]
     pub kind: CacheKind,
+    /// How the transfers were made and timed; rows of two methods are
+    /// never ranked together. Imported figures are the published reports',
+    /// which timed action steps.
+    pub method: CacheMethod,
+    /// `client`, or `action: ` and the steps' `uses:` (commits shortened).
+    pub method_label: String,
     pub runner: String,
     pub backend: String,
     pub payload_mib: String,
@@ -307,6 +333,7 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
     }
 
     let mut groups: BTreeMap<(bool, String), GroupView> = BTreeMap::new();
+    let mut measured_of: BTreeMap<(bool, String), Vec<&MeasuredResult>> = BTreeMap::new();
     let mut sources = Vec::new();
     let mut provider_name = provider_id.to_string();
     let mut title = None;
@@ -316,6 +343,7 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
                 if let Some(n) = &m.provider.name {
                     provider_name = n.to_string();
                 }
+                measured_of.entry((false, m.fingerprint.to_string())).or_default().push(m);
                 (false, m.fingerprint.to_string(), measured::part(m))
             }
             AnyResult::Imported(i) => {
@@ -341,18 +369,40 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
             groups.entry((imported, fingerprint)).or_insert_with(|| GroupView { imported, ..Default::default() });
         add(group, part);
     }
-    let mut groups: Vec<GroupView> = groups.into_values().collect();
-    for g in &mut groups {
-        finish(g);
+    let mut groups: Vec<GroupView> = groups
+        .into_iter()
+        .map(|(key, mut g)| {
+            finish(&mut g);
+            g.text = match measured_of.get(&key) {
+                Some(results) => protocol::measured(results),
+                None => published_text(&g),
+            };
+            for m in &mut g.cache_methods {
+                if let Some(t) = g.text.cache_methods.iter().find(|t| t.method == m.method) {
+                    m.text = t.text.clone();
+                }
+            }
+            g
+        })
+        .collect();
+    // The CoreMark introduction goes above every group where all that have
+    // one say the same, as the published reports print it.
+    let mut intros: Vec<&Vec<Paragraph>> = groups.iter().map(|g| &g.text.cpu).filter(|c| !c.is_empty()).collect();
+    intros.dedup();
+    let intro = match intros.as_slice() {
+        [one] => (*one).clone(),
+        _ => Vec::new(),
+    };
+    if !intro.is_empty() {
+        for g in &mut groups {
+            g.text.cpu.clear();
+        }
     }
-    let has_runner_stages = groups
-        .iter()
-        .any(|g| !g.pinned.is_empty() || !g.unpinned.is_empty() || !g.disk.is_empty() || !g.internet.is_empty());
     ReportView {
         provider_id: provider_id.to_string(),
         title: title.unwrap_or_else(|| format!("{provider_name} Runner Benchmarks")),
         provider_name,
-        has_runner_stages,
+        intro,
         groups,
         excluded,
         sources,
@@ -371,9 +421,25 @@ fn add(group: &mut GroupView, part: RunnerPart) {
     }
     group.disk.extend(part.disk);
     for row in part.cache {
-        match group.cache_kinds.iter_mut().find(|k| k.kind == row.kind.name()) {
+        let method = match group.cache_methods.iter_mut().find(|m| m.method == row.method) {
+            Some(m) => m,
+            None => {
+                let heading = match row.method {
+                    CacheMethod::Client => "Client method",
+                    CacheMethod::Action => "Action method",
+                };
+                group.cache_methods.push(CacheMethodView {
+                    method: row.method,
+                    heading: heading.to_string(),
+                    text: Vec::new(),
+                    kinds: Vec::new(),
+                });
+                group.cache_methods.last_mut().expect("just pushed")
+            }
+        };
+        match method.kinds.iter_mut().find(|k| k.kind == row.kind.name()) {
             Some(k) => k.rows.push(row),
-            None => group.cache_kinds.push(CacheKindView { kind: row.kind.name().to_string(), rows: vec![row] }),
+            None => method.kinds.push(CacheKindView { kind: row.kind.name().to_string(), rows: vec![row] }),
         }
     }
     if let Some(e) = part.endpoint
@@ -397,9 +463,12 @@ fn finish(g: &mut GroupView) {
     }
     g.disk.sort_by(|a, b| a.runner.cmp(&b.runner));
     g.disk_counts = g.disk.iter().all(|d| d.counts.is_some());
-    g.cache_kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
-    for k in &mut g.cache_kinds {
-        k.rows.sort_by(|a, b| (&a.runner, &a.backend).cmp(&(&b.runner, &b.backend)));
+    g.cache_methods.sort_by_key(|m| m.method);
+    for m in &mut g.cache_methods {
+        m.kinds.sort_by(|a, b| a.kind.cmp(&b.kind));
+        for k in &mut m.kinds {
+            k.rows.sort_by(|a, b| (&a.runner, &a.backend).cmp(&(&b.runner, &b.backend)));
+        }
     }
     g.endpoints.sort_by(|a, b| a.name.cmp(&b.name));
     g.internet.sort_by(|a, b| a.runner.cmp(&b.runner));
@@ -407,6 +476,19 @@ fn finish(g: &mut GroupView) {
     g.notices.sort_by(|a, b| a.runner.cmp(&b.runner));
     g.http_caches.sort_by(|a, b| a.runner.cmp(&b.runner));
     g.machines.sort_by(|a, b| a.runner.cmp(&b.runner));
+}
+
+/// The published wording of an imported group.
+fn published_text(g: &GroupView) -> ProtocolText {
+    protocol::published(&Published {
+        disk_op_seconds: g.wording.disk_op_seconds,
+        sample_timeout_s: g.wording.sample_timeout_s,
+        max_request_mib: g.wording.max_request_mib,
+        internet_samples: &g.wording.internet_samples,
+        gap: g.profile.as_ref().and_then(|p| Some((p.fingerprint.as_str(), p.publication_gap_s?))),
+        disk_counts: g.disk_counts,
+        runner_stages: !g.pinned.is_empty() || !g.unpinned.is_empty() || !g.disk.is_empty() || !g.internet.is_empty(),
+    })
 }
 
 /// Small counts in words, as the reports' wording uses them.
