@@ -55,6 +55,7 @@ fn build_writes_reports_pages_and_results() {
         "data/coremark.csv",
         "data/disk.csv",
         "data/cache.csv",
+        "data/cache-action.csv",
         "data/internet.csv",
         "data/build-cache.csv",
         "sitemap.xml",
@@ -81,7 +82,8 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     for table in [
         "t-e021cd7ddc71-cpu",
         "t-866df6f892c3-disk",
-        "t-866df6f892c3-cache",
+        // The published reports timed action steps.
+        "t-866df6f892c3-cache-action",
         "t-866df6f892c3-internet",
         "t-unknown-build-cache",
     ] {
@@ -153,7 +155,7 @@ fn plots_have_titles_descriptions_and_no_fonts() {
     assert!(svg.contains("iterations/s (higher is better)"));
     assert!(svg.contains("@media (prefers-color-scheme:dark)"));
     assert!(svg.contains(">\nlatchkey-linux-x64 (Latchkey)\n</text>") || svg.contains("latchkey-linux-x64"), "{svg}");
-    for plot in ["disk-mib.svg", "disk-iops.svg", "cache.svg", "internet.svg"] {
+    for plot in ["disk-mib.svg", "disk-iops.svg", "cache-action.svg", "internet.svg"] {
         assert!(out.path().join("plots/866df6f892c3").join(plot).is_file(), "{plot}");
     }
     assert!(

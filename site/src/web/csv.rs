@@ -1,5 +1,6 @@
 //! One CSV file per home-page table, every row of every fingerprint, with
-//! the figures as the tables print them (RFC 4180 quoting).
+//! the figures as the tables print them (RFC 4180 quoting). The cache stage
+//! has a file per method, as it has a table per method.
 
 use super::model::{Group, Meta};
 
@@ -24,21 +25,21 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
         ],
         &meta_head,
     );
-    let mut cache = table(
-        &[
-            "fingerprint",
-            "protocol",
-            "provider",
-            "runner",
-            "backend",
-            "verified",
-            "save_s",
-            "save_mib_s",
-            "restore_s",
-            "restore_mib_s",
-        ],
-        &meta_head,
-    );
+    let cache_head = [
+        "fingerprint",
+        "protocol",
+        "provider",
+        "runner",
+        "backend",
+        "method",
+        "verified",
+        "save_s",
+        "save_mib_s",
+        "restore_s",
+        "restore_mib_s",
+    ];
+    let mut cache = table(&cache_head, &meta_head);
+    let mut cache_action = table(&cache_head, &meta_head);
     let mut internet = table(
         &[
             "fingerprint",
@@ -88,14 +89,24 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
             let counts = f.counts.clone().unwrap_or_default();
             row(&mut disk, lead(&r.meta), &[&f.read, &f.write, &f.rand_read, &f.rand_write, &counts], &r.meta);
         }
-        for r in &g.cache {
-            let f = &r.fig;
-            row(
-                &mut cache,
-                lead(&r.meta),
-                &[&f.backend, &f.verified, &f.save, &f.save_mib_per_s, &f.restore, &f.restore_mib_per_s],
-                &r.meta,
-            );
+        for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {
+            for r in rows {
+                let f = &r.fig;
+                row(
+                    out,
+                    lead(&r.meta),
+                    &[
+                        &f.backend,
+                        &f.method_label,
+                        &f.verified,
+                        &f.save,
+                        &f.save_mib_per_s,
+                        &f.restore,
+                        &f.restore_mib_per_s,
+                    ],
+                    &r.meta,
+                );
+            }
         }
         for r in &g.internet {
             let f = &r.fig;
@@ -125,6 +136,7 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
         ("coremark.csv", cpu),
         ("disk.csv", disk),
         ("cache.csv", cache),
+        ("cache-action.csv", cache_action),
         ("internet.csv", internet),
         ("build-cache.csv", build),
     ]

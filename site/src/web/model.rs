@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use runner_bench_format::AnyResult;
-use runner_bench_format::measured::Conclusion;
+use runner_bench_format::measured::{CacheMethod, Conclusion};
 use serde::Serialize;
 
 use crate::releases::ReleaseStatus;
@@ -160,7 +160,11 @@ pub struct Group {
     pub profile: Option<ProfileView>,
     pub cpu: Vec<Row<CpuRow>>,
     pub disk: Vec<Row<DiskRow>>,
+    /// Cache rows of the client method.
     pub cache: Vec<Row<CacheRow>>,
+    /// Cache rows of the action method (imported figures among them): two
+    /// methods time different things and are never ranked together.
+    pub cache_action: Vec<Row<CacheRow>>,
     pub internet: Vec<Row<InternetRow>>,
     pub http_cache: Vec<Row<HttpCacheRow>>,
 }
@@ -290,10 +294,14 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             let incomplete = disk_incomplete(&fig);
             Row::new(m, fig, incomplete)
         }));
-        g.cache.extend(e.cache.iter().cloned().map(|fig| {
+        for fig in e.cache.iter().cloned() {
             let incomplete = cache_incomplete(&fig);
-            Row::new(m, fig, incomplete)
-        }));
+            let table = match fig.method {
+                CacheMethod::Client => &mut g.cache,
+                CacheMethod::Action => &mut g.cache_action,
+            };
+            table.push(Row::new(m, fig, incomplete));
+        }
         g.internet.extend(e.internet.clone().map(|fig| {
             let incomplete = internet_incomplete(&fig);
             Row::new(m, fig, incomplete)
@@ -310,6 +318,7 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cpu, |f| f.median_value, Better::Higher);
         rank(&mut g.disk, |f| leading(&f.rand_read), Better::Higher);
         rank(&mut g.cache, |f| leading(&f.restore), Better::Lower);
+        rank(&mut g.cache_action, |f| leading(&f.restore), Better::Lower);
         rank(&mut g.internet, |f| leading(&f.download), Better::Higher);
         rank(&mut g.http_cache, |f| leading(&f.row.get_per_s), Better::Higher);
     }
