@@ -151,6 +151,63 @@ fn a_restore_on_the_save_instance_is_rejected() {
     );
 }
 
+/// Gives every cache pair of `v` the save instance `save` and the restore
+/// instance `restore`.
+fn set_instances(v: &mut serde_json::Value, save: &serde_json::Value, restore: &serde_json::Value) {
+    for pair in v["stages"]["cache"]["pairs"].as_array_mut().unwrap() {
+        pair["save"]["instance"] = save.clone();
+        pair["restore"]["instance"] = restore.clone();
+    }
+}
+
+/// What the collector records on macOS: kern.bootsessionuuid and the
+/// IOPlatformUUID.
+fn macos_instance(boot_id: &str, machine_id: &str) -> serde_json::Value {
+    json!({ "boot_id": boot_id, "machine_id": machine_id })
+}
+
+#[test]
+fn macos_pairs_on_two_instances_pass_and_on_one_are_rejected() {
+    let save = macos_instance("0F4B2C1A-9D3E-4F5A-8B6C-7D8E9F0A1B2C", "7A2B1C3D-4E5F-4789-ABCD-EF0123456789");
+    let other = macos_instance("5C6D7E8F-1A2B-4C3D-9E0F-A1B2C3D4E5F6", "564D8F2B-0C4E-4B0A-9F2C-1D3E5F7A9B0C");
+    // Virtual machines cloned from one image may share a platform UUID; the
+    // boot session tells them apart.
+    let clone = macos_instance("5C6D7E8F-1A2B-4C3D-9E0F-A1B2C3D4E5F6", "7A2B1C3D-4E5F-4789-ABCD-EF0123456789");
+    let mut v = golden();
+    v["machine"]["os"] = json!("macos");
+    v["machine"]["instance"] = save.clone();
+    for restore in [&other, &clone] {
+        set_instances(&mut v, &save, restore);
+        assert_eq!(problems_of(&v), [], "{restore}");
+    }
+    set_instances(&mut v, &save, &other);
+    v["stages"]["cache"]["pairs"][1]["restore"]["instance"] = save.clone();
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem(
+            "$.stages.cache.pairs[1].restore.instance",
+            "the restore ran on the save's OS instance (boot_id 0F4B2C1A-9D3E-4F5A-8B6C-7D8E9F0A1B2C); a restore \
+             must come from a different OS instance than its save"
+        )]
+    );
+}
+
+#[test]
+fn unknown_instances_are_never_called_the_same() {
+    let unknown = json!({ "boot_id": "unknown", "machine_id": "unknown" });
+    let linux = golden()["stages"]["cache"]["pairs"][0]["save"]["instance"].clone();
+    let boot_only = json!({ "boot_id": linux["boot_id"], "machine_id": "unknown" });
+    let mut v = golden();
+    v["machine"]["os"] = json!("macos");
+    // An old collector's macOS pair: both unknown. Cannot tell, so not
+    // rejected; nor a known instance against an unknown one, nor one whose
+    // only known id agrees.
+    for (save, restore) in [(&unknown, &unknown), (&linux, &unknown), (&unknown, &linux), (&boot_only, &boot_only)] {
+        set_instances(&mut v, save, restore);
+        assert_eq!(problems_of(&v), [], "save {save}, restore {restore}");
+    }
+}
+
 #[test]
 fn every_requested_sample_is_attempted() {
     let mut v = golden();
