@@ -26,8 +26,10 @@ use crate::error::UsageError;
 #[derive(Debug, thiserror::Error)]
 pub enum PinError {
     #[error("cannot read the CPUs this process may use: {0}")]
+    #[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code, reason = "only Linux and Windows pin"))]
     Query(std::io::Error),
     #[error("cannot pin the thread to CPU {cpu}: {source}")]
+    #[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code, reason = "only Linux and Windows pin"))]
     Set { cpu: u32, source: std::io::Error },
     #[error("pinning to CPU {cpu} did not take: the thread's affinity is now {observed}")]
     NotInForce { cpu: u32, observed: String },

@@ -343,6 +343,11 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
     let Some(pair) = h.pairs.get(args.slot as usize - 1) else {
         return write_outputs("", "", "");
     };
+    if pair.save.status != Status::Ok {
+        // As the client method: a pair whose save failed has no restore.
+        eprintln!("  {}: the save failed, so there is nothing to restore", pair.backend);
+        return write_outputs("", "", "");
+    }
     let spec = h
         .actions
         .iter()

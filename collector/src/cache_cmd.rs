@@ -326,8 +326,8 @@ pub(crate) fn check_other_instance(
         Some(false) => {}
         None => notices.push(notice(
             STAGE,
-            "this OS does not identify its instance to this collector: the restore could not be checked to run on \
-             another OS instance than the save",
+            "the save's and this restore's OS instances cannot be told apart (an id is unknown on one side and no \
+             known id differs): the restore could not be checked to run on another OS instance than the save",
         )),
     }
     Ok(())

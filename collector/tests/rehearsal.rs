@@ -351,6 +351,22 @@ impl Stage {
         Stage { _front: front, _cache: cache, _librespeed: speed, _release: server, dir, settings: s }
     }
 
+    /// The action method, as the workflow runs it by default, with the
+    /// routing pattern of the cache service double's host (returned). The
+    /// rehearsal starts every step from this process, as the runner's worker
+    /// does on GitHub: prepare pins it (`unpin_this_process` undoes that).
+    fn use_action_method(&mut self) -> String {
+        let s = &mut self.settings;
+        let results_url = s.js_env.iter().find(|(k, _)| k == "ACTIONS_RESULTS_URL").unwrap().1.clone();
+        let host = results_url.split('/').nth(2).unwrap().to_string();
+        s.inputs.retain(|(k, _)| k != "backends" && k != "cache-method");
+        s.inputs.push(("cache-actions".into(), format!("actions-cache;routing={host}")));
+        s.js_env.push(("ACTIONS_CACHE_SERVICE_V2".into(), "True".into()));
+        let me = std::fs::read_to_string("/proc/self/comm").unwrap().trim().to_string();
+        s.runner_env.push(("RUNNER_BENCH_WORKER_PROCESS".into(), me));
+        host
+    }
+
     fn rehearse(&self) -> Run {
         let run = workflow::run::run(&benchmark_workflow(), &self.settings).unwrap();
         eprintln!("{}", run.table());
@@ -380,13 +396,15 @@ fn site_check(path: &Path) {
 
 /// The site built from a results folder holding only this result, with
 /// the repository's content, docs and templates: the runner page's HTML,
-/// and `(backend, verified, incomplete)` of every row of data/cache.csv.
+/// and `(backend, verified, incomplete)` of every row of the CSV file `csv`
+/// in data/ (cache.csv for the client method, cache-action.csv for the
+/// action method).
 ///
 /// The site's library is called in-process, through its own command-line
 /// definitions (`site::cli::Cli`) and `cmd::build::run`, which is all the
 /// `site` binary does: `cargo run -p site` from inside a test would build
 /// the package again with its own feature set, for no more coverage.
-fn site_build(rel: &str, result: &Path, work: &Path) -> (String, Vec<(String, String, String)>) {
+fn site_build(rel: &str, result: &Path, work: &Path, csv: &str) -> (String, Vec<(String, String, String)>) {
     let results = work.join("results");
     let dest = results.join(rel.trim_start_matches("results/"));
     std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
@@ -413,7 +431,7 @@ fn site_build(rel: &str, result: &Path, work: &Path) -> (String, Vec<(String, St
     site::cmd::build::run(&args).unwrap();
     let page = out.join(format!("runners/{PROVIDER}/{RUNNER}/index.html"));
     let page = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
-    let csv = std::fs::read_to_string(out.join("data/cache.csv")).unwrap();
+    let csv = std::fs::read_to_string(out.join("data").join(csv)).unwrap();
     let mut lines = csv.lines();
     let head: Vec<&str> = lines.next().unwrap().split(',').collect();
     let col = |name: &str| head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("cache.csv has no {name}"));
@@ -432,10 +450,17 @@ fn row(backend: &str, verified: &str, incomplete: &str) -> (String, String, Stri
     (backend.to_string(), verified.to_string(), incomplete.to_string())
 }
 
+/// The action method (the workflow's default) end to end: every trial's
+/// save and restore run the real cache action's entry points between the
+/// collector's prepare and record steps.
 #[test]
 fn the_benchmark_workflow_runs_from_measure_to_submit() {
-    let stage = Stage::new(Vec::new());
+    let mut stage = Stage::new(Vec::new());
+    let results_host = stage.use_action_method();
+    let watch = ZstdWatch::start();
     let run = stage.rehearse();
+    unpin_this_process();
+    let zstd = watch.finish();
     let all: Vec<(&str, &str)> = run.jobs.iter().map(|j| (j.id.as_str(), "success")).collect();
     assert_eq!(run.conclusions(), all, "{}", run.jobs.iter().map(JobLog).map(|l| l.to_string()).collect::<String>());
     assert_eq!(run.jobs.len(), 12);
@@ -447,6 +472,13 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     assert_eq!(boots.len(), 12);
     // collector.sh verified the release before using it.
     assert!(run.job("measure").step("Get the collector").log.contains("collector-x86_64-unknown-linux-gnu SHA-256 "));
+    // Only the slot's action ran; slot 2 had no action.
+    let saved = run.job("save-1");
+    assert_eq!(saved.step("actions/cache/save (slot 1)").outcome, Conclusion::Success);
+    assert_eq!(saved.step("WarpBuilds/cache/save (slot 1)").outcome, Conclusion::Skipped);
+    assert_eq!(saved.step("Prepare the cache action of slot 2 (save)").outcome, Conclusion::Success);
+    assert_eq!(saved.step("actions/cache/save (slot 2)").outcome, Conclusion::Skipped);
+    assert_eq!(saved.step("Save the payload to every backend (client method)").outcome, Conclusion::Skipped);
 
     let (path, rel, result) = assembled(&run);
     assert_eq!(result.problems(), vec![]);
@@ -454,22 +486,57 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     let cache = result.stages.cache.as_ref().unwrap();
     let mut trials: Vec<(u32, &str)> = cache.pairs.iter().map(|p| (p.trial, p.backend.as_str())).collect();
     trials.sort_unstable();
-    assert_eq!(trials, [(1, "github"), (1, "volume"), (2, "github"), (2, "volume"), (3, "github"), (3, "volume")]);
+    assert_eq!(trials, [(1, "actions-cache"), (2, "actions-cache"), (3, "actions-cache")]);
     for p in &cache.pairs {
+        assert_eq!(p.method, CacheMethod::Action);
         let restore = p.restore.as_ref().unwrap_or_else(|| panic!("pair {} has no restore", p.key));
         assert_eq!(restore.status, Status::Ok, "{p:?}");
         assert_ne!(restore.instance, p.save.instance, "pair {} restored on the OS instance that saved", p.key);
         let v = p.verification.as_ref().unwrap();
         assert_eq!((v.key_match, v.sha256), (KeyMatch::Exact, DigestCheck::Match), "{p:?}");
+        assert_eq!(v.routing.observed.as_str(), format!("runtime service {results_host}; provider variables: none"));
         assert!(v.routing.matches, "{p:?}");
+        assert!(p.publication_gap_s.is_some(), "{p:?}");
+        let Affinity::Pinned { cpu, .. } = p.save.affinity else { panic!("the save's action ran unpinned: {p:#?}") };
+        for (half, t) in [("save", &p.save), ("restore", restore)] {
+            let a = t.action.as_ref().unwrap();
+            assert_eq!(a.uses.as_str(), format!("actions/cache/{half}@27d5ce7f107fe9357f9df03efb73ab90386fccae"));
+            assert_eq!((a.single_thread, a.affinity_inherited), (Observation::Held, Observation::Held), "{a:#?}");
+            assert!(a.processes.iter().all(|p| p.cpus.as_str() == cpu.to_string()), "{a:#?}");
+            let roles: Vec<&str> = a.processes.iter().map(|p| p.role.as_str()).collect();
+            // GNU tar compresses through `sh -c zstdmt` and decompresses with
+            // `unzstd -d` directly.
+            let want: &[&str] = if half == "save" {
+                &["compressor", "shell", "archiver", "action"]
+            } else {
+                &["compressor", "archiver", "action"]
+            };
+            assert_eq!(roles, want, "{half}: {a:#?}");
+            let (tar, node) = (&a.processes[roles.len() - 2], &a.processes[roles.len() - 1]);
+            let op = if half == "save" { "--posix -cf cache.tzst" } else { "-xf " };
+            assert!(tar.command.as_str().starts_with(&format!("/usr/bin/tar {op}")), "{a:#?}");
+            assert!(node.command.as_str().contains("action.mjs"), "{a:#?}");
+            assert!(t.seconds.unwrap().get() > 0.0);
+        }
     }
+    // Seen from outside, by /proc, not the shim: every zstd that tar ran had
+    // --single-thread and one CPU. zstd 1.5 keeps two I/O threads beside its
+    // one compression thread with --single-thread; zstdmt on this machine
+    // would run a worker per CPU besides (4 or more threads).
+    assert!(zstd.len() >= 6, "zstd ran for three saves and three restores: {zstd:?}");
+    for (cmd, cpus, threads) in &zstd {
+        assert!(cmd.ends_with("--single-thread"), "{zstd:?}");
+        assert!(!cpus.contains([',', '-']), "{zstd:?}");
+        assert!(*threads <= 3, "{zstd:?}");
+    }
+
     site_check(&path);
     let artifact =
         stage.settings.root.join(format!("artifacts/{RUNNER}-result")).join(rel.trim_start_matches("results/"));
     assert_eq!(std::fs::read(&artifact).unwrap(), std::fs::read(&path).unwrap());
-    let (page, cache_rows) = site_build(&rel, &path, stage.dir.path());
+    let (page, cache_rows) = site_build(&rel, &path, stage.dir.path(), "cache-action.csv");
     assert!(page.contains(&format!("<h1>{RUNNER}</h1>")), "{page}");
-    assert_eq!(cache_rows, [row("GitHub Actions cache", "3/3", "no"), row("Rehearsal volume", "3/3", "no")]);
+    assert_eq!(cache_rows, [row("actions/cache", "3/3", "no")]);
 
     // Without a submit token, submit writes the commands to the summary.
     let submit = run.job("submit");
@@ -509,9 +576,19 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
             step("Get the collector", "skipped", "skipped"),
             step("Read the cache service's runtime variables", "skipped", "skipped"),
             step("Get the save's hand-off file", "skipped", "skipped"),
-            step("Restore and verify every backend", "skipped", "skipped"),
-            step("Keep the part", "success", "success"),
+            step("Restore and verify every backend (client method)", "skipped", "skipped"),
         ]
+        .into_iter()
+        .chain((1..=2).flat_map(|slot| {
+            let mut s = vec![step(&format!("Prepare the cache action of slot {slot} (restore)"), "skipped", "skipped")];
+            for action in ["actions/cache", "WarpBuilds/cache", "runs-on/cache", "cirruslabs/cache"] {
+                s.push(step(&format!("{action}/restore (slot {slot})"), "skipped", "skipped"));
+            }
+            s.push(step(&format!("Record the cache action of slot {slot} (restore)"), "skipped", "skipped"));
+            s
+        }))
+        .chain([step("Keep the part", "success", "success")])
+        .collect::<Vec<_>>()
     );
 
     let (path, rel, result) = assembled(&run);
@@ -526,7 +603,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
         workflow_notices,
         ["job restore-2 ended with conclusion failure: trial 2's cache pairs are attempted and not completed"]
     );
-    let (page, cache_rows) = site_build(&rel, &path, stage.dir.path());
+    let (page, cache_rows) = site_build(&rel, &path, stage.dir.path(), "cache.csv");
     assert!(page.contains(r#"<span class="mark incomplete""#), "{page}");
     // Trial 2's restores were lost with their runner.
     assert_eq!(cache_rows, [row("GitHub Actions cache", "2/3", "yes"), row("Rehearsal volume", "2/3", "yes")]);
@@ -543,7 +620,7 @@ fn a_restore_on_the_instance_that_saved_is_refused() {
     );
     let (save, restore) = (run.job("save-1"), run.job("restore-1"));
     assert_eq!(save.instance.as_ref().unwrap().boot_id, restore.instance.as_ref().unwrap().boot_id);
-    let step = restore.step("Restore and verify every backend");
+    let step = restore.step("Restore and verify every backend (client method)");
     assert_eq!(step.outcome, Conclusion::Failure);
     assert!(step.log.contains("refusing to restore on the OS instance that saved"), "{}", step.log);
     // The save's archive went to Azure's host name (on loopback).
@@ -711,82 +788,5 @@ fn unpin_this_process() {
                 libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set);
             }
         }
-    }
-}
-
-#[test]
-fn the_action_method_times_the_real_cache_action() {
-    let mut stage = Stage::new(Vec::new());
-    let results_host = stage.settings.js_env[1].1.split('/').nth(2).unwrap().to_string();
-    stage.settings.inputs.retain(|(k, _)| k != "backends" && k != "cache-method");
-    stage.settings.inputs.push(("cache-method".into(), "action".into()));
-    stage.settings.inputs.push(("cache-actions".into(), format!("actions-cache;routing={results_host}")));
-    stage.settings.js_env.push(("ACTIONS_CACHE_SERVICE_V2".into(), "True".into()));
-    // The rehearsal starts every step from this process, as the runner's
-    // worker does on GitHub: prepare pins it.
-    let me = std::fs::read_to_string("/proc/self/comm").unwrap().trim().to_string();
-    stage.settings.runner_env.push(("RUNNER_BENCH_WORKER_PROCESS".into(), me));
-    stage.settings.stop_after = Some("restore-1".into());
-    let watch = ZstdWatch::start();
-    let run = stage.rehearse();
-    unpin_this_process();
-    let zstd = watch.finish();
-    assert_eq!(
-        run.conclusions(),
-        [("measure", "success"), ("save-1", "success"), ("gap-1", "success"), ("restore-1", "success")],
-        "{}",
-        run.jobs.iter().map(JobLog).map(|l| l.to_string()).collect::<String>()
-    );
-    let saved = run.job("save-1");
-    assert_eq!(saved.step("actions/cache/save (slot 1)").outcome.as_str(), "success");
-    assert_eq!(saved.step("WarpBuilds/cache/save (slot 1)").outcome.as_str(), "skipped");
-    assert_eq!(saved.step("Prepare the cache action of slot 2 (save)").outcome.as_str(), "success");
-    assert_eq!(saved.step("actions/cache/save (slot 2)").outcome.as_str(), "skipped");
-
-    let restore = run.job("restore-1");
-    let part = restore.workspace.as_ref().unwrap().join("part-restore-1.json");
-    let AnyResult::Measured(result) = read_file(&part).unwrap() else { panic!("not a measured part") };
-    assert_eq!(result.problems(), vec![]);
-    let cache = result.stages.cache.as_ref().unwrap();
-    assert_eq!(cache.pairs.len(), 1);
-    let pair = &cache.pairs[0];
-    assert_eq!((pair.trial, pair.backend.as_str(), pair.method), (1, "actions-cache", CacheMethod::Action));
-    assert!(pair.verified(), "{pair:#?}");
-    let v = pair.verification.as_ref().unwrap();
-    assert_eq!((v.key_match, v.sha256), (KeyMatch::Exact, DigestCheck::Match));
-    assert_eq!(v.routing.observed.as_str(), format!("runtime service {results_host}; provider variables: none"));
-    let cpu = match pair.save.affinity {
-        Affinity::Pinned { cpu, .. } => cpu,
-        Affinity::Unpinned => panic!("the save's action ran unpinned: {pair:#?}"),
-    };
-    for (half, t) in [("save", &pair.save), ("restore", pair.restore.as_ref().unwrap())] {
-        let a = t.action.as_ref().unwrap();
-        let uses = format!("actions/cache/{half}@27d5ce7f107fe9357f9df03efb73ab90386fccae");
-        assert_eq!(a.uses.as_str(), uses);
-        assert_eq!((a.single_thread, a.affinity_inherited), (Observation::Held, Observation::Held), "{half}: {a:#?}");
-        let roles: Vec<&str> = a.processes.iter().map(|p| p.role.as_str()).collect();
-        // GNU tar compresses through `sh -c zstdmt` and decompresses with
-        // `unzstd -d` directly.
-        let want: &[&str] = if half == "save" {
-            &["compressor", "shell", "archiver", "action"]
-        } else {
-            &["compressor", "archiver", "action"]
-        };
-        assert_eq!(roles, want, "{half}: {a:#?}");
-        let (tar, node) = (&a.processes[roles.len() - 2], &a.processes[roles.len() - 1]);
-        let op = if half == "save" { "--posix -cf cache.tzst" } else { "-xf " };
-        assert!(tar.command.as_str().starts_with(&format!("/usr/bin/tar {op}")), "{a:#?}");
-        assert!(node.command.as_str().contains("action.mjs"), "{a:#?}");
-        assert!(t.seconds.unwrap().get() > 0.0);
-    }
-    // Seen from outside: every zstd that tar ran had --single-thread and
-    // the pinned CPU. zstd 1.5 keeps two I/O threads beside the one
-    // compression thread with --single-thread; without it, zstdmt on this
-    // machine runs a worker per CPU besides (4 or more threads).
-    assert!(zstd.len() >= 2, "zstd ran for the save and the restore: {zstd:?}");
-    for (cmd, cpus, threads) in &zstd {
-        assert!(cmd.ends_with("--single-thread"), "{zstd:?}");
-        assert_eq!(cpus, &cpu.to_string(), "{zstd:?}");
-        assert!(*threads <= 3, "{zstd:?}");
     }
 }

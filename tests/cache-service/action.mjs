@@ -23,12 +23,17 @@ const inputInt = (name) => {
   return isNaN(value) || value < 0 ? undefined : value;
 };
 
+// utils/actionUtils.ts isValidEvent: the action refuses to run without a ref.
+function validEvent() {
+  if (process.env.GITHUB_REF) return true;
+  core.info(`[warning]Event Validation Error: The event type ${process.env.GITHUB_EVENT_NAME} is not supported because it's not tied to a branch or tag ref.`);
+  return false;
+}
+
 async function save() {
   try {
-    if (!cache.isFeatureAvailable()) {
-      core.info('[warning]Cache action is not supported on this runner');
-      return;
-    }
+    if (!cache.isFeatureAvailable()) return;
+    if (!validEvent()) return;
     const key = core.getInput('key');
     const paths = inputList('path');
     if (paths.length === 0) throw new Error('Input required and not supplied: path');
@@ -51,6 +56,7 @@ async function restore() {
       core.setOutput('cache-hit', 'false');
       return;
     }
+    if (!validEvent()) return;
     const primaryKey = core.getInput('key', { required: true });
     core.setOutput('cache-primary-key', primaryKey);
     const restoreKeys = inputList('restore-keys');

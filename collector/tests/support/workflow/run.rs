@@ -342,6 +342,8 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         "repository_owner": shared.settings.repository.split('/').next().unwrap_or(""),
         "workspace": root.join("workspace").display().to_string(),
         "sha": shared.settings.sha,
+        // A workflow_dispatch on the default branch.
+        "ref": "refs/heads/main",
         "workflow": wf.name,
         "event_name": "workflow_dispatch",
         "server_url": "https://github.com",
@@ -761,6 +763,7 @@ impl JobRun<'_> {
             ("GITHUB_REPOSITORY_OWNER", github("repository_owner")),
             ("GITHUB_WORKFLOW", self.shared.wf.name.clone()),
             ("GITHUB_SHA", s.sha.clone()),
+            ("GITHUB_REF", github("ref")),
             ("GITHUB_EVENT_NAME", github("event_name")),
             ("GITHUB_SERVER_URL", github("server_url")),
             ("GITHUB_WORKSPACE", self.dirs.workspace.display().to_string()),
