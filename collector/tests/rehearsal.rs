@@ -433,17 +433,36 @@ fn site_build(rel: &str, result: &Path, work: &Path, csv: &str) -> (String, Vec<
     let page = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
     let csv = std::fs::read_to_string(out.join("data").join(csv)).unwrap();
     let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let head: Vec<String> = fields(lines.next().unwrap());
     let col = |name: &str| head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("cache.csv has no {name}"));
     let (backend, verified, incomplete) = (col("backend"), col("verified"), col("incomplete"));
     let mut rows: Vec<(String, String, String)> = lines
         .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
+            let f = fields(l);
             (f[backend].to_string(), f[verified].to_string(), f[incomplete].to_string())
         })
         .collect();
     rows.sort();
     (page, rows)
+}
+
+/// The fields of one CSV line (RFC 4180: quoted fields may hold commas and
+/// doubled quotes; the site writes no line breaks inside fields).
+fn fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
 }
 
 fn row(backend: &str, verified: &str, incomplete: &str) -> (String, String, String) {
