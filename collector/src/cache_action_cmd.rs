@@ -34,6 +34,9 @@ use crate::stage::cache::{self, BackendSpec, payload};
 use crate::summary::append_to_github_file;
 use crate::{affinity, machine};
 
+/// Slots per job in benchmark.yml: the most actions one trial times.
+const SLOTS: usize = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Half {
@@ -279,6 +282,10 @@ fn prepare_save(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<()> 
     }
     if specs.is_empty() {
         return Err(UsageError::InvalidValue { flag: "action", reason: "give at least one".into() }.into());
+    }
+    if specs.len() > SLOTS {
+        let reason = format!("{} actions given; a job has {SLOTS} slots (benchmark.yml)", specs.len());
+        return Err(UsageError::InvalidValue { flag: "action", reason }.into());
     }
     for spec in &specs {
         if let Some(why) = action::missing_requirement(spec.entry(), &process_env) {
@@ -622,12 +629,18 @@ fn record_restore(
     } else {
         KeyMatch::Miss
     };
-    let (sha256, problem) = match key_match {
-        KeyMatch::Exact if target.is_dir() => match payload::verify(&target, &h.payload)? {
-            None => (DigestCheck::Match, None),
-            Some(why) => (DigestCheck::Mismatch, Some(why)),
-        },
-        _ => (DigestCheck::NotChecked, None),
+    // Verified, including that the action created the folder at all; the
+    // folder is removed whatever the outcome, so the next slot restores
+    // into a path that is not there.
+    let verified = match key_match {
+        KeyMatch::Exact => payload::verify(&target, &h.payload).map(Some),
+        _ => Ok(None),
+    };
+    let _ = std::fs::remove_dir_all(&target);
+    let (sha256, problem) = match verified.with_context(|| format!("cannot read {}", target.display()))? {
+        Some(None) => (DigestCheck::Match, None),
+        Some(Some(why)) => (DigestCheck::Mismatch, Some(why)),
+        None => (DigestCheck::NotChecked, None),
     };
     let failure = match key_match {
         KeyMatch::Exact => None,
@@ -636,8 +649,6 @@ fn record_restore(
     };
     let t = transfer(&state, seconds, &report.outcome, failure);
     let verification = CacheVerification { key_match, sha256, routing: routing(&state.action, &args.runtime_url) };
-    // The next slot restores into the same path.
-    let _ = std::fs::remove_dir_all(&target);
 
     let stage = CacheStage {
         payload_bytes: h.payload.bytes,

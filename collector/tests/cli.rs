@@ -370,6 +370,10 @@ fn prepare_refuses_an_action_it_cannot_time() {
         stderr_of(&mut prepare_save(dir.path(), &["actions-cache", "actions-cache"])),
         "error: --action: actions-cache is given twice\n"
     );
+    assert_eq!(
+        stderr_of(&mut prepare_save(dir.path(), &["actions-cache", "runs-on", "cirrus"])),
+        "error: --action: 3 actions given; a job has 2 slots (benchmark.yml)\n"
+    );
 }
 
 #[test]

@@ -208,7 +208,8 @@ one() {{
   cpus=$(field "$2" Cpus_allowed_list)
   printf '%s\t%s\t%s\n' "$1" "${{cpus:-unknown}}" "$3"
 }}
-{{
+# A subshell: if the log cannot be opened, only it ends, not the shim.
+(
   echo begin
   one compressor "$$" "$(printf '%s ' "$real" {first_args} "$@" --single-thread | cut -c 1-200)"
   tar_pid=$PPID
@@ -223,7 +224,7 @@ one() {{
   action_pid=$(field "$tar_pid" PPid)
   [ -n "$action_pid" ] && one action "$action_pid" "$(cmdline "$action_pid")"
   echo end
-}} >> "$log" 2>/dev/null
+) >> "$log" 2>/dev/null
 exec "$real" {first_args} "$@" --single-thread
 "#
     )
