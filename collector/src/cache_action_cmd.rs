@@ -167,7 +167,6 @@ struct SaveContext {
     provider: runner_bench_format::Provider,
     runner: runner_bench_format::Runner,
     manifest: payload::Manifest,
-    notices: Vec<String>,
 }
 
 fn state_dir(dir: Option<PathBuf>) -> anyhow::Result<PathBuf> {
@@ -306,7 +305,7 @@ fn prepare_save(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<()> 
         .context("cannot write the cache payload")?;
     let (affinity, shim_log, notices) = pin_and_shim(args.cpu, dir)?;
     let key = cache::new_key(runner.label.as_str(), spec.id.as_str(), trial);
-    let context = SaveContext { profile: profile.name().to_string(), provider, runner, manifest, notices };
+    let context = SaveContext { profile: profile.name().to_string(), provider, runner, manifest };
     std::fs::write(dir.join(format!("runner-bench-action-save-{trial}-{}-context.json", args.slot)), {
         serde_json::to_vec(&context)?
     })?;
@@ -325,6 +324,7 @@ fn prepare_save(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<()> 
             started_at: Timestamp::now(),
             clock_ns: 0,
             gap_s: None,
+            notices,
         },
         dir,
     )
@@ -384,9 +384,6 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
     let gap_s = crate::cache_cmd::since(&h.saved_at).as_secs_f64();
     let (affinity, shim_log, mut notices) = pin_and_shim(args.cpu, dir)?;
     notices.extend(extra.into_iter().map(|n| n.message.to_string()));
-    std::fs::write(dir.join(format!("runner-bench-action-restore-{}-{}-notices.json", h.trial, args.slot)), {
-        serde_json::to_vec(&notices)?
-    })?;
     write_outputs(spec.id.as_str(), &pair.key, payload::DIR_NAME)?;
     finish_prepare(
         State {
@@ -402,6 +399,7 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
             started_at: Timestamp::now(),
             clock_ns: 0,
             gap_s: Some(gap_s),
+            notices,
         },
         dir,
     )
@@ -453,25 +451,39 @@ fn transfer(state: &State, seconds: Option<NonNeg>, outcome: &str, failure: Opti
     }
 }
 
-/// The partial result at `out`, or a new one.
+/// The partial result at `out` (an earlier slot's), or a new one with an
+/// empty cache stage of `payload`; with prepare's notices added once.
 fn load_or_new(
     out: &Path,
     provider: &runner_bench_format::Provider,
     runner: &runner_bench_format::Runner,
     profile: &str,
-    stage: CacheStage,
+    payload: &payload::Manifest,
+    state: &State,
 ) -> anyhow::Result<runner_bench_format::MeasuredResult> {
-    if out.exists() {
+    let mut r = if out.exists() {
         match runner_bench_format::read_file(out).with_context(|| format!("cannot read {}", out.display()))? {
-            AnyResult::Measured(m) if m.stages.cache.is_some() => return Ok(*m),
+            AnyResult::Measured(m) if m.stages.cache.is_some() => *m,
             _ => bail!("{} is not a partial cache result", out.display()),
         }
-    }
-    let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == profile) else {
-        bail!("unknown profile {profile:?}");
+    } else {
+        let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == profile) else {
+            bail!("unknown profile {profile:?}");
+        };
+        let mut r = crate::run::new_result(provider.clone(), runner.clone(), &profile.parameters())?;
+        r.stages.cache = Some(CacheStage {
+            payload_bytes: payload.bytes,
+            payload_sha256: Sha256Hex::new(payload.sha256.clone()).map_err(anyhow::Error::msg)?,
+            backends: Vec::new(),
+            pairs: Vec::new(),
+        });
+        r
     };
-    let mut r = crate::run::new_result(provider.clone(), runner.clone(), &profile.parameters())?;
-    r.stages.cache = Some(stage);
+    for n in &state.notices {
+        if !r.notices.iter().any(|o| o.message.as_str() == n) {
+            r.notices.push(notice("cache", n));
+        }
+    }
     Ok(r)
 }
 
@@ -513,7 +525,7 @@ pub fn record(args: RecordArgs) -> anyhow::Result<()> {
     let report = step_report(&args, &state)?;
     match args.half {
         Half::Save => record_save(&args, &report, &dir, state, seconds),
-        Half::Restore => record_restore(&args, &report, &dir, &ws, state, seconds),
+        Half::Restore => record_restore(&args, &report, &ws, state, seconds),
     }
 }
 
@@ -531,18 +543,7 @@ fn record_save(
     let writer = ResultWriter::create(&args.out)?;
     let handoff_writer = ResultWriter::create(&args.handoff).map_err(|e| anyhow::anyhow!("--handoff: {e}"))?;
     let t = transfer(&state, seconds, &report.outcome, None);
-    let stage = CacheStage {
-        payload_bytes: ctx.manifest.bytes,
-        payload_sha256: Sha256Hex::new(ctx.manifest.sha256.clone()).map_err(anyhow::Error::msg)?,
-        backends: Vec::new(),
-        pairs: Vec::new(),
-    };
-    let mut result = load_or_new(&args.out, &ctx.provider, &ctx.runner, &ctx.profile, stage)?;
-    for n in &ctx.notices {
-        if !result.notices.iter().any(|o| o.message.as_str() == n) {
-            result.notices.push(notice("cache", n));
-        }
-    }
+    let mut result = load_or_new(&args.out, &ctx.provider, &ctx.runner, &ctx.profile, &ctx.manifest, &state)?;
     let stage = result.stages.cache.as_mut().expect("load_or_new gives a cache stage");
     stage.backends.push(backend_record(&state.action, &args.runtime_url));
     stage.pairs.push(CachePair {
@@ -608,7 +609,6 @@ fn record_save(
 fn record_restore(
     args: &RecordArgs,
     report: &StepReport,
-    dir: &Path,
     ws: &Path,
     state: State,
     seconds: Option<NonNeg>,
@@ -650,21 +650,7 @@ fn record_restore(
     let t = transfer(&state, seconds, &report.outcome, failure);
     let verification = CacheVerification { key_match, sha256, routing: routing(&state.action, &args.runtime_url) };
 
-    let stage = CacheStage {
-        payload_bytes: h.payload.bytes,
-        payload_sha256: Sha256Hex::new(h.payload.sha256.clone()).map_err(anyhow::Error::msg)?,
-        backends: Vec::new(),
-        pairs: Vec::new(),
-    };
-    let mut result = load_or_new(&args.out, &h.provider, &h.runner, &h.profile, stage)?;
-    let notices_path = dir.join(format!("runner-bench-action-restore-{}-{}-notices.json", state.trial, state.slot));
-    let notices: Vec<String> =
-        std::fs::read(&notices_path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
-    for n in notices {
-        if !result.notices.iter().any(|o| o.message.as_str() == n) {
-            result.notices.push(notice("cache", &n));
-        }
-    }
+    let mut result = load_or_new(&args.out, &h.provider, &h.runner, &h.profile, &h.payload, &state)?;
     if let Some(p) = &problem {
         result.notices.push(notice(&format!("{} / trial {} / restore", state.action.id, state.trial), p));
     }

@@ -303,20 +303,15 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Whether two instances are the same OS instance; `None`: cannot tell (an
-/// unknown id equals nothing; see `Instance::same_as`).
-fn same_instance(a: &Instance, b: &Instance) -> Option<bool> {
-    a.same_as(b)
-}
-
 /// Refuses to restore on the OS instance that saved; where that cannot be
-/// told, adds a notice.
+/// told (an unknown id equals nothing; see `Instance::same_as`), adds a
+/// notice.
 pub(crate) fn check_other_instance(
     instance: &Instance,
     saved: &Instance,
     notices: &mut Vec<Notice>,
 ) -> anyhow::Result<()> {
-    match same_instance(instance, saved) {
+    match instance.same_as(saved) {
         Some(true) => bail!(
             "refusing to restore on the OS instance that saved (boot id {}, machine id {}): the restore must run in a \
              later job on another runner, or the restore would read the save's local files and caches",

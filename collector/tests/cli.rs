@@ -425,3 +425,33 @@ fn prepare_then_record_around_a_step_that_did_nothing() {
     );
     assert!(pair.save.seconds.is_some());
 }
+
+/// prepare pins its worker ancestor, and what the worker starts afterwards
+/// (the action's step, here `grep`) runs on that CPU. The worker is a copy
+/// of sh named as RUNNER_BENCH_WORKER_PROCESS says, as Runner.Worker starts
+/// every step of a job on GitHub.
+#[cfg(target_os = "linux")]
+#[test]
+fn prepare_pins_the_worker_and_what_it_starts_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let allowed = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = allowed.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).unwrap().trim().to_string();
+    let cpu = list.split([',', '-']).filter_map(|c| c.parse::<u32>().ok()).max().unwrap();
+    let worker = dir.path().join("Worker.Test");
+    std::fs::copy("/bin/sh", &worker).unwrap();
+    let mut prepare = prepare_save(dir.path(), &["actions-cache"]);
+    prepare.args(["--cpu", &cpu.to_string()]);
+    let cmd = Command::new(&worker)
+        .args(["-c", r#""$@" 2>&1 || exit 9; grep Cpus_allowed_list /proc/self/status"#, "Worker.Test"])
+        .arg(prepare.get_program())
+        .args(prepare.get_args())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_OUTPUT")
+        .env_remove("GITHUB_PATH")
+        .env("RUNNER_BENCH_WORKER_PROCESS", "Worker.Test")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&cmd.stdout);
+    assert!(cmd.status.success(), "{out}");
+    assert_eq!(out.lines().last(), Some(format!("Cpus_allowed_list:\t{cpu}").as_str()), "{out}");
+}

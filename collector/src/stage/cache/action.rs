@@ -341,6 +341,9 @@ pub struct State {
     /// Seconds since the save job's end when the restore's prepare began.
     #[serde(default)]
     pub gap_s: Option<f64>,
+    /// What prepare found worth a notice (no worker, no shim, ...).
+    #[serde(default)]
+    pub notices: Vec<String>,
 }
 
 impl State {

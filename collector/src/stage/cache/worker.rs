@@ -223,32 +223,4 @@ mod tests {
     fn no_such_ancestor_is_no_worker() {
         assert_eq!(pin_worker("no-such-process", 0).unwrap(), Pinned::NoWorker);
     }
-
-    #[test]
-    fn a_worker_and_what_it_starts_later_run_on_one_cpu() {
-        // A stand-in worker: a copy of sh named Worker.Test, whose child
-        // (this test's collector stand-in) pins it, and whose next child
-        // then reports its own affinity.
-        let cpus = crate::affinity::allowed_cpus().unwrap();
-        let cpu = *cpus.last().unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let worker = dir.path().join("Worker.Test");
-        std::fs::copy("/bin/sh", &worker).unwrap();
-        let me = std::env::current_exe().unwrap();
-        let script = format!(
-            "RUNNER_BENCH_TEST_PIN_CPU={cpu} '{}' --exact stage::cache::worker::tests::pin_from_child --ignored \
-             --nocapture >/dev/null 2>&1; grep Cpus_allowed_list /proc/self/status",
-            me.display()
-        );
-        let out = std::process::Command::new(&worker).args(["-c", &script]).output().unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout).split_whitespace().last(), Some(cpu.to_string().as_str()));
-    }
-
-    /// Run by the test above, as a child of the stand-in worker.
-    #[test]
-    #[ignore = "run by a_worker_and_what_it_starts_later_run_on_one_cpu"]
-    fn pin_from_child() {
-        let cpu: u32 = std::env::var("RUNNER_BENCH_TEST_PIN_CPU").unwrap().parse().unwrap();
-        assert!(matches!(pin_worker("Worker.Test", cpu).unwrap(), Pinned::Worker { .. }));
-    }
 }
