@@ -68,9 +68,10 @@ pub struct PrepareArgs {
     #[arg(long, required_if_eq("half", "save"))]
     pub trial: Option<u32>,
 
-    /// save: an action of the catalogue (`actions-cache`), optionally with
-    /// `;routing=PATTERNS` (the hosts the runtime service URL may have).
-    /// Repeat for more, in order.
+    /// save: an action of the catalogue (`actions-cache`, `warpbuild`,
+    /// `runs-on`, `cirrus`), optionally with `;routing=PATTERNS` (the hosts
+    /// the runtime service URL may have). Repeat for a second, in order; a
+    /// job has two slots.
     #[arg(long = "action")]
     pub actions: Vec<String>,
 

@@ -37,16 +37,18 @@ pub struct CacheArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum CacheCommand {
-    /// Save job of a trial: save the payload to every backend and write the
-    /// hand-off file and a partial result.
+    /// Client method, save job of a trial: save the payload to every backend
+    /// and write the hand-off file and a partial result.
     Save(SaveArgs),
-    /// Restore job of a trial, on another runner: wait the publication gap,
+    /// Client method, restore job of a trial, on another runner: wait the
+    /// publication gap,
     /// restore every backend of the hand-off file, verify, and write a
     /// partial result.
     Restore(RestoreArgs),
     /// Action method, before the cache action's step: write the payload
     /// (save) or check the slot's pair (restore), pin the runner's worker to
-    /// one CPU, put the one-thread zstd shim on PATH, print the step
+    /// one CPU, put the zstd shim that forces one compression thread on
+    /// PATH, print the step
     /// outputs `action`, `key` and `path`, and start the clock.
     Prepare(crate::cache_action_cmd::PrepareArgs),
     /// Action method, after the cache action's step: stop the clock, read

@@ -26,8 +26,10 @@ pub enum Command {
     Run(RunArgs),
     /// Merge partial result files written by separate jobs of one run.
     Assemble(AssembleArgs),
-    /// The cache stage's two jobs: `cache save`, then `cache restore` on
-    /// another runner (see docs/cache.md).
+    /// The cache stage's jobs: the client method's `cache save`, then `cache
+    /// restore` on another runner; the action method's `cache prepare` and
+    /// `cache record` around a cache action's step; `cache wait` for the gap
+    /// (see docs/cache.md).
     Cache(crate::cache_cmd::CacheArgs),
     /// Print a profile's parameters (canonical form) and fingerprint.
     Profile(ProfileArgs),
