@@ -108,20 +108,46 @@ impl<const MAX: usize> Text<MAX> {
         if let Some(c) = s.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
             return Err(format!("text contains the control character U+{:04X}", c as u32));
         }
+        if let Some((c, what)) = s.chars().find_map(|c| hidden(c).map(|what| (c, what))) {
+            return Err(format!("text contains U+{:04X}, {what}; displayed text must show what it says", c as u32));
+        }
         Ok(Text(s))
     }
 
     /// Wraps `s`, cutting it to `MAX` characters and replacing control
     /// characters, for messages the collector builds from foreign errors.
     pub fn lossy(s: &str) -> Self {
-        let cleaned: String =
-            s.chars().map(|c| if c.is_control() && c != '\n' && c != '\t' { ' ' } else { c }).take(MAX).collect();
+        let cleaned: String = s
+            .chars()
+            .map(|c| if (c.is_control() && c != '\n' && c != '\t') || hidden(c).is_some() { ' ' } else { c })
+            .take(MAX)
+            .collect();
         Text(cleaned)
     }
 
     /// The text as a string slice.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+}
+
+/// What a character that changes how text around it is shown, or is not
+/// shown at all, would do, for the characters that free text may not hold:
+/// a name that reads one way and is another (a bidirectional override that
+/// reverses `xelf` into `flex`, a zero-width space between two letters) would
+/// let a result pass for another runner's in a review and on the site. Line
+/// and paragraph separators break a terminal or annotation line the way a
+/// newline would, where a newline is not expected.
+fn hidden(c: char) -> Option<&'static str> {
+    match c {
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Some("a bidirectional embedding, override or isolate"),
+        '\u{200E}' | '\u{200F}' | '\u{061C}' => Some("a bidirectional mark"),
+        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}' => {
+            Some("a zero-width or invisible character")
+        }
+        '\u{2028}' | '\u{2029}' => Some("a line or paragraph separator"),
+        '\u{E0000}'..='\u{E007F}' => Some("an invisible tag character"),
+        _ => None,
     }
 }
 
@@ -149,7 +175,13 @@ impl<const MAX: usize> JsonSchema for Text<MAX> {
         format!("Text{MAX}").into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "maxLength": MAX })
+        // The characters `Text::new` refuses, for an editor to flag
+        // (ECMA-262 regex; the tag characters beyond U+FFFF are left out).
+        json_schema!({
+            "type": "string",
+            "maxLength": MAX,
+            "pattern": "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]*$"
+        })
     }
 }
 
@@ -341,6 +373,21 @@ mod tests {
         assert_eq!(Text::<9>::new("a\u{1b}[").unwrap_err(), "text contains the control character U+001B");
         assert_eq!(Text::<3>::lossy("a\u{7}bcd").as_str(), "a b");
         assert!(Text::<9>::new("a\nb\tc").is_ok());
+        assert_eq!(
+            Text::<20>::new("runner-\u{202E}46x").unwrap_err(),
+            "text contains U+202E, a bidirectional embedding, override or isolate; displayed text must show what it \
+             says"
+        );
+        assert_eq!(
+            Text::<20>::new("ubi\u{200B}cloud").unwrap_err(),
+            "text contains U+200B, a zero-width or invisible character; displayed text must show what it says"
+        );
+        assert_eq!(
+            Text::<20>::new("a\u{2028}b").unwrap_err(),
+            "text contains U+2028, a line or paragraph separator; displayed text must show what it says"
+        );
+        assert_eq!(Text::<9>::lossy("a\u{2066}b\u{FEFF}").as_str(), "a b ");
+        assert!(Text::<20>::new("Intel® Xeon® 日本語").is_ok());
     }
 
     #[test]
