@@ -95,6 +95,7 @@ fn built() -> tempfile::TempDir {
     arm["runner"]["label"] = json!("example-linux-arm64");
     arm["machine"]["arch"] = json!("arm64");
     arm["provenance"]["github"]["run_id"] = json!(7);
+    another_run(&mut arm, 1);
     put(results.path(), ARM_PATH, &arm);
     let out = tempfile::tempdir().unwrap();
     site::output::build_with(&options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();

@@ -91,6 +91,7 @@ fn set_affinity(v: &mut Value, affinity: &Value) {
 fn macos_runner(mut v: Value) -> Value {
     v["runner"]["label"] = json!("example-macos-arm64");
     v["provenance"]["github"]["run_id"] = json!(7);
+    another_run(&mut v, 7);
     v["machine"]["os"] = json!("macos");
     v["machine"]["arch"] = json!("arm64");
     set_affinity(&mut v, &json!({"mode": "unpinned"}));
@@ -176,6 +177,7 @@ fn cpu_says_the_recorded_dataset_and_affinity() {
     let mut other = golden();
     other["runner"]["label"] = json!("example-linux-arm64");
     other["provenance"]["github"]["run_id"] = json!(8);
+    another_run(&mut other, 8);
     for s in other["stages"]["cpu"]["samples"].as_array_mut().unwrap() {
         s["affinity"] = json!({"mode": "pinned", "cpu": 0, "group": 0});
     }
@@ -604,6 +606,7 @@ fn groups_that_describe_coremark_differently_each_say_their_own() {
     let mut other = golden();
     other["runner"]["label"] = json!("example-linux-arm64");
     other["provenance"]["github"]["run_id"] = json!(7);
+    another_run(&mut other, 7);
     set_parameters(&mut other, |p| p["cpu_workload"] = json!("coremark-1.0-total-data-size-1200"));
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &golden());

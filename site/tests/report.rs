@@ -78,6 +78,7 @@ fn different_fingerprints_are_never_mixed() {
     let mut other = golden();
     other["runner"]["label"] = json!("example-linux-arm64");
     other["provenance"]["github"]["run_id"] = json!(7);
+    another_run(&mut other, 7);
     other["parameters"]["cpu_workload"] = json!("coremark-1.0-total-data-size-1200");
     let params: runner_bench_format::Parameters = serde_json::from_value(other["parameters"].clone()).unwrap();
     other["fingerprint"] = json!(params.fingerprint().to_string());
@@ -94,6 +95,7 @@ fn the_newest_result_of_a_runner_is_shown() {
     newer["provenance"]["started_at"] = json!("2026-11-30T10:00:00Z");
     newer["provenance"]["finished_at"] = json!("2026-11-30T10:31:07Z");
     newer["provenance"]["github"]["run_id"] = json!(9);
+    another_run(&mut newer, 9);
     newer["stages"]["cpu"]["samples"][4] = newer["stages"]["cpu"]["samples"][0].clone();
     let report = report_of(&[(GOLDEN_PATH, golden()), ("example/example-linux-x64/2026-11-30-9-1.json", newer)]);
     assert_eq!(report.matches("| example-linux-x64 | x64 (64-bit) |").count(), 1);

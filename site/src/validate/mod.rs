@@ -18,6 +18,9 @@ use crate::layout;
 use crate::load::{Loaded, LoadedFile};
 use crate::releases::{ReleaseStatus, Releases};
 
+mod identity;
+mod same_run;
+
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -220,8 +223,7 @@ impl Collector {
 pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
-    // Who claimed a run first: GitHub run, imported runner of a document,
-    // and content hash.
+    // Who claimed a run first, by each of its identities (`same_run`).
     let mut claims: HashMap<String, String> = HashMap::new();
     let files = loaded.files.len();
     let checks = check_all(&loaded.files, cache);
@@ -242,31 +244,19 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
                 ),
             );
         }
-        let mut keys = vec![(format!("sha256 {sha}"), "$".to_string(), "has the same content as".to_string())];
-        match &*result {
-            AnyResult::Measured(m) => {
-                if let Some(g) = &m.provenance.github {
-                    keys.push((
-                        format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label),
-                        "$.provenance.github.run_id".to_string(),
-                        format!(
-                            "GitHub run {} attempt {} of runner {} is already claimed by",
-                            g.run_id, g.run_attempt, m.runner.label
-                        ),
-                    ));
+        // Each identity is claimed by the first file that has it; a later
+        // file is reported once, at the first identity it shares (a copy
+        // is one finding, however many ways it is a copy).
+        let mut copy = false;
+        for claim in same_run::claims(&result, sha) {
+            match claims.get(&claim.key) {
+                Some(first) if !copy => {
+                    c.push(&file, claim.field, format!("{} {first}", claim.reason));
+                    copy = true;
                 }
-            }
-            AnyResult::Imported(i) => keys.push((
-                format!("imported {} {}", i.source.document_sha256, i.runner.label),
-                "$.source.document_sha256".to_string(),
-                format!("runner {} of this document is already imported by", i.runner.label),
-            )),
-        }
-        for (key, field, reason) in keys {
-            match claims.get(&key) {
-                Some(first) => c.push(&file, field, format!("{reason} {first}")),
+                Some(_) => {}
                 None => {
-                    claims.insert(key, file.clone());
+                    claims.insert(claim.key, file.clone());
                 }
             }
         }
@@ -280,6 +270,8 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
             runs.push(Run { file, rel_path: f.rel_path, result, sha256: sha.clone(), excluded, release, notes });
         }
     }
+    let renamed = identity::renames(&mut c, &runs);
+    runs.retain(|r| !renamed.contains(&r.file));
     for ex in &loaded.exclusions {
         exclusion_rules(&mut c, ex, &runs);
     }
@@ -367,6 +359,7 @@ fn check_file(f: &LoadedFile) -> FileCheck {
         }
     };
     let mut notes = Vec::new();
+    identity::empty_names(&mut c, &file, &result);
     let expected = match &result {
         AnyResult::Measured(m) => {
             notes = measured_rules(&mut c, &file, m);

@@ -1,0 +1,131 @@
+//! Identity: who a result says it measured, as the site shows it.
+//!
+//! - A display name says something: an empty or blank name is refused
+//!   wherever it would label a table, a page or a plot.
+//! - A result does not rename a provider or a runner. The first accepted
+//!   result that names one (by date, then path) fixes the name across the
+//!   site; a later result that names it otherwise is a finding. Files that
+//!   leave a name out take the fixed one. (The characters a name may hold
+//!   are the format's rule: `Text::new` refuses controls, bidirectional
+//!   overrides, zero-width characters and line separators.)
+
+use std::collections::HashMap;
+
+use runner_bench_format::{AnyResult, Name};
+
+use super::{Collector, Run};
+
+/// Every display name of `result` that is empty or blank.
+pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
+    let mut names: Vec<(String, &Name)> = Vec::new();
+    let (provider, runner) = match result {
+        AnyResult::Measured(m) => (&m.provider, &m.runner),
+        AnyResult::Imported(i) => (&i.provider, &i.runner),
+    };
+    names.extend(provider.name.iter().map(|n| ("$.provider.name".to_string(), n)));
+    names.extend(runner.name.iter().map(|n| ("$.runner.name".to_string(), n)));
+    match result {
+        AnyResult::Measured(m) => {
+            if let Some(cache) = &m.stages.cache {
+                for (i, b) in cache.backends.iter().enumerate() {
+                    names.push((format!("$.stages.cache.backends[{i}].name"), &b.name));
+                }
+            }
+            if let Some(net) = &m.stages.internet {
+                names.push(("$.stages.internet.endpoint.name".to_string(), &net.endpoint.name));
+            }
+            if let Some(http) = &m.stages.http_cache {
+                names.push(("$.stages.http_cache.server.software".to_string(), &http.server.software));
+            }
+        }
+        AnyResult::Imported(i) => {
+            names.push(("$.source.title".to_string(), &i.source.title));
+            if let Some(cache) = &i.stages.cache {
+                for (n, b) in cache.backends.iter().enumerate() {
+                    names.push((format!("$.stages.cache.backends[{n}].name"), &b.name));
+                }
+            }
+            if let Some(net) = &i.stages.internet {
+                names.push(("$.stages.internet.endpoint.name".to_string(), &net.endpoint.name));
+            }
+            if let Some(http) = &i.stages.http_cache {
+                names.push(("$.stages.http_cache.software".to_string(), &http.software));
+                for (n, t) in http.tables.iter().enumerate() {
+                    names.push((format!("$.stages.http_cache.tables[{n}].title"), &t.title));
+                }
+            }
+        }
+    }
+    for (field, name) in names {
+        if name.as_str().trim().is_empty() {
+            c.push(
+                file,
+                field,
+                "is empty; a name the site shows must say something (leave out a name that is optional)",
+            );
+        }
+    }
+}
+
+/// The names each provider and runner first had, across `runs`; reports
+/// every later run that names one otherwise and returns those runs' files.
+pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
+    let mut order: Vec<&Run> = runs.iter().collect();
+    order.sort_by(|a, b| (a.date(), &a.file).cmp(&(b.date(), &b.file)));
+    // Provider id (and runner label) → (name, the file that fixed it).
+    let mut providers: HashMap<String, (&str, &str)> = HashMap::new();
+    let mut runners: HashMap<(String, String), (&str, &str)> = HashMap::new();
+    let mut renamed = Vec::new();
+    for run in order {
+        let (provider, runner) = match &*run.result {
+            AnyResult::Measured(m) => (&m.provider, &m.runner),
+            AnyResult::Imported(i) => (&i.provider, &i.runner),
+        };
+        let mut flagged = false;
+        if let Some(name) = &provider.name {
+            let id = provider.id.to_string();
+            match providers.get(&id) {
+                Some((first, by)) if *first != name.as_str() => {
+                    c.push(
+                        &run.file,
+                        "$.provider.name",
+                        format!(
+                            "names provider \"{id}\" \"{name}\", but {by}, the first accepted result to name it, calls \
+                             it \"{first}\"; a result does not rename a provider"
+                        ),
+                    );
+                    flagged = true;
+                }
+                Some(_) => {}
+                None => {
+                    providers.insert(id, (name.as_str(), &run.file));
+                }
+            }
+        }
+        if let Some(name) = &runner.name {
+            let key = (provider.id.to_string(), runner.label.to_string());
+            match runners.get(&key) {
+                Some((first, by)) if *first != name.as_str() => {
+                    c.push(
+                        &run.file,
+                        "$.runner.name",
+                        format!(
+                            "names runner \"{}\" of provider \"{}\" \"{name}\", but {by}, the first accepted result to \
+                             name it, calls it \"{first}\"; a result does not rename a runner",
+                            key.1, key.0
+                        ),
+                    );
+                    flagged = true;
+                }
+                Some(_) => {}
+                None => {
+                    runners.insert(key, (name.as_str(), &run.file));
+                }
+            }
+        }
+        if flagged {
+            renamed.push(run.file.clone());
+        }
+    }
+    renamed
+}

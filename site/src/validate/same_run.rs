@@ -1,0 +1,114 @@
+//! The same run twice: what makes two files one run, so that a second copy
+//! is refused whatever else changed (file name, attempt number, provider,
+//! runner label).
+//!
+//! A run is identified by any of these, each a claim the first file (in
+//! path order) holds and every later file that makes it is refused for:
+//!
+//! - the file's bytes (`sha256`);
+//! - for a measured result, its samples: the `stages` section, serialized
+//!   canonically, when it holds at least one completed sample. Timings to
+//!   the microsecond and OS instance ids do not repeat across two runs, so
+//!   equal samples are a copy, whatever the rest of the file says;
+//! - for a measured result, its OS instance and start: a known `boot_id`
+//!   and `machine_id` (`Instance::same_as`) with the same `started_at`.
+//!   One boot of one machine starts one collector run per second at most
+//!   (the run pins CPUs and owns its disk folder);
+//! - for a measured result of GitHub Actions, its GitHub run, attempt and
+//!   runner label, as before;
+//! - for an imported result, its document and runner label, and its
+//!   document and figures (the `stages` section), so that one runner's row
+//!   cannot be imported again under another label or provider.
+
+use runner_bench_format::AnyResult;
+use runner_bench_format::measured::{MeasuredResult, Stages, Status};
+use sha2::{Digest, Sha256};
+
+use super::hex;
+
+/// One identity of a run: the key two copies share, the field a second
+/// copy is reported at, and what the report says before the first file's
+/// name.
+pub(super) struct Claim {
+    pub(super) key: String,
+    pub(super) field: &'static str,
+    pub(super) reason: String,
+}
+
+/// The identities of a result whose bytes hash to `sha`.
+pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
+    let mut claims = vec![Claim { key: format!("sha256 {sha}"), field: "$", reason: "has the same content as".into() }];
+    match result {
+        AnyResult::Measured(m) => {
+            if let Some(g) = &m.provenance.github {
+                claims.push(Claim {
+                    key: format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label),
+                    field: "$.provenance.github.run_id",
+                    reason: format!(
+                        "GitHub run {} attempt {} of runner {} is already claimed by",
+                        g.run_id, g.run_attempt, m.runner.label
+                    ),
+                });
+            }
+            if let Some(digest) = samples_digest(&m.stages) {
+                claims.push(Claim {
+                    key: format!("samples {digest}"),
+                    field: "$.stages",
+                    reason: "has the same samples as".into(),
+                });
+            }
+            claims.extend(instance_claim(m));
+        }
+        AnyResult::Imported(i) => {
+            claims.push(Claim {
+                key: format!("imported {} {}", i.source.document_sha256, i.runner.label),
+                field: "$.source.document_sha256",
+                reason: format!("runner {} of this document is already imported by", i.runner.label),
+            });
+            let s = &i.stages;
+            let figures = s.cpu.is_some()
+                || s.cache.as_ref().is_some_and(|c| !c.backends.is_empty())
+                || s.disk.as_ref().is_some_and(|d| d.read_mib_per_s.is_some() || d.rand_read_iops.is_some())
+                || s.internet.as_ref().is_some_and(|n| n.download_mbps.is_some())
+                || s.http_cache.as_ref().is_some_and(|h| h.tables.iter().any(|t| !t.rows.is_empty()));
+            if figures {
+                let digest = hex(&Sha256::digest(serde_json::to_vec(s).unwrap_or_default()));
+                claims.push(Claim {
+                    key: format!("imported-figures {} {digest}", i.source.document_sha256),
+                    field: "$.stages",
+                    reason: "has the same figures from the same document as".into(),
+                });
+            }
+        }
+    }
+    claims
+}
+
+/// SHA-256 of the canonical `stages`, where at least one sample completed
+/// (failures alone may well repeat word for word).
+fn samples_digest(stages: &Stages) -> Option<String> {
+    let ok = |s: Status| s == Status::Ok;
+    let completed = stages.cpu.as_ref().is_some_and(|c| c.samples.iter().any(|s| ok(s.status)))
+        || stages.disk.as_ref().is_some_and(|d| d.samples.iter().any(|s| ok(s.status)))
+        || stages.cache.as_ref().is_some_and(|c| c.pairs.iter().any(|p| ok(p.save.status)))
+        || stages.internet.as_ref().is_some_and(|n| {
+            n.download.iter().chain(&n.upload).any(|s| ok(s.status)) || n.request.iter().any(|s| ok(s.status))
+        })
+        || stages.http_cache.as_ref().is_some_and(|h| h.runs.iter().any(|r| ok(r.put.status) || ok(r.get.status)));
+    // Serializing the typed value (not the file's text) makes the digest
+    // blind to whitespace, key order and number spelling.
+    completed.then(|| hex(&Sha256::digest(serde_json::to_vec(stages).unwrap_or_default())))
+}
+
+/// The OS instance and start of a measured run, where the instance is known.
+fn instance_claim(m: &MeasuredResult) -> Option<Claim> {
+    let instance = &m.machine.instance;
+    (instance.same_as(instance) == Some(true)).then(|| Claim {
+        key: format!("instance {} {} {}", instance.boot_id, instance.machine_id, m.provenance.started_at),
+        field: "$.machine.instance.boot_id",
+        reason: format!(
+            "OS instance {} started this run at {}, as it did the run of",
+            instance.boot_id, m.provenance.started_at
+        ),
+    })
+}
