@@ -248,7 +248,7 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
         // file is reported once, at the first identity it shares (a copy
         // is one finding, however many ways it is a copy).
         let mut copy = false;
-        for claim in same_run::claims(&result, sha) {
+        for claim in &check.claims {
             match claims.get(&claim.key) {
                 Some(first) if !copy => {
                     c.push(&file, claim.field, format!("{} {first}", claim.reason));
@@ -256,7 +256,7 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
                 }
                 Some(_) => {}
                 None => {
-                    claims.insert(claim.key, file.clone());
+                    claims.insert(claim.key.clone(), file.clone());
                 }
             }
         }
@@ -296,6 +296,9 @@ struct FileCheck {
     problems: Vec<Problem>,
     /// Rules met by an exception (`Run::notes`).
     notes: Vec<Note>,
+    /// The run's identities (`same_run`), computed here because hashing
+    /// the samples is the costly part and runs on every CPU.
+    claims: Vec<same_run::Claim>,
 }
 
 /// What `site serve` keeps between builds: each file's check, by path,
@@ -338,6 +341,7 @@ fn check_file(f: &LoadedFile) -> FileCheck {
         expected: None,
         problems: c.problems,
         notes: vec![],
+        claims: vec![],
     };
     if f.size > MAX_FILE_BYTES {
         c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
@@ -370,7 +374,8 @@ fn check_file(f: &LoadedFile) -> FileCheck {
             layout::imported_path(i)
         }
     };
-    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems, notes }
+    let claims = same_run::claims(&result, &sha);
+    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems, notes, claims }
 }
 
 fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {

@@ -29,6 +29,7 @@ use super::hex;
 /// One identity of a run: the key two copies share, the field a second
 /// copy is reported at, and what the report says before the first file's
 /// name.
+#[derive(Debug)]
 pub(super) struct Claim {
     pub(super) key: String,
     pub(super) field: &'static str,
