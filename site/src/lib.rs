@@ -12,11 +12,14 @@
 //! 4. `web`: the website model, pages, plots and data files;
 //! 5. `output`: writes them (the only module that touches the output folder).
 //!
+//! Whatever the command line prints of a file's text goes through `escape`.
+//!
 //! `import` turns published documents into imported result files. `cli`
 //! and `cmd` are the command line; `main.rs` only calls `cli::main`.
 
 pub mod cli;
 pub mod cmd;
+pub mod escape;
 pub mod exclusions;
 pub mod figures;
 pub mod import;
