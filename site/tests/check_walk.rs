@@ -1,6 +1,9 @@
 //! Issue 13, classes 7 and 8: what the walk of results/ finds besides
 //! result files is a problem, never silence; and no text from a submitted
 //! file reaches a terminal or an annotation with its control characters.
+//! (Unix only: links, FIFOs and control characters in file names.)
+
+#![cfg(unix)]
 
 mod common;
 
@@ -43,6 +46,8 @@ fn links_are_problems_whatever_they_point_at() {
     symlink(&golden_file, runner.join("2026-11-29-18342215517-2.json")).unwrap();
     symlink(d.join("example"), d.join("elsewhere")).unwrap();
     symlink(d.join("nowhere.json"), runner.join("dangling.json")).unwrap();
+    // Never read: not even the exclusions file is followed.
+    symlink("/dev/zero", d.join("exclusions.toml")).unwrap();
     let checked = check(d);
     assert_eq!(
         problems(d, &checked),
@@ -50,6 +55,7 @@ fn links_are_problems_whatever_they_point_at() {
             whole("elsewhere", LINK),
             whole("example/example-linux-x64/2026-11-29-18342215517-2.json", LINK),
             whole("example/example-linux-x64/dangling.json", LINK),
+            whole("exclusions.toml", LINK),
         ]
     );
     // The file the link points at is read once, as itself.
