@@ -3,7 +3,9 @@
 //!
 //! The pipeline, one module per stage:
 //!
-//! 1. `load`: walk results/ and read every `*.json` (and `exclusions.toml`);
+//! 1. `load`: walk results/ and read every `*.json` (and `exclusions.toml`),
+//!    noting anything else it holds (a link, another name), which
+//!    `validate` reports;
 //! 2. `validate`: read each file strictly and apply every rule a reviewer
 //!    must apply, collecting all problems → accepted `Run`s, each measured
 //!    one with its release status (`releases`: content/releases/*.toml);
