@@ -288,3 +288,28 @@ fn top_level_errors_are_escaped() {
         format!("error: {}/no\\u{{1b}}[2Jsuch is neither a file nor a folder\n", dir.path().display())
     );
 }
+
+#[test]
+fn a_formula_in_free_text_is_defused_in_the_csv_downloads() {
+    // The exclusion's reason is free text that reaches every CSV row of the
+    // result; a spreadsheet skips the leading spaces and tab.
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    std::fs::write(
+        dir.path().join("exclusions.toml"),
+        format!("[[exclude]]\nfile = \"{GOLDEN_PATH}\"\nreason = \" \\t=HYPERLINK(1)\"\n"),
+    )
+    .unwrap();
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut o = site::web::Options::new(dir.path());
+    o.content = root.join("content");
+    o.docs = root.join("docs");
+    o.templates = root.join("templates");
+    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    let csv = std::fs::read_to_string(out.path().join("data/coremark.csv")).unwrap();
+    let row = csv.lines().nth(1).unwrap();
+    // excluded: yes, the reason defused, then the source.
+    assert!(row.ends_with(&format!(",yes,' \t=HYPERLINK(1),/results/{GOLDEN_PATH}")), "{row}");
+}
