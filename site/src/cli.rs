@@ -117,7 +117,7 @@ pub enum Format {
 }
 
 /// Parses the arguments, runs the command and prints an error once, with
-/// its chain of causes.
+/// its chain of causes, its control characters escaped (`escape`).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
@@ -131,7 +131,7 @@ pub fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", crate::escape::lines(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

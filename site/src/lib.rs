@@ -3,7 +3,9 @@
 //!
 //! The pipeline, one module per stage:
 //!
-//! 1. `load`: walk results/ and read every `*.json` (and `exclusions.toml`);
+//! 1. `load`: walk results/ and read every `*.json` (and `exclusions.toml`),
+//!    noting anything else it holds (a link, another name), which
+//!    `validate` reports;
 //! 2. `validate`: read each file strictly and apply every rule a reviewer
 //!    must apply, collecting all problems → accepted `Run`s, each measured
 //!    one with its release status (`releases`: content/releases/*.toml);
@@ -12,11 +14,14 @@
 //! 4. `web`: the website model, pages, plots and data files;
 //! 5. `output`: writes them (the only module that touches the output folder).
 //!
+//! Whatever the command line prints of a file's text goes through `escape`.
+//!
 //! `import` turns published documents into imported result files. `cli`
 //! and `cmd` are the command line; `main.rs` only calls `cli::main`.
 
 pub mod cli;
 pub mod cmd;
+pub mod escape;
 pub mod exclusions;
 pub mod figures;
 pub mod import;

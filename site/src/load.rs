@@ -1,5 +1,7 @@
 //! Stage 1: find the result files (every `*.json` under the given folders)
-//! and their sizes, along with each folder's exclusions file.
+//! and their sizes, along with each folder's exclusions file, and whatever
+//! else the folders hold that is not a result file (links, other names),
+//! which the check reports instead of passing over in silence.
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +33,41 @@ pub struct Loaded {
     pub files: Vec<LoadedFile>,
     /// Each results folder's exclusions file, where it has one.
     pub exclusions: Vec<Exclusions>,
+    /// What the walk found that is not a result file, in path order:
+    /// each is a problem (`validate::walk`).
+    pub skipped: Vec<Skipped>,
+    /// Folders given that hold no result file at all.
+    pub empty_folders: Vec<PathBuf>,
+}
+
+/// Files a results folder may hold at its top besides result files:
+/// the folder's README and its exclusions file.
+pub const OTHER_FILES: [&str; 2] = ["README.md", EXCLUSIONS_FILE];
+
+/// Something under a results folder that is not a result file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path, as problems name it.
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: SkipKind,
+}
+
+/// Why a walked entry is not read as a result file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkipKind {
+    /// A symbolic link, to a file or a folder, dangling or not: never
+    /// followed, so that a submission cannot point the check (or the build)
+    /// at a file outside the pull request, a device or a loop.
+    Link,
+    /// A plain file whose name does not end in `.json` (and is not one of
+    /// `OTHER_FILES` at the top).
+    OtherName,
+    /// Neither a plain file, a folder nor a link (a FIFO, a socket, a
+    /// device).
+    NotPlain,
+    /// The walk could not read it; the reason.
+    Unreadable(String),
 }
 
 /// Walks `paths`: folders are walked for `*.json` files (and their
@@ -39,28 +76,62 @@ pub struct Loaded {
 pub fn load(paths: &[PathBuf]) -> anyhow::Result<Loaded> {
     let mut loaded = Loaded::default();
     for root in paths {
+        // Not `is_file`, which follows a link: a link named on the command
+        // line is reported like one found by the walk.
+        if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink()) && !root.is_dir() {
+            loaded.skipped.push(Skipped { path: root.clone(), kind: SkipKind::Link });
+            continue;
+        }
         if root.is_file() {
             let parts: Vec<_> = root.components().rev().take(3).collect();
             let rel: Vec<String> = parts.iter().rev().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-            loaded.files.push(read(root, rel.join("/"))?);
+            let meta = std::fs::metadata(root).with_context(|| format!("cannot read {}", root.display()))?;
+            loaded.files.push(file(root, rel.join("/"), &meta));
             continue;
         }
         if !root.is_dir() {
             anyhow::bail!("{} is neither a file nor a folder", root.display());
         }
+        let results_before = loaded.files.len();
         let exclusions = root.join(EXCLUSIONS_FILE);
-        if exclusions.is_file() {
+        // A linked exclusions file is reported by the walk, not read.
+        if std::fs::symlink_metadata(&exclusions).is_ok_and(|m| m.is_file()) {
             loaded.exclusions.push(Exclusions::read(&exclusions)?);
         }
+        // Links are not followed (walkdir's default): a link is an entry of
+        // its own, reported below, and its target is never read.
         let walk = WalkDir::new(root).sort_by_file_name();
         for entry in walk {
-            let entry = entry.with_context(|| format!("cannot walk {}", root.display()))?;
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    let path = e.path().unwrap_or(root).to_path_buf();
+                    let reason = e.io_error().map_or_else(|| e.to_string(), ToString::to_string);
+                    loaded.skipped.push(Skipped { path, kind: SkipKind::Unreadable(reason) });
+                    continue;
+                }
+            };
             let path = entry.path();
-            if !entry.file_type().is_file() || path.extension().is_none_or(|e| e != "json") {
+            let kind = entry.file_type();
+            if kind.is_dir() {
                 continue;
             }
-            let rel = rel_path(path, root);
-            loaded.files.push(read(path, rel)?);
+            let skip = |kind| Skipped { path: path.to_path_buf(), kind };
+            if kind.is_symlink() {
+                loaded.skipped.push(skip(SkipKind::Link));
+            } else if !kind.is_file() {
+                loaded.skipped.push(skip(SkipKind::NotPlain));
+            } else if path.extension().is_some_and(|e| e == "json") {
+                match entry.metadata() {
+                    Ok(meta) => loaded.files.push(file(path, rel_path(path, root), &meta)),
+                    Err(e) => loaded.skipped.push(skip(SkipKind::Unreadable(e.to_string()))),
+                }
+            } else if !(entry.depth() == 1 && OTHER_FILES.iter().any(|n| entry.file_name() == *n)) {
+                loaded.skipped.push(skip(SkipKind::OtherName));
+            }
+        }
+        if loaded.files.len() == results_before {
+            loaded.empty_folders.push(root.clone());
         }
     }
     Ok(loaded)
@@ -72,7 +143,6 @@ pub fn rel_path(path: &Path, root: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
 }
 
-fn read(path: &Path, rel_path: String) -> anyhow::Result<LoadedFile> {
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(LoadedFile { path: path.to_path_buf(), rel_path, size: meta.len(), modified: meta.modified().ok() })
+fn file(path: &Path, rel_path: String, meta: &std::fs::Metadata) -> LoadedFile {
+    LoadedFile { path: path.to_path_buf(), rel_path, size: meta.len(), modified: meta.modified().ok() }
 }

@@ -27,7 +27,9 @@ pub fn run(file: &Path, out: &Path, imported_at: Option<&str>, document: Option<
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         std::fs::write(&path, to_json(r)).with_context(|| format!("cannot write {}", path.display()))?;
-        println!("{}", path.display());
+        // The path is made of the document's ids, so it is escaped like
+        // any text from a file.
+        println!("{}", crate::escape::text(&path.display().to_string()));
         written.push(path);
     }
     Ok(written)

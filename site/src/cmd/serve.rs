@@ -121,7 +121,7 @@ fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) {
         }
         Err(e) => {
             let message = format!("{e:#}");
-            eprintln!("error: {message}");
+            eprintln!("error: {}", crate::escape::lines(&message));
             state.error = Some(message);
         }
     }

@@ -13,6 +13,7 @@ use runner_bench_format::measured::{JobOutcome, MeasuredResult, Status, Validati
 use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice};
 use sha2::{Digest, Sha256};
 
+use crate::escape;
 use crate::exclusions::Exclusions;
 use crate::layout;
 use crate::load::{Loaded, LoadedFile};
@@ -20,6 +21,7 @@ use crate::releases::{ReleaseStatus, Releases};
 
 mod identity;
 mod same_run;
+mod walk;
 
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,6 +101,8 @@ pub struct Checked {
     pub problems: Vec<Problem>,
     /// Result files looked at.
     pub files: usize,
+    /// Folders checked that hold no result file (`refuse_empty_folders`).
+    pub empty_folders: Vec<std::path::PathBuf>,
 }
 
 impl Checked {
@@ -114,12 +118,13 @@ impl Checked {
     }
 
     /// Problems for people: each file once, then its problems indented.
+    /// Text from the files is escaped (`escape`), as in every report.
     pub fn human_report(&self) -> String {
         let mut out = String::new();
         for file in self.rejected_files() {
-            let _ = writeln!(out, "{file}");
+            let _ = writeln!(out, "{}", escape::text(file));
             for p in self.problems.iter().filter(|p| p.file == file) {
-                let _ = writeln!(out, "  {}: {}", p.field, p.reason);
+                let _ = writeln!(out, "  {}: {}", escape::text(&p.field), escape::text(&p.reason));
             }
         }
         let rejected = self.rejected_files().len();
@@ -137,10 +142,10 @@ impl Checked {
         let mut out = String::new();
         for run in &self.runs {
             if let Some(status) = &run.release {
-                let _ = writeln!(out, "{}: {}", run.file, status.describe());
+                let _ = writeln!(out, "{}: {}", escape::text(&run.file), escape::text(&status.describe()));
             }
             for n in &run.notes {
-                let _ = writeln!(out, "  {}: {}", n.field, n.reason);
+                let _ = writeln!(out, "  {}: {}", escape::text(&n.field), escape::text(&n.reason));
             }
         }
         out
@@ -150,7 +155,7 @@ impl Checked {
     pub fn github_status_report(&self) -> String {
         let mut out = String::new();
         for run in &self.runs {
-            let text = (!run.notes.is_empty()).then(|| std::fs::read_to_string(&run.file).ok()).flatten();
+            let text = (!run.notes.is_empty()).then(|| walk::text_to_locate(&run.file)).flatten();
             let mut notice = |line: Option<usize>, message: &str| {
                 let _ = writeln!(
                     out,
@@ -180,7 +185,7 @@ impl Checked {
         let mut out = String::new();
         let mut texts: std::collections::HashMap<&str, Option<String>> = std::collections::HashMap::new();
         for p in &self.problems {
-            let text = texts.entry(p.file.as_str()).or_insert_with(|| std::fs::read_to_string(&p.file).ok());
+            let text = texts.entry(p.file.as_str()).or_insert_with(|| walk::text_to_locate(&p.file));
             let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &p.field));
             let _ = writeln!(
                 out,
@@ -195,9 +200,11 @@ impl Checked {
     }
 }
 
-/// Workflow-command data escaping (GitHub's `escapeData`).
+/// Workflow-command data escaping (GitHub's `escapeData`), after the
+/// control characters of every report (`escape::text`), so that no text
+/// from a file reaches an annotation raw.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    escape::text(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// Workflow-command property escaping (GitHub's `escapeProperty`).
@@ -272,13 +279,14 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
     }
     let renamed = identity::renames(&mut c, &runs);
     runs.retain(|r| !renamed.contains(&r.file));
+    walk::skipped_rules(&mut c, &loaded.skipped);
     for ex in &loaded.exclusions {
         exclusion_rules(&mut c, ex, &runs);
     }
     for e in &releases.errors {
         c.push(&e.file, e.field.clone(), e.reason.clone());
     }
-    Checked { runs, problems: c.problems, files }
+    Checked { runs, problems: c.problems, files, empty_folders: loaded.empty_folders }
 }
 
 /// One file read strictly and checked against every rule that needs no

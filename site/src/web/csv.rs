@@ -167,12 +167,51 @@ fn row(out: &mut String, lead: Vec<String>, figures: &[&String], m: &Meta) {
     out.push_str("\r\n");
 }
 
-/// A CSV field, quoted where it must be. A leading `=`, `+`, `-` or `@`
-/// is prefixed with `'` so that a spreadsheet never runs text from a
-/// result as a formula (negative numbers never occur in the figures).
+/// A CSV field, quoted where it must be, and defused where a spreadsheet
+/// could run it as a formula (`formula_like`): prefixed with `'`, which
+/// makes the cell text.
 pub fn quote(field: &str) -> String {
-    let field = if field.starts_with(['=', '+', '-', '@']) { format!("'{field}") } else { field.to_string() };
+    let field = if formula_like(field) { format!("'{field}") } else { field.to_string() };
     if field.contains([',', '"', '\r', '\n']) { format!("\"{}\"", field.replace('"', "\"\"")) } else { field }
+}
+
+/// Whether a spreadsheet could take `field` as a formula (OWASP, "CSV
+/// Injection"): it starts with a tab or a carriage return, or its first
+/// character after any whitespace (spaces, tabs, CR, LF and the other
+/// Unicode spaces, which spreadsheets skip) is `=`, `+`, `-` or `@`. A
+/// plain decimal number (`-12.5`, `-3e-4`) is data a spreadsheet reads as
+/// a number, never as a formula, so it stays a number: only text is
+/// defused.
+fn formula_like(field: &str) -> bool {
+    if field.starts_with(['\t', '\r']) {
+        return true;
+    }
+    field.trim_start_matches(char::is_whitespace).starts_with(['=', '+', '-', '@']) && !is_number(field)
+}
+
+/// `-?digits[.digits][e[+-]digits]`, as the site writes numbers.
+fn is_number(field: &str) -> bool {
+    fn digits(s: &str) -> (&str, bool) {
+        let rest = s.trim_start_matches(|c: char| c.is_ascii_digit());
+        (rest, rest.len() < s.len())
+    }
+    let s = field.strip_prefix('-').unwrap_or(field);
+    let (s, whole) = digits(s);
+    let (s, fraction) = match s.strip_prefix('.') {
+        Some(after) => digits(after),
+        None => (s, false),
+    };
+    if !(whole || fraction) {
+        return false;
+    }
+    let s = match s.strip_prefix(['e', 'E']) {
+        Some(after) => match digits(after.strip_prefix(['+', '-']).unwrap_or(after)) {
+            (rest, true) => rest,
+            (_, false) => return false,
+        },
+        None => s,
+    };
+    s.is_empty()
 }
 
 #[cfg(test)]
@@ -185,5 +224,35 @@ mod tests {
         assert_eq!(quote("a, b"), "\"a, b\"");
         assert_eq!(quote("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(quote("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+    }
+
+    #[test]
+    fn formulas_after_leading_whitespace_are_defused() {
+        assert_eq!(quote("+1+cmd|' /C calc'!A0"), "'+1+cmd|' /C calc'!A0");
+        assert_eq!(quote("-2+3"), "'-2+3");
+        assert_eq!(quote("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(quote("  =1+1"), "'  =1+1");
+        assert_eq!(quote("\t=1+1"), "'\t=1+1");
+        assert_eq!(quote("\u{a0}\u{3000}@x"), "'\u{a0}\u{3000}@x");
+        // Quoted as well, for the line break.
+        assert_eq!(quote("\r\n=1+1"), "\"'\r\n=1+1\"");
+        assert_eq!(quote("\n -1"), "\"'\n -1\"");
+        // A leading tab or carriage return is defused whatever follows.
+        assert_eq!(quote("\tplain"), "'\tplain");
+        assert_eq!(quote("\rplain"), "\"'\rplain\"");
+        // Text that only contains the characters later is left alone.
+        assert_eq!(quote("a=b"), "a=b");
+        assert_eq!(quote(" x-1"), " x-1");
+    }
+
+    #[test]
+    fn numbers_the_site_writes_stay_numbers() {
+        for n in ["-12.5", "-3", "-.5", "-0.25e-4", "-1E+3", "0", "12.", "1e9"] {
+            assert_eq!(quote(n), n);
+        }
+        // Not numbers: defused.
+        for text in ["-", "-.", "-e5", "-1e", "-1.2.3", "- 1", "-1 ", "-0x10", "-inf", "-NaN", "+1"] {
+            assert_eq!(quote(text), format!("'{text}"));
+        }
     }
 }
