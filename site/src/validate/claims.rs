@@ -38,11 +38,7 @@ fn os_name(os: Os) -> &'static str {
 
 fn machine(c: &mut Collector, file: &str, m: &MeasuredResult) {
     if m.machine.logical_cpus == 0 {
-        c.push(
-            file,
-            "$.machine.logical_cpus",
-            "0 logical CPUs; the machine that ran the collector has at least one",
-        );
+        c.push(file, "$.machine.logical_cpus", "0 logical CPUs; the machine that ran the collector has at least one");
     }
     // The collector reads physical memory on Linux (/proc/meminfo) and
     // Windows (GlobalMemoryStatusEx); on macOS it does not yet, and writes 0.
@@ -111,7 +107,10 @@ fn affinity(c: &mut Collector, file: &str, m: &MeasuredResult) {
             c.push(
                 file,
                 format!("{path}.affinity.group"),
-                format!("processor group {group} on {}; only Windows has processor groups, elsewhere it is 0", os_name(os)),
+                format!(
+                    "processor group {group} on {}; only Windows has processor groups, elsewhere it is 0",
+                    os_name(os)
+                ),
             );
         }
     };

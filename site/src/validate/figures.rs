@@ -229,29 +229,44 @@ fn cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
             ),
         );
     }
-    let most = archive_bound(payload, p.cache_payload_files);
+    // Transfers are held to the profile's payload, which the collector
+    // moves whatever the file records as payload_bytes.
+    let bytes = Payload { recorded: payload, least: expected, most: archive_bound(expected, p.cache_payload_files) };
     for (i, pair) in cache.pairs.iter().enumerate() {
         let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
         for (half, t) in [("save", Some(&pair.save)), ("restore", pair.restore.as_ref())] {
             if let Some(t) = t {
-                transfer(c, file, &format!("$.stages.cache.pairs[{i}].{half}"), t, payload, most, kind);
+                transfer(c, file, &format!("$.stages.cache.pairs[{i}].{half}"), t, &bytes, kind);
             }
         }
     }
 }
 
-fn transfer(
-    c: &mut Collector,
-    file: &str,
-    path: &str,
-    t: &CacheTransfer,
-    payload: u64,
+/// The most MiB/s a cache transfer of `kind` can reach, and why. A service
+/// is reached over the network; a volume may be a local device or a network
+/// volume, so the larger bound holds (also for an unknown backend).
+fn cache_bound(kind: Option<CacheKind>) -> (f64, &'static str) {
+    match kind {
+        Some(CacheKind::ArchiveService) => {
+            (max_network_mib_per_s(), "the fastest network interface carries (1.6 Tb/s Ethernet)")
+        }
+        _ => (max_storage_mib_per_s(), "the fastest storage interface carries (PCIe 7.0 x16, 256 GB/s)"),
+    }
+}
+
+/// The payload as the file records it (the figures divide it by seconds)
+/// and the bytes a transfer of the profile's payload moves.
+struct Payload {
+    recorded: u64,
+    least: u64,
     most: u64,
-    kind: Option<CacheKind>,
-) {
+}
+
+fn transfer(c: &mut Collector, file: &str, path: &str, t: &CacheTransfer, bytes: &Payload, kind: Option<CacheKind>) {
     if t.status != Status::Ok {
         return;
     }
+    let payload = bytes.recorded;
     if let Some(seconds) = t.seconds.map(NonNeg::get) {
         if seconds == 0.0 {
             c.push(
@@ -261,14 +276,7 @@ fn transfer(
             );
         } else {
             let mib_per_s = payload as f64 / MIB as f64 / seconds;
-            // A service is reached over the network; a volume may be a
-            // local device or a network volume, so the larger bound holds.
-            let (bound, what) = match kind {
-                Some(CacheKind::ArchiveService) => {
-                    (max_network_mib_per_s(), "the fastest network interface carries (1.6 Tb/s Ethernet)")
-                }
-                _ => (max_storage_mib_per_s(), "the fastest storage interface carries (PCIe 7.0 x16, 256 GB/s)"),
-            };
+            let (bound, what) = cache_bound(kind);
             if mib_per_s > bound {
                 c.push(
                     file,
@@ -282,14 +290,15 @@ fn transfer(
         }
     }
     if let Some(moved) = t.transferred_bytes {
-        if moved < payload {
+        let (least, most) = (bytes.least, bytes.most);
+        if moved < least {
             c.push(
                 file,
                 format!("{path}.transferred_bytes"),
                 format!(
-                    "{moved} bytes is less than the payload ({payload} bytes); a transfer moves the whole payload \
-                     (a volume copies it, a service moves its archive, which cannot compress the payload's random \
-                     bytes)"
+                    "{moved} bytes is less than the profile's payload ({least} bytes); a transfer moves the whole \
+                     payload (a volume copies it, a service moves its archive, which cannot compress the payload's \
+                     random bytes)"
                 ),
             );
         } else if moved > most {
@@ -433,16 +442,18 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
         }
     }
     if let Some(disk) = &i.stages.disk {
-        for (name, v, unit) in [
-            ("read_mib_per_s", disk.read_mib_per_s, "MiB/s"),
-            ("write_mib_per_s", disk.write_mib_per_s, "MiB/s"),
-            ("rand_read_iops", disk.rand_read_iops, "IOPS"),
-            ("rand_write_iops", disk.rand_write_iops, "IOPS"),
+        // IOPS has no bound here: the block size of a published figure is
+        // not in the file.
+        for (name, v, unit, bounded) in [
+            ("read_mib_per_s", disk.read_mib_per_s, "MiB/s", true),
+            ("write_mib_per_s", disk.write_mib_per_s, "MiB/s", true),
+            ("rand_read_iops", disk.rand_read_iops, "IOPS", false),
+            ("rand_write_iops", disk.rand_write_iops, "IOPS", false),
         ] {
             let path = format!("$.stages.disk.{name}");
             positive(c, file, &path, v, unit);
             if let Some(v) = v.map(NonNeg::get)
-                && unit == "MiB/s"
+                && bounded
                 && v > max_storage_mib_per_s()
             {
                 c.push(
@@ -463,8 +474,14 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
             positive(c, file, &format!("{path}.payload_mib"), Some(b.payload_mib), "MiB");
             positive_aggregate(c, file, &format!("{path}.save_s"), &b.save_s, "s");
             positive_aggregate(c, file, &format!("{path}.restore_s"), &b.restore_s, "s");
-            positive(c, file, &format!("{path}.save_mib_per_s"), Some(b.save_mib_per_s), "MiB/s");
-            positive(c, file, &format!("{path}.restore_mib_per_s"), Some(b.restore_mib_per_s), "MiB/s");
+            for (name, v) in [("save_mib_per_s", b.save_mib_per_s), ("restore_mib_per_s", b.restore_mib_per_s)] {
+                let field = format!("{path}.{name}");
+                positive(c, file, &field, Some(v), "MiB/s");
+                let (bound, what) = cache_bound(Some(b.kind));
+                if v.get() > bound {
+                    c.push(file, field, format!("{} MiB/s is above {bound:.0} MiB/s, the most {what}", v.get()));
+                }
+            }
         }
     }
     if let Some(net) = &i.stages.internet {
