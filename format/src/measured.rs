@@ -916,10 +916,11 @@ pub struct HttpCachePhase {
 }
 
 impl HttpCachePhase {
-    /// Requests per second, as RBCS computes it: entries ÷ seconds.
+    /// Requests per second, as RBCS computes it: entries ÷ seconds. The two
+    /// counters are added as u64, so that no file can overflow their sum.
     pub fn requests_per_s(&self) -> Option<f64> {
         (self.status == Status::Ok && self.seconds.get() > 0.0)
-            .then(|| f64::from(self.succeeded + self.failed) / self.seconds.get())
+            .then(|| (u64::from(self.succeeded) + u64::from(self.failed)) as f64 / self.seconds.get())
     }
 }
 
@@ -955,6 +956,18 @@ mod tests {
         assert_eq!(instance(BOOT_A, Instance::UNKNOWN).same_as(&instance(BOOT_A, Instance::UNKNOWN)), None);
         assert_eq!(instance(BOOT_A, MACHINE_A).same_as(&instance(BOOT_A, Instance::UNKNOWN)), None);
         assert_eq!(instance(Instance::UNKNOWN, MACHINE_A).same_as(&instance(Instance::UNKNOWN, MACHINE_A)), None);
+    }
+
+    #[test]
+    fn requests_per_s_does_not_overflow_the_counters() {
+        let phase = HttpCachePhase {
+            status: Status::Ok,
+            message: None,
+            succeeded: u32::MAX,
+            failed: u32::MAX,
+            seconds: NonNeg::new(2.0).unwrap(),
+        };
+        assert_eq!(phase.requests_per_s(), Some(f64::from(u32::MAX)));
     }
 
     #[test]

@@ -159,9 +159,7 @@ fn cpu_of_a_pinned_linux_runner_is_the_published_wording() {
 fn cpu_says_the_recorded_dataset_and_affinity() {
     let mut v = golden();
     set_parameters(&mut v, |p| p["cpu_workload"] = json!("coremark-1.0-total-data-size-1200"));
-    for s in v["stages"]["cpu"]["samples"].as_array_mut().unwrap() {
-        s["affinity"] = json!({"mode": "unpinned"});
-    }
+    unpin_failed(&mut v);
     assert_eq!(
         text(v).cpu,
         [
@@ -182,14 +180,23 @@ fn cpu_says_the_recorded_dataset_and_affinity() {
         s["affinity"] = json!({"mode": "pinned", "cpu": 0, "group": 0});
     }
     let mut unpinned = golden();
-    for s in unpinned["stages"]["cpu"]["samples"].as_array_mut().unwrap() {
-        s["affinity"] = json!({"mode": "unpinned"});
-    }
+    unpin_failed(&mut unpinned);
     let two = text_of(&[(GOLDEN_PATH, unpinned), ("example/example-linux-arm64/2026-11-29-8-1.json", other)]);
     assert_eq!(
         two.cpu[1][0],
         "As recorded, CoreMark ran pinned to CPU 0 / group 0 on example-linux-arm64; unpinned on example-linux-x64."
     );
+}
+
+/// Makes every CoreMark sample one whose pinning failed: on Linux an ok
+/// sample is pinned (`site check` refuses an unpinned one), and a sample
+/// that could not be pinned records the affinity it had.
+fn unpin_failed(v: &mut Value) {
+    for s in v["stages"]["cpu"]["samples"].as_array_mut().unwrap() {
+        s["affinity"] = json!({"mode": "unpinned"});
+        s["status"] = json!("error");
+        s["message"] = json!("cannot pin the thread to CPU 1");
+    }
 }
 
 // Disk
@@ -221,6 +228,14 @@ fn disk_says_the_parameters() {
         p["disk_queue_depth"] = json!(2);
         p["sample_timeout_s"] = json!(30);
     });
+    // Every I/O call moves one block of the new sizes.
+    for s in v["stages"]["disk"]["samples"].as_array_mut().unwrap() {
+        for (op, kib) in [("seq_read", 512), ("seq_write", 512), ("rand_read", 8), ("rand_write", 8)] {
+            if s[op].is_object() {
+                s[op]["bytes"] = json!(s[op]["ops"].as_u64().unwrap() * kib * 1024);
+            }
+        }
+    }
     assert_eq!(
         text(v).disk,
         [

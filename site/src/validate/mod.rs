@@ -19,6 +19,8 @@ use crate::layout;
 use crate::load::{Loaded, LoadedFile};
 use crate::releases::{ReleaseStatus, Releases};
 
+mod claims;
+mod figures;
 mod identity;
 mod same_run;
 mod walk;
@@ -429,6 +431,8 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
     for p in m.problems() {
         c.push(file, p.field, p.reason);
     }
+    figures::measured(c, file, m);
+    claims::measured(c, file, m);
     let mut notes = Vec::new();
     let params = &m.parameters;
     // The jobs that did not succeed and measure `stage` (and `trial`).
@@ -573,6 +577,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
 /// Published aggregates must be self-consistent: a median within its
 /// range, no more verified pairs or completed samples than attempted.
 fn imported_rules(c: &mut Collector, file: &str, i: &ImportedResult) {
+    figures::imported(c, file, i);
     if let Some(cpu) = &i.stages.cpu {
         aggregate(c, file, "$.stages.cpu.iterations_per_s".to_string(), &cpu.iterations_per_s);
     }

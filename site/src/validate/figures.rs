@@ -1,0 +1,550 @@
+//! Figures that must be finite and positive (issue 13, class 1): every
+//! figure the site derives from a file (iterations/s, MiB/s, IOPS, Mbps,
+//! requests/s) must come out finite, above zero where zero is impossible,
+//! within what the sample's own parameters allow, and below what physics
+//! allows. The format's types already refuse negative and non-finite
+//! numbers; these rules refuse the zeros that would make a figure infinite
+//! or NaN, and the records the collector cannot have written.
+//!
+//! Each rule follows what the collector writes (collector/src/stage/), so
+//! that its own honest output always passes.
+
+use runner_bench_format::imported::{Aggregate, ImportedResult};
+use runner_bench_format::measured::{CacheKind, CacheTransfer, DiskOp, MeasuredResult, Status};
+use runner_bench_format::{NonNeg, Parameters};
+
+use super::Collector;
+
+/// Bytes in a MiB (the format's MiB is 2^20 bytes, its KiB 2^10).
+const MIB: u64 = 1 << 20;
+
+/// Most CoreMark iterations one thread can run in a second. The published
+/// runner reports score 21,000–38,000 and the reference machine of
+/// ../shared/reference/coremark.md (a 2-vCPU AMD EPYC) 32,760, about 11
+/// iterations per MHz of clock. 1,000,000 would need 160 iterations per MHz
+/// at 6.2 GHz, the highest clock of any shipping CPU (Intel Core
+/// i9-14900KS): over ten times the per-clock rate of the reference
+/// machine, which no core comes near.
+const MAX_ITERATIONS_PER_S: f64 = 1_000_000.0;
+
+/// Most bytes per second one storage device can carry: a PCIe 7.0 x16 link,
+/// 128 GT/s × 16 lanes ÷ 8 bits = 256 GB/s in each direction (PCI-SIG,
+/// PCIe 7.0 specification, 2025), the fastest storage interface defined.
+/// No device uses it yet; NVMe drives ship on PCIe 5.0 x4 (about 16 GB/s).
+const MAX_STORAGE_BYTES_PER_S: f64 = 256e9;
+
+/// Most megabits per second one network interface can carry: 1.6 Tb/s
+/// Ethernet (IEEE 802.3dj, 200 Gb/s × 8 lanes), the fastest Ethernet rate
+/// defined; the fastest NICs shipping carry 800 Gb/s (NVIDIA ConnectX-8).
+const MAX_NETWORK_MBPS: f64 = 1_600_000.0;
+
+/// The storage bound in MiB/s, as the rules print it.
+fn max_storage_mib_per_s() -> f64 {
+    MAX_STORAGE_BYTES_PER_S / MIB as f64
+}
+
+/// The network bound in MiB/s (a cache service is reached over the network).
+fn max_network_mib_per_s() -> f64 {
+    MAX_NETWORK_MBPS * 1e6 / 8.0 / MIB as f64
+}
+
+/// Every figure rule of a measured result.
+pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
+    let p = &m.parameters;
+    cpu(c, file, m, p);
+    disk(c, file, m, p);
+    cache(c, file, m, p);
+    internet(c, file, m, p);
+    http_cache(c, file, m, p);
+}
+
+fn cpu(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
+    let Some(cpu) = &m.stages.cpu else { return };
+    for (i, s) in cpu.samples.iter().enumerate() {
+        if s.status != Status::Ok {
+            continue;
+        }
+        let path = format!("$.stages.cpu.samples[{i}]");
+        if s.iterations == Some(0) {
+            c.push(
+                file,
+                format!("{path}.iterations"),
+                "0 iterations in an ok sample; CoreMark runs at least one iteration, so iterations/s is above 0",
+            );
+        }
+        if let Some(elapsed) = s.elapsed_s.map(NonNeg::get) {
+            if elapsed == 0.0 {
+                c.push(
+                    file,
+                    format!("{path}.elapsed_s"),
+                    "0 s in an ok sample; iterations/s = iterations ÷ elapsed_s needs elapsed_s above 0",
+                );
+            } else if elapsed < f64::from(p.cpu_seconds) {
+                c.push(
+                    file,
+                    format!("{path}.elapsed_s"),
+                    format!(
+                        "{elapsed} s is shorter than parameters.cpu_seconds ({} s); a CoreMark sample runs at least \
+                         that long",
+                        p.cpu_seconds
+                    ),
+                );
+            }
+        }
+        if let (Some(n), Some(elapsed)) = (s.iterations, s.elapsed_s.map(NonNeg::get))
+            && elapsed > 0.0
+            && n as f64 / elapsed > MAX_ITERATIONS_PER_S
+        {
+            c.push(
+                file,
+                path,
+                format!(
+                    "{:.0} iterations/s is above {MAX_ITERATIONS_PER_S:.0}, more than any CPU core runs CoreMark on \
+                     one thread",
+                    n as f64 / elapsed
+                ),
+            );
+        }
+    }
+}
+
+fn disk(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
+    let Some(disk) = &m.stages.disk else { return };
+    for (i, s) in disk.samples.iter().enumerate() {
+        if s.status != Status::Ok {
+            continue;
+        }
+        let ops = [
+            ("seq_read", &s.seq_read, p.disk_seq_block_kib, "disk_seq_block_kib"),
+            ("seq_write", &s.seq_write, p.disk_seq_block_kib, "disk_seq_block_kib"),
+            ("rand_read", &s.rand_read, p.disk_rand_block_kib, "disk_rand_block_kib"),
+            ("rand_write", &s.rand_write, p.disk_rand_block_kib, "disk_rand_block_kib"),
+        ];
+        for (name, op, block_kib, parameter) in ops {
+            if let Some(op) = op {
+                disk_op(c, file, &format!("$.stages.disk.samples[{i}].{name}"), op, block_kib, parameter, p);
+            }
+        }
+    }
+}
+
+fn disk_op(c: &mut Collector, file: &str, path: &str, op: &DiskOp, block_kib: u32, parameter: &str, p: &Parameters) {
+    if op.ops == 0 {
+        c.push(
+            file,
+            format!("{path}.ops"),
+            "0 ops in an ok sample; an operation makes at least one I/O call, so IOPS is above 0",
+        );
+    }
+    let block = u64::from(block_kib) * 1024;
+    match op.ops.checked_mul(block) {
+        Some(expected) if expected == op.bytes => {}
+        Some(expected) => c.push(
+            file,
+            format!("{path}.bytes"),
+            format!(
+                "{} bytes is not ops × block size = {} × {block} bytes (parameters.{parameter} = {block_kib} KiB) = \
+                 {expected} bytes; every I/O call moves one whole block",
+                op.bytes, op.ops
+            ),
+        ),
+        None => c.push(
+            file,
+            format!("{path}.ops"),
+            format!(
+                "{} ops × {block} bytes (parameters.{parameter} = {block_kib} KiB) is more than 2^64 bytes; every \
+                 I/O call moves one whole block",
+                op.ops
+            ),
+        ),
+    }
+    let elapsed = op.elapsed_s.get();
+    if elapsed == 0.0 {
+        c.push(
+            file,
+            format!("{path}.elapsed_s"),
+            "0 s in an ok sample; MiB/s and IOPS divide by elapsed_s, which must be above 0",
+        );
+    } else if elapsed < f64::from(p.disk_op_seconds) {
+        c.push(
+            file,
+            format!("{path}.elapsed_s"),
+            format!(
+                "{elapsed} s is shorter than parameters.disk_op_seconds ({} s); each disk operation repeats for at \
+                 least that long",
+                p.disk_op_seconds
+            ),
+        );
+    }
+    let (p50, p99) = (op.latency_p50_us.get(), op.latency_p99_us.get());
+    if p50 > p99 {
+        c.push(
+            file,
+            format!("{path}.latency_p50_us"),
+            format!("the median latency {p50} µs is above the 99th percentile {p99} µs; a median is never above it"),
+        );
+    }
+    if elapsed > 0.0 && op.mib_per_s() > max_storage_mib_per_s() {
+        c.push(
+            file,
+            path,
+            format!(
+                "{:.0} MiB/s is above {:.0} MiB/s, the most the fastest storage interface carries (PCIe 7.0 x16, \
+                 256 GB/s)",
+                op.mib_per_s(),
+                max_storage_mib_per_s()
+            ),
+        );
+    }
+}
+
+/// The most bytes an archive of the payload can have: a tar of its files
+/// (the tar crate writes a 512-byte header per file and per folder, pads
+/// each file to 512 bytes and ends with 1024 zero bytes) compressed by zstd,
+/// whose output never exceeds ZSTD_COMPRESSBOUND: the input plus 1/256 of
+/// it plus a little for small inputs (64 KiB covers that and the frame).
+fn archive_bound(payload_bytes: u64, files: u32) -> u64 {
+    let tar = payload_bytes.saturating_add(1024 * u64::from(files.max(1))).saturating_add(512 + 1024);
+    tar.saturating_add(tar / 256).saturating_add(64 * 1024)
+}
+
+fn cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
+    let Some(cache) = &m.stages.cache else { return };
+    let payload = cache.payload_bytes;
+    let expected = u64::from(p.cache_payload_mib) * MIB;
+    if payload == 0 {
+        c.push(
+            file,
+            "$.stages.cache.payload_bytes",
+            "0 bytes; cache MiB/s = payload bytes ÷ 2^20 ÷ seconds needs a payload",
+        );
+    } else if payload != expected {
+        c.push(
+            file,
+            "$.stages.cache.payload_bytes",
+            format!(
+                "{payload} bytes is not parameters.cache_payload_mib × 1 MiB = {} × {MIB} = {expected} bytes; the \
+                 payload is the profile's",
+                p.cache_payload_mib
+            ),
+        );
+    }
+    // Transfers are held to the profile's payload, which the collector
+    // moves whatever the file records as payload_bytes.
+    let bytes = Payload { recorded: payload, least: expected, most: archive_bound(expected, p.cache_payload_files) };
+    for (i, pair) in cache.pairs.iter().enumerate() {
+        let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
+        for (half, t) in [("save", Some(&pair.save)), ("restore", pair.restore.as_ref())] {
+            if let Some(t) = t {
+                transfer(c, file, &format!("$.stages.cache.pairs[{i}].{half}"), t, &bytes, kind);
+            }
+        }
+    }
+}
+
+/// The most MiB/s a cache transfer of `kind` can reach, and why. A service
+/// is reached over the network; a volume may be a local device or a network
+/// volume, so the larger bound holds (also for an unknown backend).
+fn cache_bound(kind: Option<CacheKind>) -> (f64, &'static str) {
+    match kind {
+        Some(CacheKind::ArchiveService) => {
+            (max_network_mib_per_s(), "the fastest network interface carries (1.6 Tb/s Ethernet)")
+        }
+        _ => (max_storage_mib_per_s(), "the fastest storage interface carries (PCIe 7.0 x16, 256 GB/s)"),
+    }
+}
+
+/// The payload as the file records it (the figures divide it by seconds)
+/// and the bytes a transfer of the profile's payload moves.
+struct Payload {
+    recorded: u64,
+    least: u64,
+    most: u64,
+}
+
+fn transfer(c: &mut Collector, file: &str, path: &str, t: &CacheTransfer, bytes: &Payload, kind: Option<CacheKind>) {
+    if t.status != Status::Ok {
+        return;
+    }
+    let payload = bytes.recorded;
+    if let Some(seconds) = t.seconds.map(NonNeg::get) {
+        if seconds == 0.0 {
+            c.push(
+                file,
+                format!("{path}.seconds"),
+                "0 s in an ok transfer; cache MiB/s = payload bytes ÷ 2^20 ÷ seconds needs seconds above 0",
+            );
+        } else {
+            let mib_per_s = payload as f64 / MIB as f64 / seconds;
+            let (bound, what) = cache_bound(kind);
+            if mib_per_s > bound {
+                c.push(
+                    file,
+                    format!("{path}.seconds"),
+                    format!(
+                        "{seconds} s for {payload} bytes is {mib_per_s:.0} MiB/s, above {bound:.0} MiB/s, the most \
+                         {what}"
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(moved) = t.transferred_bytes {
+        let (least, most) = (bytes.least, bytes.most);
+        if moved < least {
+            c.push(
+                file,
+                format!("{path}.transferred_bytes"),
+                format!(
+                    "{moved} bytes is less than the profile's payload ({least} bytes); a transfer moves the whole \
+                     payload (a volume copies it, a service moves its archive, which cannot compress the payload's \
+                     random bytes)"
+                ),
+            );
+        } else if moved > most {
+            c.push(
+                file,
+                format!("{path}.transferred_bytes"),
+                format!(
+                    "{moved} bytes is more than an archive of the payload can be: at most {most} bytes (tar headers \
+                     and zstd's worst-case expansion)"
+                ),
+            );
+        }
+    }
+}
+
+fn internet(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
+    let Some(net) = &m.stages.internet else { return };
+    let payload = u64::from(p.internet_transfer_mib) * MIB;
+    for (name, samples) in [("download", &net.download), ("upload", &net.upload)] {
+        for (i, s) in samples.iter().enumerate() {
+            let path = format!("$.stages.internet.{name}[{i}]");
+            let ok = s.status == Status::Ok;
+            if ok && s.bytes == 0 {
+                c.push(
+                    file,
+                    format!("{path}.bytes"),
+                    "0 bytes in an ok sample; Mbps = bytes × 8 ÷ 10^6 ÷ seconds needs bytes above 0",
+                );
+            } else if s.bytes > payload {
+                c.push(
+                    file,
+                    format!("{path}.bytes"),
+                    format!(
+                        "{} bytes is more than a sample transfers: parameters.internet_transfer_mib × 1 MiB = {} × \
+                         {MIB} = {payload} bytes",
+                        s.bytes, p.internet_transfer_mib
+                    ),
+                );
+            } else if ok && s.bytes != payload {
+                c.push(
+                    file,
+                    format!("{path}.bytes"),
+                    format!(
+                        "{} bytes in an ok sample; an ok sample moves exactly parameters.internet_transfer_mib × 1 \
+                         MiB = {payload} bytes",
+                        s.bytes
+                    ),
+                );
+            }
+            if !ok {
+                continue;
+            }
+            let seconds = s.seconds.get();
+            if seconds == 0.0 {
+                c.push(
+                    file,
+                    format!("{path}.seconds"),
+                    "0 s in an ok sample; Mbps = bytes × 8 ÷ 10^6 ÷ seconds needs seconds above 0",
+                );
+            } else if let Some(mbps) = s.mbps()
+                && mbps > MAX_NETWORK_MBPS
+            {
+                c.push(
+                    file,
+                    path,
+                    format!(
+                        "{mbps:.0} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface \
+                         carries (1.6 Tb/s Ethernet)"
+                    ),
+                );
+            }
+        }
+    }
+    for (i, s) in net.request.iter().enumerate() {
+        if s.status == Status::Ok && s.ms.map(NonNeg::get) == Some(0.0) {
+            c.push(
+                file,
+                format!("$.stages.internet.request[{i}].ms"),
+                "0 ms in an ok sample; a request over the network (DNS, TCP, TLS and the request) takes time",
+            );
+        }
+    }
+}
+
+fn http_cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
+    let Some(http) = &m.stages.http_cache else { return };
+    for (i, run) in http.runs.iter().enumerate() {
+        for (name, phase) in [("put", &run.put), ("get", &run.get)] {
+            let path = format!("$.stages.http_cache.runs[{i}].{name}");
+            // u64: two u32 counters cannot overflow it.
+            let requests = u64::from(phase.succeeded) + u64::from(phase.failed);
+            if requests > u64::from(p.http_cache_entries) {
+                c.push(
+                    file,
+                    path.clone(),
+                    format!(
+                        "{} succeeded + {} failed = {requests} requests, more than the \
+                         parameters.http_cache_entries ({}) a phase makes",
+                        phase.succeeded, phase.failed, p.http_cache_entries
+                    ),
+                );
+            }
+            if phase.status != Status::Ok {
+                continue;
+            }
+            if requests == 0 {
+                c.push(
+                    file,
+                    path.clone(),
+                    "0 succeeded + 0 failed requests in an ok phase; requests/s = (succeeded + failed) ÷ seconds \
+                     needs a request",
+                );
+            }
+            if phase.seconds.get() == 0.0 {
+                c.push(
+                    file,
+                    format!("{path}.seconds"),
+                    "0 s in an ok phase; requests/s = (succeeded + failed) ÷ seconds needs seconds above 0",
+                );
+            }
+        }
+    }
+}
+
+/// Every figure rule of an imported result: the published figures that
+/// cannot be zero are above it, and below the physical bounds.
+pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
+    if let Some(cpu) = &i.stages.cpu {
+        let path = "$.stages.cpu.iterations_per_s";
+        positive_aggregate(c, file, path, &cpu.iterations_per_s, "iterations/s");
+        let max = cpu.iterations_per_s.max.get();
+        if max > MAX_ITERATIONS_PER_S {
+            c.push(
+                file,
+                format!("{path}.max"),
+                format!(
+                    "{max} iterations/s is above {MAX_ITERATIONS_PER_S:.0}, more than any CPU core runs CoreMark on \
+                     one thread"
+                ),
+            );
+        }
+    }
+    if let Some(disk) = &i.stages.disk {
+        // IOPS has no bound here: the block size of a published figure is
+        // not in the file.
+        for (name, v, unit, bounded) in [
+            ("read_mib_per_s", disk.read_mib_per_s, "MiB/s", true),
+            ("write_mib_per_s", disk.write_mib_per_s, "MiB/s", true),
+            ("rand_read_iops", disk.rand_read_iops, "IOPS", false),
+            ("rand_write_iops", disk.rand_write_iops, "IOPS", false),
+        ] {
+            let path = format!("$.stages.disk.{name}");
+            positive(c, file, &path, v, unit);
+            if let Some(v) = v.map(NonNeg::get)
+                && bounded
+                && v > max_storage_mib_per_s()
+            {
+                c.push(
+                    file,
+                    path,
+                    format!(
+                        "{v} MiB/s is above {:.0} MiB/s, the most the fastest storage interface carries (PCIe 7.0 \
+                         x16, 256 GB/s)",
+                        max_storage_mib_per_s()
+                    ),
+                );
+            }
+        }
+    }
+    if let Some(cache) = &i.stages.cache {
+        for (n, b) in cache.backends.iter().enumerate() {
+            let path = format!("$.stages.cache.backends[{n}]");
+            positive(c, file, &format!("{path}.payload_mib"), Some(b.payload_mib), "MiB");
+            positive_aggregate(c, file, &format!("{path}.save_s"), &b.save_s, "s");
+            positive_aggregate(c, file, &format!("{path}.restore_s"), &b.restore_s, "s");
+            for (name, v) in [("save_mib_per_s", b.save_mib_per_s), ("restore_mib_per_s", b.restore_mib_per_s)] {
+                let field = format!("{path}.{name}");
+                positive(c, file, &field, Some(v), "MiB/s");
+                let (bound, what) = cache_bound(Some(b.kind));
+                if v.get() > bound {
+                    c.push(file, field, format!("{} MiB/s is above {bound:.0} MiB/s, the most {what}", v.get()));
+                }
+            }
+        }
+    }
+    if let Some(net) = &i.stages.internet {
+        for (name, v) in [("download_mbps", net.download_mbps), ("upload_mbps", net.upload_mbps)] {
+            let path = format!("$.stages.internet.{name}");
+            positive(c, file, &path, v, "Mbps");
+            if let Some(v) = v.map(NonNeg::get)
+                && v > MAX_NETWORK_MBPS
+            {
+                c.push(
+                    file,
+                    path,
+                    format!(
+                        "{v} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface carries \
+                         (1.6 Tb/s Ethernet)"
+                    ),
+                );
+            }
+        }
+        positive(c, file, "$.stages.internet.request_ms", net.request_ms, "ms");
+    }
+    if let Some(http) = &i.stages.http_cache {
+        for (t, table) in http.tables.iter().enumerate() {
+            for (r, row) in table.rows.iter().enumerate() {
+                let path = format!("$.stages.http_cache.tables[{t}].rows[{r}]");
+                positive(c, file, &format!("{path}.put_per_s"), Some(row.put_per_s), "requests/s");
+                positive(c, file, &format!("{path}.get_per_s"), Some(row.get_per_s), "requests/s");
+            }
+        }
+    }
+}
+
+/// A published figure that cannot be zero: a speed, a time, a size.
+fn positive(c: &mut Collector, file: &str, path: &str, v: Option<NonNeg>, unit: &str) {
+    if v.map(NonNeg::get) == Some(0.0) {
+        c.push(file, path, format!("0 {unit} is impossible for a published figure; it must be above 0"));
+    }
+}
+
+/// The median, smallest and largest sample of a figure that cannot be zero.
+fn positive_aggregate(c: &mut Collector, file: &str, path: &str, a: &Aggregate, unit: &str) {
+    for (name, v) in [("median", a.median), ("min", a.min), ("max", a.max)] {
+        positive(c, file, &format!("{path}.{name}"), Some(v), unit);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bounds_in_mib_per_s() {
+        assert_eq!(max_storage_mib_per_s().round(), 244_141.0);
+        assert_eq!(max_network_mib_per_s().round(), 190_735.0);
+    }
+
+    #[test]
+    fn the_archive_bound_holds_the_payload_and_its_overhead() {
+        // The standard profile's 512 MiB in 16 files, and the collector's
+        // archive of it in the golden file: 128 KiB more than the payload.
+        let payload = 512 * MIB;
+        assert!(archive_bound(payload, 16) >= payload + 128 * 1024);
+        assert_eq!(archive_bound(payload, 16), payload + 17_920 + (payload + 17_920) / 256 + 65_536);
+        assert_eq!(archive_bound(u64::MAX, 16), u64::MAX, "saturates, never overflows");
+    }
+}
