@@ -4,8 +4,8 @@
 //! Linux reads /proc, /sys and /etc. Windows asks the registry (OS name and
 //! build, CPU model, MachineGuid) and the system information calls (logical
 //! CPUs in all processor groups, memory, boot time). macOS tells its instance
-//! (sysctl, ioreg) and what std can tell, and marks the rest `unknown`; its
-//! full support is planned.
+//! and memory (sysctl, ioreg) and what std can tell, and marks the rest
+//! `unknown`; its full support is planned.
 
 use runner_bench_format::measured::{Instance, Machine};
 use runner_bench_format::{Name, Os, Slug};
@@ -109,6 +109,10 @@ fn logical_cpus() -> u32 {
 fn memory_bytes() -> Option<u64> {
     #[cfg(windows)]
     if let Some(bytes) = windows::memory_bytes() {
+        return Some(bytes);
+    }
+    #[cfg(target_os = "macos")]
+    if let Some(bytes) = macos::memsize() {
         return Some(bytes);
     }
     let info = read("/proc/meminfo")?;
@@ -261,6 +265,18 @@ mod macos {
         // most the call writes; no new value is set.
         let rc = unsafe { libc::sysctlbyname(name.as_ptr(), buf.as_mut_ptr().cast(), &mut len, ptr::null_mut(), 0) };
         (rc == 0).then(|| super::sysctl_text(&buf[..len.min(buf.len())]))?
+    }
+
+    /// `hw.memsize`: physical memory, bytes.
+    pub(super) fn memsize() -> Option<u64> {
+        let mut bytes: u64 = 0;
+        let mut len = mem::size_of::<u64>();
+        // SAFETY: the name is NUL-terminated; bytes has room for len bytes;
+        // no new value is set.
+        let rc = unsafe {
+            libc::sysctlbyname(c"hw.memsize".as_ptr(), (&raw mut bytes).cast(), &mut len, ptr::null_mut(), 0)
+        };
+        (rc == 0 && len == mem::size_of::<u64>() && bytes > 0).then_some(bytes)
     }
 
     /// `kern.boottime`: seconds and microseconds.
