@@ -335,7 +335,13 @@ impl JsonSchema for Timestamp {
         "Timestamp".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "format": "date-time", "pattern": "Z$" })
+        // The ordinary form `Timestamp::new` takes; `date-time` alone lets
+        // an editor accept what RFC 3339 does (a lowercase t, an offset).
+        json_schema!({
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"
+        })
     }
 }
 

@@ -246,12 +246,7 @@ impl Default for Context {
 
 /// `validate_cached` in `context` (the time of the check, the profiles it
 /// takes).
-pub fn validate_in(
-    loaded: Loaded,
-    releases: &Releases,
-    cache: Option<&mut ParseCache>,
-    context: Context,
-) -> Checked {
+pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>, context: Context) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
     // Who claimed a run first: GitHub run, imported runner of a document,

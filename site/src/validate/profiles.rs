@@ -291,7 +291,11 @@ mod tests {
 
     #[test]
     fn the_workspace_version_is_known() {
-        assert!(KNOWN_VERSIONS.contains(&env!("CARGO_PKG_VERSION")), "add {} to KNOWN_VERSIONS", env!("CARGO_PKG_VERSION"));
+        assert!(
+            KNOWN_VERSIONS.contains(&env!("CARGO_PKG_VERSION")),
+            "add {} to KNOWN_VERSIONS",
+            env!("CARGO_PKG_VERSION")
+        );
     }
 
     #[test]
