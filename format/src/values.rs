@@ -236,11 +236,18 @@ pub struct Timestamp(String);
 
 impl Timestamp {
     /// Checks `s` and wraps it.
+    ///
+    /// Only RFC 3339's ordinary form is taken: `YYYY-MM-DDTHH:MM:SS`, an
+    /// optional fraction of a second, then `Z`. jiff alone would also take a
+    /// space or a lowercase `t` for the `T`, an expanded year (`+002026-…`),
+    /// the basic form without dashes and colons, a missing minute or second
+    /// and a comma for the decimal point, and it would read a leap second
+    /// `:60` as `:59`; none of those is what the collector writes. The
+    /// message says which rule failed: the form, the calendar, or what jiff
+    /// can represent.
     pub fn new(s: impl Into<String>) -> Result<Self, String> {
         let s = s.into();
-        if !s.ends_with('Z') || s.parse::<jiff::Timestamp>().is_err() {
-            return Err(format!("{s:?} is not a UTC time in RFC 3339 form (like 2026-11-29T22:48:25Z)"));
-        }
+        check_timestamp(&s)?;
         Ok(Timestamp(s))
     }
 
@@ -268,6 +275,74 @@ impl Timestamp {
     }
 }
 
+/// The most fraction digits jiff represents (nanoseconds).
+const TIMESTAMP_MAX_FRACTION_DIGITS: usize = 9;
+
+fn check_timestamp(s: &str) -> Result<(), String> {
+    let b = s.as_bytes();
+    if let [b'+' | b'-', rest @ ..] = b {
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits > 4 && rest.get(digits) == Some(&b'-') {
+            return Err(format!(
+                "{s:?} has an expanded year ({}); RFC 3339 takes a year of 4 digits (like 2026-11-29T22:48:25Z)",
+                &s[..=digits]
+            ));
+        }
+    }
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let at = |i: usize, c: u8| b.get(i) == Some(&c);
+    let fraction = if at(19, b'.') { b[20..].iter().take_while(|c| c.is_ascii_digit()).count() } else { 0 };
+    let end = if at(19, b'.') { 20 + fraction } else { 19 };
+    let form = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].into_iter().all(digit)
+        && at(4, b'-')
+        && at(7, b'-')
+        && at(10, b'T')
+        && at(13, b':')
+        && at(16, b':')
+        && (!at(19, b'.') || fraction > 0)
+        && at(end, b'Z')
+        && b.len() == end + 1;
+    if !form {
+        return Err(format!("{s:?} is not a UTC time in RFC 3339 form (like 2026-11-29T22:48:25Z)"));
+    }
+    if fraction > TIMESTAMP_MAX_FRACTION_DIGITS {
+        return Err(format!(
+            "{s:?} has {fraction} fraction digits; the date library represents at most \
+             {TIMESTAMP_MAX_FRACTION_DIGITS} (nanoseconds)"
+        ));
+    }
+    let num = |from: usize, to: usize| s[from..to].parse::<i16>().unwrap_or(0);
+    let (year, month, day) = (num(0, 4), num(5, 7), num(8, 10));
+    let (hour, minute, second) = (num(11, 13), num(14, 16), num(17, 19));
+    let no_such = |why: String| Err(format!("{s:?} is in RFC 3339 form but names no real time: {why}"));
+    if !(1..=12).contains(&month) {
+        return no_such(format!("there is no month {month:02}"));
+    }
+    let days = jiff::civil::Date::new(year, month as i8, 1).map(|d| d.days_in_month()).unwrap_or(31);
+    if day < 1 || day > i16::from(days) {
+        return no_such(format!("{}-{month:02} has days 01 to {days}, not {day:02}", &s[..4]));
+    }
+    if hour > 23 || minute > 59 {
+        return no_such(format!("{hour:02}:{minute:02} is not a time of day (00:00 to 23:59)"));
+    }
+    if second == 60 {
+        return Err(format!(
+            "{s:?} is a leap second, which the date library cannot represent (it would read it as second 59)"
+        ));
+    }
+    if second > 60 {
+        return no_such(format!("there is no second {second:02}"));
+    }
+    if s.parse::<jiff::Timestamp>().is_err() {
+        return Err(format!(
+            "{s:?} is in RFC 3339 form but outside the instants the date library can represent ({} to {})",
+            jiff::Timestamp::MIN,
+            jiff::Timestamp::MAX
+        ));
+    }
+    Ok(())
+}
+
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -292,7 +367,13 @@ impl JsonSchema for Timestamp {
         "Timestamp".into()
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "format": "date-time", "pattern": "Z$" })
+        // The ordinary form `Timestamp::new` takes; `date-time` alone lets
+        // an editor accept what RFC 3339 does (a lowercase t, an offset).
+        json_schema!({
+            "type": "string",
+            "format": "date-time",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?Z$"
+        })
     }
 }
 
@@ -403,5 +484,71 @@ mod tests {
         assert!(Timestamp::new("2026-11-29T22:48:25+01:00").is_err());
         assert!(Timestamp::new("yesterday").is_err());
         assert!(Timestamp::now().as_str().ends_with('Z'));
+        assert!(Timestamp::new("2026-11-29T22:48:25.123456789Z").is_ok());
+        assert!(Timestamp::new("0000-01-01T00:00:00Z").is_ok());
+    }
+
+    #[test]
+    fn timestamps_outside_the_ordinary_form_say_which_rule_failed() {
+        let err = |s: &str| Timestamp::new(s).unwrap_err();
+        assert_eq!(
+            err("+002026-11-29T22:48:25Z"),
+            "\"+002026-11-29T22:48:25Z\" has an expanded year (+002026); RFC 3339 takes a year of 4 digits \
+             (like 2026-11-29T22:48:25Z)"
+        );
+        assert_eq!(
+            err("-000001-01-01T00:00:00Z"),
+            "\"-000001-01-01T00:00:00Z\" has an expanded year (-000001); RFC 3339 takes a year of 4 digits \
+             (like 2026-11-29T22:48:25Z)"
+        );
+        // Forms jiff takes and RFC 3339's ordinary form does not.
+        for s in [
+            "2026-11-29 22:48:25Z",
+            "2026-11-29t22:48:25Z",
+            "2026-11-29T22:48:25z",
+            "2026-11-29T22:48Z",
+            "2026-11-29T22Z",
+            "20261129T224825Z",
+            "2026-11-29T22:48:25,5Z",
+            "2026-11-29T22:48:25.Z",
+            "2026-11-29T22:48:25Z[UTC]",
+            "2026-11-29T22:48:25+00:00",
+            "02026-11-29T22:48:25Z",
+        ] {
+            assert_eq!(err(s), format!("{s:?} is not a UTC time in RFC 3339 form (like 2026-11-29T22:48:25Z)"));
+        }
+        assert_eq!(
+            err("2026-11-29T22:48:25.1234567891Z"),
+            "\"2026-11-29T22:48:25.1234567891Z\" has 10 fraction digits; the date library represents at most 9 \
+             (nanoseconds)"
+        );
+        assert_eq!(
+            err("2026-13-01T00:00:00Z"),
+            "\"2026-13-01T00:00:00Z\" is in RFC 3339 form but names no real time: there is no month 13"
+        );
+        assert_eq!(
+            err("2026-02-29T00:00:00Z"),
+            "\"2026-02-29T00:00:00Z\" is in RFC 3339 form but names no real time: 2026-02 has days 01 to 28, not 29"
+        );
+        assert!(Timestamp::new("2028-02-29T00:00:00Z").is_ok());
+        assert_eq!(
+            err("2026-11-29T24:00:00Z"),
+            "\"2026-11-29T24:00:00Z\" is in RFC 3339 form but names no real time: 24:00 is not a time of day \
+             (00:00 to 23:59)"
+        );
+        assert_eq!(
+            err("2026-11-29T23:59:61Z"),
+            "\"2026-11-29T23:59:61Z\" is in RFC 3339 form but names no real time: there is no second 61"
+        );
+        assert_eq!(
+            err("2026-12-31T23:59:60Z"),
+            "\"2026-12-31T23:59:60Z\" is a leap second, which the date library cannot represent (it would read it \
+             as second 59)"
+        );
+        assert_eq!(
+            err("9999-12-31T00:00:00Z"),
+            "\"9999-12-31T00:00:00Z\" is in RFC 3339 form but outside the instants the date library can represent \
+             (-009999-01-02T01:59:59Z to 9999-12-30T22:00:00.999999999Z)"
+        );
     }
 }

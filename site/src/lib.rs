@@ -37,7 +37,7 @@ pub mod web;
 
 use std::path::{Path, PathBuf};
 
-pub use validate::{Checked, Note, Problem, Run};
+pub use validate::{Checked, Context, Note, Problem, Run};
 
 /// Loads and validates the result files under `paths`, with no release
 /// manifests: every measured result is judged self-built.
@@ -61,6 +61,14 @@ pub fn check_cached(
 ) -> anyhow::Result<Checked> {
     let releases = releases.map(releases::load).unwrap_or_default();
     Ok(validate::validate_cached(load::load(paths)?, &releases, cache))
+}
+
+/// `check_cached` without a cache, in `context`: the time the check
+/// compares dates with, and the profiles it takes (tests set both, so that
+/// they do not depend on the clock).
+pub fn check_in(paths: &[PathBuf], releases: Option<&Path>, context: validate::Context) -> anyhow::Result<Checked> {
+    let releases = releases.map(releases::load).unwrap_or_default();
+    Ok(validate::validate_in(load::load(paths)?, &releases, None, context))
 }
 
 /// The providers of `runs`, sorted by id.

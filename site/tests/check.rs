@@ -99,6 +99,13 @@ fn two_files_cannot_claim_one_github_run() {
     let mut v = golden();
     v["provenance"]["started_at"] = json!("2026-11-30T10:00:00Z");
     v["provenance"]["finished_at"] = json!("2026-11-30T10:31:07Z");
+    // Its cache transfers move with it: they start within their run.
+    for pair in v["stages"]["cache"]["pairs"].as_array_mut().unwrap() {
+        for half in ["save", "restore"] {
+            let t = pair[half]["started_at"].as_str().unwrap().replace("2026-11-29", "2026-11-30");
+            pair[half]["started_at"] = json!(t);
+        }
+    }
     put(dir.path(), "example/example-linux-x64/2026-11-30-18342215517-1.json", &v);
     let first = dir.path().join(GOLDEN_PATH).display().to_string();
     assert_eq!(

@@ -390,7 +390,12 @@ fn the_committed_import_is_the_base_of_these_tests() {
 #[test]
 fn imported_figures_that_cannot_be_zero_are_refused_at_zero() {
     assert_eq!(
-        imported_problems(|v| v["stages"]["cpu"]["iterations_per_s"]["min"] = json!(0)),
+        // (A variation that a range from 0 allows, so that only the zero
+        // is wrong.)
+        imported_problems(|v| {
+            v["stages"]["cpu"]["iterations_per_s"]["min"] = json!(0);
+            v["stages"]["cpu"]["iterations_per_s"]["variation_pct"] = json!(40);
+        }),
         [imported_problem(
             "$.stages.cpu.iterations_per_s.min",
             "0 iterations/s is impossible for a published figure; it must be above 0"
@@ -415,6 +420,12 @@ fn imported_figures_that_cannot_be_zero_are_refused_at_zero() {
                 "$.stages.internet.request_ms",
                 "0 ms is impossible for a published figure; it must be above 0"
             ),
+            // A zero speed disagrees with size and time too (profiles.rs).
+            imported_problem(
+                "$.stages.cache.backends[1].restore_mib_per_s",
+                "0 MiB/s disagrees with payload_mib 512 ÷ restore_s.median 11.14 s = 45.96 MiB/s (the published \
+                 rounding allows 45.93 to 45.99)"
+            ),
         ]
     );
 }
@@ -423,10 +434,16 @@ fn imported_figures_that_cannot_be_zero_are_refused_at_zero() {
 fn imported_figures_beyond_physics_are_refused() {
     assert_eq!(
         imported_problems(|v| {
+            // Each figure beyond physics, with the figures it must agree
+            // with (variation, size ÷ time) moved along, so that only the
+            // bound is wrong.
             v["stages"]["cpu"]["iterations_per_s"]["max"] = json!(2_000_000);
+            v["stages"]["cpu"]["iterations_per_s"]["variation_pct"] = json!(40);
             v["stages"]["disk"]["write_mib_per_s"] = json!(300_000);
             v["stages"]["internet"]["download_mbps"] = json!(2_000_000);
-            v["stages"]["cache"]["backends"][0]["save_mib_per_s"] = json!(200_000);
+            v["stages"]["cache"]["backends"][0]["save_mib_per_s"] = json!(204_800);
+            v["stages"]["cache"]["backends"][0]["save_s"] =
+                json!({ "median": 0.0025, "min": 0.0025, "max": 0.0025, "variation_pct": 0 });
         }),
         [
             imported_problem(
@@ -440,7 +457,7 @@ fn imported_figures_beyond_physics_are_refused() {
             ),
             imported_problem(
                 "$.stages.cache.backends[0].save_mib_per_s",
-                "200000 MiB/s is above 190735 MiB/s, the most the fastest network interface carries (1.6 Tb/s \
+                "204800 MiB/s is above 190735 MiB/s, the most the fastest network interface carries (1.6 Tb/s \
                  Ethernet)"
             ),
             imported_problem(

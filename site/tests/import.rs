@@ -244,7 +244,7 @@ fn the_import_command_writes_the_files_where_check_expects_them() {
 fn a_document_is_imported_once() {
     let dir = results_dir();
     site::cmd::import::run(&seed("001_"), dir.path(), Some(IMPORTED_AT), None).unwrap();
-    let again = site::cmd::import::run(&seed("001_"), dir.path(), Some("2026-12-01T00:00:00Z"), None).unwrap();
+    let again = site::cmd::import::run(&seed("001_"), dir.path(), Some("2026-11-30T00:00:00Z"), None).unwrap();
     let checked = check(dir.path());
     let first = dir.path().join("starsling/starsling-linux-x64/2026-11-29-imported-196270a7d4b6.json");
     let got: Vec<(String, String, String)> =

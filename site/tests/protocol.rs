@@ -46,7 +46,7 @@ fn text_of(values: &[(&str, Value)]) -> ProtocolText {
     for (rel, v) in values {
         put(dir.path(), rel, v);
     }
-    let runs = accepted(dir.path());
+    let runs = accepted_any_profile(dir.path());
     let results: Vec<&MeasuredResult> = runs
         .iter()
         .map(|r| match &*r.result {
@@ -579,7 +579,7 @@ fn a_result_measured_as_published_gets_the_published_sentences() {
 fn a_report_has_a_section_per_cache_method() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &action_fixture());
-    let report = render("example", &accepted(dir.path()));
+    let report = render("example", &accepted_any_profile(dir.path()));
     let cache = report.split("## Cache backends\n").nth(1).unwrap().split("\n\n## Internet").next().unwrap();
     let head = "| Runner | Cache backend | Payload MiB | Verified pairs | Save s (median; range) | Save MiB/s | Save \
                 variation | Restore s (median; range) | Restore MiB/s | Restore variation |\n| --- | --- | ---: | --- \
@@ -626,7 +626,7 @@ fn groups_that_describe_coremark_differently_each_say_their_own() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &golden());
     put(dir.path(), "example/example-linux-arm64/2026-11-29-7-1.json", &other);
-    let report = render("example", &accepted(dir.path()));
+    let report = render("example", &accepted_any_profile(dir.path()));
     assert!(report.starts_with("# Example Cloud Runner Benchmarks\n\n## Benchmark parameters\n"), "{report}");
     let pinning = format!(
         "Linux/Windows require hard affinity to one logical CPU. macOS is explicitly **unpinned**: its one thread may \
@@ -644,7 +644,7 @@ fn groups_that_describe_coremark_differently_each_say_their_own() {
     // One group: above it, as published.
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &golden());
-    let report = render("example", &accepted(dir.path()));
+    let report = render("example", &accepted_any_profile(dir.path()));
     assert!(report.starts_with(&format!(
         "# Example Cloud Runner Benchmarks\n\nCoreMark, one execution thread, 2000-byte dataset. Higher iterations/s \
          is better.\n\n{pinning}\n\n## Benchmark parameters\n"

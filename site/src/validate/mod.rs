@@ -22,7 +22,9 @@ use crate::releases::{ReleaseStatus, Releases};
 mod claims;
 mod figures;
 mod identity;
+mod profiles;
 mod same_run;
+mod time;
 mod walk;
 
 /// One broken rule in one file.
@@ -230,10 +232,37 @@ impl Collector {
 /// judges each measured result's collector against `releases`, whose
 /// problems become the check's too.
 pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>) -> Checked {
+    validate_in(loaded, releases, cache, Context::default())
+}
+
+/// What a check judges files against besides the files and the releases.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    /// The time of the check: a date after it, beyond the clock-skew
+    /// allowance, is refused. The real clock by default; tests pass a fixed
+    /// time, so that they never depend on the day they run.
+    pub now: jiff::Timestamp,
+    /// Whether measured results may use parameters that no collector
+    /// version the site knows defines. Only for tests of how the site
+    /// describes such parameters; `site check` and `site build` never set
+    /// it.
+    pub unpublished_profiles: bool,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context { now: jiff::Timestamp::now(), unpublished_profiles: false }
+    }
+}
+
+/// `validate_cached` in `context` (the time of the check, the profiles it
+/// takes).
+pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>, context: Context) -> Checked {
     let mut c = Collector::default();
     let mut runs = Vec::new();
     // Who claimed a run first, by each of its identities (`same_run`).
     let mut claims: HashMap<String, String> = HashMap::new();
+    let mut published = profiles::Published::default();
     let files = loaded.files.len();
     let checks = check_all(&loaded.files, cache);
     for (f, check) in loaded.files.into_iter().zip(checks) {
@@ -243,6 +272,8 @@ pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut P
         let (Some(result), Some(expected), sha) = (check.result.clone(), &check.expected, &check.sha) else {
             continue;
         };
+        time::future(&mut c, &file, &result, context.now);
+        published.check(&mut c, &file, &result, context.unpublished_profiles);
         if &f.rel_path != expected {
             c.push(
                 &file,
@@ -433,6 +464,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
     }
     figures::measured(c, file, m);
     claims::measured(c, file, m);
+    time::measured(c, file, m);
     let mut notes = Vec::new();
     let params = &m.parameters;
     // The jobs that did not succeed and measure `stage` (and `trial`).
@@ -578,6 +610,8 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
 /// range, no more verified pairs or completed samples than attempted.
 fn imported_rules(c: &mut Collector, file: &str, i: &ImportedResult) {
     figures::imported(c, file, i);
+    time::imported(c, file, i);
+    profiles::imported(c, file, i);
     if let Some(cpu) = &i.stages.cpu {
         aggregate(c, file, "$.stages.cpu.iterations_per_s".to_string(), &cpu.iterations_per_s);
     }

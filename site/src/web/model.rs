@@ -251,14 +251,14 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
 /// excluded, else the newest one not excluded (marked incomplete); every
 /// excluded result is shown too, marked.
 fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
-    let mut chosen: BTreeMap<(String, String, String), usize> = BTreeMap::new();
+    let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
     let mut shown: Vec<usize> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         if e.meta.excluded.is_some() {
             shown.push(i);
             continue;
         }
-        let key = (e.meta.fingerprint.clone(), e.meta.provider_id.clone(), e.meta.runner.clone());
+        let key = (e.meta.fingerprint.clone(), e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
         let better = match chosen.get(&key) {
             None => true,
             Some(&j) => {
@@ -273,11 +273,20 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     shown.extend(chosen.values());
     shown.sort();
 
-    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    // Imported and measured figures are never ranked in one table, even
+    // under one fingerprint (`site check` refuses an imported result that
+    // takes a measured profile's fingerprint; this holds without it).
+    let measured_fingerprints: std::collections::BTreeSet<&str> =
+        shown.iter().map(|&i| &entries[i].meta).filter(|m| !m.imported).map(|m| m.fingerprint.as_str()).collect();
+    let mut groups: BTreeMap<(String, bool), Group> = BTreeMap::new();
     for i in shown {
         let e = &entries[i];
-        let g = groups.entry(e.meta.fingerprint.clone()).or_insert_with(|| Group {
-            id: if e.meta.fingerprint.is_empty() { "unknown".to_string() } else { e.meta.fingerprint.clone() },
+        let g = groups.entry((e.meta.fingerprint.clone(), e.meta.imported)).or_insert_with(|| Group {
+            id: match e.meta.fingerprint.as_str() {
+                "" => "unknown".to_string(),
+                fp if e.meta.imported && measured_fingerprints.contains(fp) => format!("{fp}-imported"),
+                fp => fp.to_string(),
+            },
             fingerprint: e.meta.fingerprint.clone(),
             protocol: e.meta.protocol,
             ..Group::default()
@@ -323,7 +332,9 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.http_cache, |f| leading(&f.row.get_per_s), Better::Higher);
     }
     // Newest protocol first; results without a stated protocol last.
-    groups.sort_by(|a, b| b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)));
+    groups.sort_by(|a, b| {
+        b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)).then_with(|| a.id.cmp(&b.id))
+    });
     groups
 }
 

@@ -74,6 +74,16 @@ pub fn accepted(dir: &Path) -> Vec<Run> {
     checked.runs
 }
 
+/// The accepted runs of a folder that must pass, where measured results may
+/// use parameters no collector defines (for tests of how such parameters
+/// are described).
+pub fn accepted_any_profile(dir: &Path) -> Vec<Run> {
+    let context = site::Context { unpublished_profiles: true, ..site::Context::default() };
+    let checked = site::check_in(&[dir.to_path_buf()], None, context).unwrap();
+    assert!(checked.problems.is_empty(), "{}", checked.human_report());
+    checked.runs
+}
+
 /// A provider's report rendered from the runs.
 pub fn render(provider: &str, runs: &[Run]) -> String {
     site::report::render_report(&site::report::build_view(provider, runs)).unwrap()
