@@ -188,3 +188,66 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
     result.notices.push(Notice { stage: Name::lossy(kind.name()), message: Message::lossy(&text) });
     text
 }
+
+#[cfg(test)]
+mod tests {
+    use runner_bench_format::{AnyResult, read_file};
+
+    use super::*;
+
+    fn golden() -> MeasuredResult {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+        match read_file(&path).unwrap() {
+            AnyResult::Measured(r) => *r,
+            AnyResult::Imported(_) => panic!("golden is measured"),
+        }
+    }
+
+    fn internet(r: &MeasuredResult) -> Stages {
+        Stages { internet: r.stages.internet.clone(), ..Stages::default() }
+    }
+
+    #[test]
+    fn the_internet_sample_in_progress_is_the_first_one_not_recorded() {
+        let mut r = golden();
+        let net = r.stages.internet.as_mut().unwrap();
+        net.upload.truncate(1);
+        net.request.clear();
+        let empty = internet(&r);
+        let text = mark(&mut r, Some(&(StageKind::Internet, empty)), Affinity::Unpinned);
+        assert_eq!(
+            text,
+            "interrupted by a signal during upload sample 2 of 3, which is recorded as not completed; the samples and \
+             stages after it did not run"
+        );
+        let net = r.stages.internet.as_ref().unwrap();
+        assert_eq!((net.download.len(), net.upload.len(), net.request.len()), (3, 2, 0));
+        assert_eq!(net.upload[1].message.as_ref().unwrap().as_str(), INTERRUPTED_SAMPLE);
+        assert_eq!(r.notices.last().unwrap().stage.as_str(), "internet");
+        assert_eq!(r.problems(), vec![]);
+    }
+
+    #[test]
+    fn a_stage_interrupted_before_its_first_sample_gets_that_sample_alone() {
+        let mut r = golden();
+        let empty = Stages { cpu: Some(runner_bench_format::measured::CpuStage { samples: Vec::new() }), ..internet(&r) };
+        r.stages.cpu = None;
+        let pinned = Affinity::Pinned { cpu: 3, group: 0 };
+        mark(&mut r, Some(&(StageKind::Cpu, empty)), pinned);
+        let cpu = r.stages.cpu.unwrap();
+        assert_eq!(cpu.samples.len(), 1);
+        assert_eq!((cpu.samples[0].status, cpu.samples[0].affinity), (Status::Error, pinned));
+    }
+
+    #[test]
+    fn after_a_stages_last_sample_or_between_stages_no_sample_is_added() {
+        let mut r = golden();
+        let before = r.stages.clone();
+        let text = mark(&mut r, Some(&(StageKind::Internet, internet(&golden()))), Affinity::Unpinned);
+        assert_eq!(text, "interrupted by a signal after the stage's last sample; the stages after it did not run");
+        let text = mark(&mut r, None, Affinity::Unpinned);
+        assert_eq!(text, "interrupted by a signal between stages; the stages after it did not run");
+        assert_eq!(r.stages, before);
+        assert_eq!(r.notices.last().unwrap().stage.as_str(), "collector");
+    }
+}
