@@ -18,6 +18,8 @@ use crate::layout;
 use crate::load::{Loaded, LoadedFile};
 use crate::releases::{ReleaseStatus, Releases};
 
+mod interrupted;
+
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -561,6 +563,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
             }
         }
     }
+    notes.extend(interrupted::rules(c, file, m));
     notes
 }
 
