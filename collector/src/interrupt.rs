@@ -51,8 +51,8 @@ impl Journal {
     /// Stamps the end time and replaces the file with `result`.
     pub fn save(&self, result: &mut MeasuredResult) -> anyhow::Result<()> {
         let mut guard = journal();
-        // Gone only once an interruption has been recorded: the process is
-        // about to exit, and the file must keep what the handler wrote.
+        // Present while a `Journal` lives; after an interruption is recorded
+        // the lock is never released, and this waits for the exit.
         let Some(state) = guard.as_mut() else { return Ok(()) };
         state.writer.write_result(result)?;
         state.result = result.clone();
@@ -230,7 +230,8 @@ mod tests {
     #[test]
     fn a_stage_interrupted_before_its_first_sample_gets_that_sample_alone() {
         let mut r = golden();
-        let empty = Stages { cpu: Some(runner_bench_format::measured::CpuStage { samples: Vec::new() }), ..internet(&r) };
+        let empty =
+            Stages { cpu: Some(runner_bench_format::measured::CpuStage { samples: Vec::new() }), ..internet(&r) };
         r.stages.cpu = None;
         let pinned = Affinity::Pinned { cpu: 3, group: 0 };
         mark(&mut r, Some(&(StageKind::Cpu, empty)), pinned);

@@ -4,12 +4,10 @@
 use std::path::PathBuf;
 
 use runner_bench_format::measured::{
-    Binary, Build, Collector, CoreMarkBuild, CoreMarkImplementation, CpuStage, MeasuredKind, Provenance, Stages,
-    Status,
+    Binary, Build, Collector, CoreMarkBuild, CoreMarkImplementation, CpuStage, MeasuredKind, Provenance, Stages, Status,
 };
 use runner_bench_format::{
-    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, Notice, Parameters, Provider, Runner, Sha256Hex,
-    Timestamp,
+    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, Notice, Parameters, Provider, Runner, Sha256Hex, Timestamp,
 };
 
 use crate::cli::RunArgs;
@@ -113,7 +111,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         save(&mut result)?;
         journal.stage_end();
     }
+    // Every stage is in the file: an interruption from here on loses nothing.
     let path = journal.path();
+    drop(journal);
     progress.note(&format!("wrote {}", path.display()));
     summary::append_to_step_summary(&result)?;
     // The file is written either way; a stage with nothing to score is a
@@ -122,16 +122,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !empty.is_empty() {
         anyhow::bail!("{}; {} keeps every sample and its message", empty.join("; "), path.display());
     }
-    drop(journal);
     Ok(())
 }
 
+/// How a sample ended, and why.
+type Outcome<'a> = (Status, Option<&'a Message>);
+
 /// Each stage that ran and completed none of its samples, described.
 fn stages_without_completed_sample(stages: &Stages) -> Vec<String> {
-    let mut statuses: Vec<(&str, Vec<(Status, Option<&Message>)>)> = Vec::new();
-    fn of(status: Status, message: &Option<Message>) -> (Status, Option<&Message>) {
+    fn of(status: Status, message: &Option<Message>) -> Outcome<'_> {
         (status, message.as_ref())
     }
+    let mut statuses: Vec<(&str, Vec<Outcome<'_>>)> = Vec::new();
     if let Some(cpu) = &stages.cpu {
         statuses.push(("cpu", cpu.samples.iter().map(|s| of(s.status, &s.message)).collect()));
     }

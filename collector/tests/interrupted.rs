@@ -165,8 +165,7 @@ fn a_stage_with_a_completed_sample_does_not_fail_the_run() {
     // the message names that stage alone.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output =
-        collector(&out, "cpu,internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
+    let output = collector(&out, "cpu,internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let last = stderr.lines().last().unwrap();

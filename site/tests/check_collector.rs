@@ -58,7 +58,8 @@ fn a_run_interrupted_at_a_stages_last_sample_is_refused_too() {
 #[test]
 fn a_cancelled_job_explains_the_interruption() {
     let mut v = interrupted_at_cpu_sample(5);
-    v["provenance"]["jobs"] = json!([{"job": "measure", "conclusion": "cancelled", "stages": ["cpu", "disk", "internet"]}]);
+    v["provenance"]["jobs"] =
+        json!([{"job": "measure", "conclusion": "cancelled", "stages": ["cpu", "disk", "internet"]}]);
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &v);
     let runs = accepted(dir.path());
@@ -82,6 +83,9 @@ fn a_cancelled_job_explains_the_interruption() {
 #[test]
 fn other_notices_are_not_interruptions() {
     let mut v = golden();
-    v["notices"].as_array_mut().unwrap().push(json!({"stage": "cpu", "message": "the runner was interrupted by nothing"}));
+    v["notices"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"stage": "cpu", "message": "the runner was interrupted by nothing"}));
     assert_eq!(problems_of(&v), []);
 }

@@ -31,7 +31,10 @@ pub(super) fn rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<No
                 ),
             );
         } else {
-            notes.push(Note { field, reason: format!("interrupted by a signal (stage \"{stage}\"); {}", because(&jobs)) });
+            notes.push(Note {
+                field,
+                reason: format!("interrupted by a signal (stage \"{stage}\"); {}", because(&jobs)),
+            });
         }
     }
     notes
