@@ -144,10 +144,36 @@ fn record_jobs(result: &mut MeasuredResult, jobs: Vec<JobOutcome>) {
     result.provenance.jobs = jobs;
 }
 
-/// Merges named parts into the first one.
+/// A part's cache restores come from other OS instances than their saves:
+/// that is what a cache trial measures.
+fn restores_elsewhere(name: &str, part: &MeasuredResult) -> anyhow::Result<()> {
+    let Some(cache) = &part.stages.cache else { return Ok(()) };
+    for (i, pair) in cache.pairs.iter().enumerate() {
+        if let Some(restore) = &pair.restore
+            && restore.instance.same_as(&pair.save.instance) == Some(true)
+        {
+            bail!(
+                "{name}: $.stages.cache.pairs[{i}].restore.instance is boot_id {}, machine_id {}, the OS instance of \
+                 its save; a restore must come from another instance of the runner label",
+                restore.instance.boot_id,
+                restore.instance.machine_id
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Merges named parts into the first one. The parts must be jobs of one
+/// GitHub Actions run (its attempts may differ: re-running a failed job
+/// replaces only that job's part) on one runner label of one provider, so
+/// on machines of one kind: the same OS, architecture and logical CPUs.
+/// Each job has its own OS instance; only a restore's is checked, against
+/// its save's. The CPU model, memory and kernel are not compared: a label's
+/// fleet may mix CPU models, and firmware and image updates move the rest.
 pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredResult> {
     let mut iter = parts.into_iter();
     let Some((first_name, mut out)) = iter.next() else { bail!("no parts to assemble") };
+    restores_elsewhere(&first_name, &out)?;
     for (name, part) in iter {
         let differs = |what: &str, a: &str, b: &str| -> anyhow::Result<()> {
             if a != b {
@@ -161,6 +187,19 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         let binary =
             |r: &MeasuredResult| r.collector.binary.as_ref().map_or("unknown".to_string(), |b| b.sha256.to_string());
         differs("collector binary", &binary(&out), &binary(&part))?;
+        let run = |r: &MeasuredResult| {
+            r.provenance.github.as_ref().map_or("none (provenance.github is absent)".to_string(), |gh| {
+                format!("{} of {}", gh.run_id, gh.repository)
+            })
+        };
+        differs("GitHub Actions run (provenance.github.run_id)", &run(&out), &run(&part))?;
+        let (mine, theirs) = (&out.machine, &part.machine);
+        // As the file spells it.
+        let os = |m: &runner_bench_format::measured::Machine| format!("{:?}", m.os).to_lowercase();
+        differs("machine.os", &os(mine), &os(theirs))?;
+        differs("machine.arch", mine.arch.as_str(), theirs.arch.as_str())?;
+        differs("machine.logical_cpus", &mine.logical_cpus.to_string(), &theirs.logical_cpus.to_string())?;
+        restores_elsewhere(&name, &part)?;
         let once = |stage: &str, mine: bool, theirs: bool| -> anyhow::Result<()> {
             if mine && theirs {
                 bail!("{name}: the {stage} stage is also in an earlier part; each stage may come from one part only");
@@ -255,6 +294,110 @@ mod tests {
             err.to_string(),
             "b.json: its runner is other-runner but a.json has example-linux-x64; only parts of one run can be assembled"
         );
+    }
+
+    /// A part of `golden()` with no stages, so that only identity is merged.
+    fn bare() -> MeasuredResult {
+        let mut r = golden();
+        r.stages = Default::default();
+        r
+    }
+
+    fn refusal(a: MeasuredResult, b: MeasuredResult) -> String {
+        merge(vec![("a.json".into(), a), ("b.json".into(), b)]).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn refuses_parts_of_other_providers() {
+        let mut other = bare();
+        other.provider.id = Slug::new("other").unwrap();
+        assert_eq!(
+            refusal(bare(), other),
+            "b.json: its provider is other but a.json has example; only parts of one run can be assembled"
+        );
+    }
+
+    #[test]
+    fn refuses_parts_of_other_github_runs() {
+        let mut other = bare();
+        other.provenance.github.as_mut().unwrap().run_id = 7;
+        assert_eq!(
+            refusal(bare(), other),
+            "b.json: its GitHub Actions run (provenance.github.run_id) is 7 of runner-bench/runner-bench but a.json \
+             has 18342215517 of runner-bench/runner-bench; only parts of one run can be assembled"
+        );
+        let mut fork = bare();
+        fork.provenance.github.as_mut().unwrap().repository = Name::lossy("someone/fork");
+        assert_eq!(
+            refusal(bare(), fork),
+            "b.json: its GitHub Actions run (provenance.github.run_id) is 18342215517 of someone/fork but a.json has \
+             18342215517 of runner-bench/runner-bench; only parts of one run can be assembled"
+        );
+        let mut local = bare();
+        local.provenance.github = None;
+        assert_eq!(
+            refusal(local, bare()),
+            "b.json: its GitHub Actions run (provenance.github.run_id) is 18342215517 of runner-bench/runner-bench \
+             but a.json has none (provenance.github is absent); only parts of one run can be assembled"
+        );
+    }
+
+    #[test]
+    fn parts_of_two_attempts_of_one_run_are_joined_under_the_latest() {
+        // Re-running a failed job replaces that job's part only.
+        let mut rerun = bare();
+        rerun.provenance.github.as_mut().unwrap().run_attempt = 2;
+        let merged = merge(vec![("a.json".into(), golden()), ("b.json".into(), rerun)]).unwrap();
+        assert_eq!(merged.provenance.github.unwrap().run_attempt, 2);
+    }
+
+    #[test]
+    fn refuses_parts_of_other_kinds_of_machine() {
+        let mut windows = bare();
+        windows.machine.os = runner_bench_format::Os::Windows;
+        assert_eq!(
+            refusal(bare(), windows),
+            "b.json: its machine.os is windows but a.json has linux; only parts of one run can be assembled"
+        );
+        let mut arm = bare();
+        arm.machine.arch = Slug::new("arm64").unwrap();
+        assert_eq!(
+            refusal(bare(), arm),
+            "b.json: its machine.arch is arm64 but a.json has x64; only parts of one run can be assembled"
+        );
+        let mut bigger = bare();
+        bigger.machine.logical_cpus *= 2;
+        assert_eq!(
+            refusal(bare(), bigger),
+            format!(
+                "b.json: its machine.logical_cpus is {} but a.json has {}; only parts of one run can be assembled",
+                bare().machine.logical_cpus * 2,
+                bare().machine.logical_cpus
+            )
+        );
+        // Another instance of the same kind is what every job gets.
+        let mut next_job = bare();
+        next_job.machine.instance.boot_id = Name::lossy("another-boot");
+        next_job.machine.cpu_model = Name::lossy("another CPU model of the label's fleet");
+        assert!(merge(vec![("a.json".into(), golden()), ("b.json".into(), next_job)]).is_ok());
+    }
+
+    #[test]
+    fn refuses_a_restore_on_its_saves_instance() {
+        let mut restore_job = bare();
+        let mut cache = golden().stages.cache.unwrap();
+        let save = cache.pairs[1].save.instance.clone();
+        cache.pairs[1].restore.as_mut().unwrap().instance = save.clone();
+        restore_job.stages.cache = Some(cache);
+        let want = format!(
+            "$.stages.cache.pairs[1].restore.instance is boot_id {}, machine_id {}, the OS instance of its save; a \
+             restore must come from another instance of the runner label",
+            save.boot_id, save.machine_id
+        );
+        assert_eq!(refusal(bare(), restore_job.clone()), format!("b.json: {want}"));
+        // The first part is checked too.
+        let err = merge(vec![("a.json".into(), restore_job), ("b.json".into(), bare())]).unwrap_err();
+        assert_eq!(err.to_string(), format!("a.json: {want}"));
     }
 
     #[test]

@@ -9,15 +9,24 @@ use std::time::Duration;
 
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// Removes everything registered, then exits as an interrupted process does.
-/// Result files need no care: they are only ever replaced atomically, so
-/// they keep everything finished before the interruption.
+/// Removes everything registered, records the interruption in the result of
+/// a `collector run` in progress (`interrupt`), then exits as an
+/// interrupted process does. Other result files need no care: they are only
+/// ever replaced atomically, so they keep everything finished before the
+/// interruption.
 pub fn install_handler() {
     let _ = ctrlc::set_handler(|| {
+        // The result first: it is what a cancelled job must not lose.
+        let recorded = crate::interrupt::record();
         for path in REGISTERED.lock().map(|v| v.clone()).unwrap_or_default() {
             remove(&path);
         }
-        eprintln!("interrupted: temporary files removed; the result file keeps everything measured so far");
+        match recorded {
+            Some(what) => eprintln!("{what}; temporary files removed"),
+            None => {
+                eprintln!("interrupted: temporary files removed; the result file keeps everything measured so far")
+            }
+        }
         std::process::exit(130);
     });
 }

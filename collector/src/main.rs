@@ -15,6 +15,7 @@ mod cli;
 mod config;
 mod coremark;
 mod error;
+mod interrupt;
 mod machine;
 mod output;
 mod progress;

@@ -4,15 +4,16 @@
 use std::path::PathBuf;
 
 use runner_bench_format::measured::{
-    Binary, Build, Collector, CoreMarkBuild, CoreMarkImplementation, MeasuredKind, Provenance, Stages,
+    Binary, Build, Collector, CoreMarkBuild, CoreMarkImplementation, CpuStage, MeasuredKind, Provenance, Stages, Status,
 };
 use runner_bench_format::{
-    FORMAT_VERSION, MeasuredResult, Message, Name, Notice, Parameters, Provider, Runner, Sha256Hex, Timestamp,
+    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, Notice, Parameters, Provider, Runner, Sha256Hex, Timestamp,
 };
 
 use crate::cli::RunArgs;
 use crate::config::RunConfig;
 use crate::coremark;
+use crate::interrupt::Journal;
 use crate::output::ResultWriter;
 use crate::progress::Progress;
 use crate::stage::{StageKind, cpu, disk, internet};
@@ -27,8 +28,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let mut result = new_result(config.provider.clone(), config.runner.clone(), &config.parameters)?;
     // A valid file exists from the start: a bad disk shows now, not after
     // half an hour of measuring.
-    let save = |r: &mut MeasuredResult| writer.write_result(r);
-    save(&mut result)?;
+    writer.write_result(&mut result)?;
+    let planned = match pin_cpu {
+        Some(cpu) => Affinity::Pinned { cpu, group: 0 },
+        None => Affinity::Unpinned,
+    };
+    // From here on an interruption is recorded in the file (`interrupt`).
+    let journal = Journal::start(writer, &result, planned);
+    let save = |r: &mut MeasuredResult| journal.save(r);
 
     crate::cleanup::install_handler();
     let mut progress = Progress::detect();
@@ -37,12 +44,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         env!("CARGO_PKG_VERSION"),
         config.profile.name(),
         result.fingerprint,
-        writer.path().display()
+        journal.path().display()
     ));
     for &kind in &config.stages {
         match kind {
             StageKind::Cpu => {
                 let plan = cpu::CpuPlan::new(&config.parameters, pin_cpu);
+                journal.stage_start(kind, Stages { cpu: Some(CpuStage { samples: Vec::new() }), ..Stages::default() });
                 if pin_cpu.is_none() {
                     let text = "this OS has no hard CPU affinity: CoreMark ran unpinned";
                     result
@@ -68,6 +76,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             }
             StageKind::Disk => {
                 let plan = disk::DiskPlan::new(&config.parameters, config.disk_dir.clone(), pin_cpu);
+                journal.stage_start(kind, Stages { disk: Some(disk::empty_stage(&plan)), ..Stages::default() });
                 progress.stage_start(kind, plan.samples as usize);
                 let outcome = disk::run(&plan, &mut progress, |partial| {
                     result.stages.disk = Some(partial.clone());
@@ -78,6 +87,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             }
             StageKind::Internet => {
                 let plan = internet::InternetPlan::new(&config.parameters, config.internet.clone());
+                journal.stage_start(kind, Stages { internet: Some(internet::empty_stage(&plan)), ..Stages::default() });
                 progress.stage_start(kind, plan.total_samples());
                 progress.note(&format!(
                     "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; \
@@ -99,10 +109,52 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         progress.stage_end();
         save(&mut result)?;
+        journal.stage_end();
     }
-    progress.note(&format!("wrote {}", writer.path().display()));
+    // Every stage is in the file: an interruption from here on loses nothing.
+    let path = journal.path();
+    drop(journal);
+    progress.note(&format!("wrote {}", path.display()));
     summary::append_to_step_summary(&result)?;
+    // The file is written either way; a stage with nothing to score is a
+    // failed run for the job that ran it.
+    let empty = stages_without_completed_sample(&result.stages);
+    if !empty.is_empty() {
+        anyhow::bail!("{}; {} keeps every sample and its message", empty.join("; "), path.display());
+    }
     Ok(())
+}
+
+/// How a sample ended, and why.
+type Outcome<'a> = (Status, Option<&'a Message>);
+
+/// Each stage that ran and completed none of its samples, described.
+fn stages_without_completed_sample(stages: &Stages) -> Vec<String> {
+    fn of(status: Status, message: &Option<Message>) -> Outcome<'_> {
+        (status, message.as_ref())
+    }
+    let mut statuses: Vec<(&str, Vec<Outcome<'_>>)> = Vec::new();
+    if let Some(cpu) = &stages.cpu {
+        statuses.push(("cpu", cpu.samples.iter().map(|s| of(s.status, &s.message)).collect()));
+    }
+    if let Some(disk) = &stages.disk {
+        statuses.push(("disk", disk.samples.iter().map(|s| of(s.status, &s.message)).collect()));
+    }
+    if let Some(net) = &stages.internet {
+        let transfers = net.download.iter().chain(&net.upload).map(|s| of(s.status, &s.message));
+        statuses.push(("internet", transfers.chain(net.request.iter().map(|s| of(s.status, &s.message))).collect()));
+    }
+    statuses
+        .into_iter()
+        .filter(|(_, samples)| !samples.is_empty() && samples.iter().all(|(status, _)| *status != Status::Ok))
+        .map(|(stage, samples)| {
+            let first = samples.iter().find_map(|(_, m)| *m).map_or("no message", Message::as_str);
+            format!(
+                "the {stage} stage has no completed sample: all {} failed, the first with \"{first}\"",
+                samples.len()
+            )
+        })
+        .collect()
 }
 
 /// A result with no stages yet: who, where, how the workload was built and

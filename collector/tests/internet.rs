@@ -69,16 +69,22 @@ fn an_https_run_measures_every_sample_and_records_the_endpoint() {
 }
 
 #[test]
-fn a_refusing_server_leaves_the_test_unavailable_and_the_run_complete() {
+fn a_refusing_server_leaves_the_test_unavailable_and_the_run_failed() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let status = collector(&out)
-        .args(["--internet-url", &server.url(false, "forbidden")])
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "a failed sample must not fail the run");
+    let output = collector(&out).args(["--internet-url", &server.url(false, "forbidden")]).output().unwrap();
+    // Every sample failed: the file is written, and the run fails.
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr.lines().last().unwrap(),
+        format!(
+            "error: the internet stage has no completed sample: all 9 failed, the first with \"request 1 of 2 \
+             failed: HTTP 403 Forbidden from garbage.php\"; {} keeps every sample and its message",
+            out.display()
+        )
+    );
 
     let r = measured(&out);
     assert_eq!(r.problems(), vec![]);

@@ -63,17 +63,22 @@ pub struct DiskOutcome {
     pub notices: Vec<Notice>,
 }
 
+/// The stage before its first sample.
+pub fn empty_stage(plan: &DiskPlan) -> DiskStage {
+    DiskStage {
+        directory: Name::lossy(&plan.dir.display().to_string()),
+        cache_bypass: Name::lossy(BYPASS),
+        samples: Vec::new(),
+    }
+}
+
 /// Runs every requested sample; `after_sample` sees the stage after each.
 pub fn run(
     plan: &DiskPlan,
     progress: &mut Progress,
     mut after_sample: impl FnMut(&DiskStage) -> anyhow::Result<()>,
 ) -> anyhow::Result<DiskOutcome> {
-    let mut stage = DiskStage {
-        directory: Name::lossy(&plan.dir.display().to_string()),
-        cache_bypass: Name::lossy(BYPASS),
-        samples: Vec::new(),
-    };
+    let mut stage = empty_stage(plan);
     let mut notices = Vec::new();
     let n = plan.samples as usize;
     let path = plan.dir.join(format!("runner-bench-disk-{}.bin", std::process::id()));

@@ -181,6 +181,16 @@ impl Direction {
     }
 }
 
+/// The stage before its first sample.
+pub fn empty_stage(plan: &InternetPlan) -> InternetStage {
+    InternetStage {
+        endpoint: plan.target.endpoint.clone(),
+        download: Vec::new(),
+        upload: Vec::new(),
+        request: Vec::new(),
+    }
+}
+
 /// Runs every sample: the downloads, the uploads, then the zero-byte
 /// requests. `after_sample` sees the stage after each sample, with the
 /// notice that sample raised, if it failed, so the caller can record both
@@ -190,12 +200,7 @@ pub fn run(
     progress: &mut Progress,
     mut after_sample: impl FnMut(&InternetStage, Option<&Notice>) -> anyhow::Result<()>,
 ) -> anyhow::Result<InternetStage> {
-    let mut stage = InternetStage {
-        endpoint: plan.target.endpoint.clone(),
-        download: Vec::new(),
-        upload: Vec::new(),
-        request: Vec::new(),
-    };
+    let mut stage = empty_stage(plan);
     let n = plan.total_samples();
     let mut k = 0;
     let mut transfer_time = Duration::ZERO;

@@ -22,6 +22,7 @@ use crate::releases::{ReleaseStatus, Releases};
 mod claims;
 mod figures;
 mod identity;
+mod interrupted;
 mod profiles;
 mod same_run;
 mod time;
@@ -603,6 +604,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
             }
         }
     }
+    notes.extend(interrupted::rules(c, file, m));
     notes
 }
 

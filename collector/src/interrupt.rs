@@ -1,0 +1,254 @@
+//! What `collector run` writes when a signal interrupts it (Ctrl-C, SIGINT,
+//! SIGTERM, SIGHUP; Ctrl-C, Ctrl-Break or a closed console on Windows): the
+//! result file as last saved, plus a notice naming the interruption and the
+//! stage it stopped, and that stage's sample in progress as an error. The
+//! samples that never started are not invented: the file shows them as
+//! missing, and `site check` refuses the run as incomplete.
+//!
+//! The journal is the one copy of the result that the interruption handler
+//! (another thread) can see. Saving and recording the interruption hold the
+//! same lock, so the two never write the file at once.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use runner_bench_format::measured::{
+    CpuSample, DiskSample, INTERRUPTED_NOTICE, INTERRUPTED_SAMPLE, RequestSample, Stages, Status, TransferSample,
+};
+use runner_bench_format::{Affinity, MeasuredResult, Message, Name, NonNeg, Notice};
+
+use crate::output::ResultWriter;
+use crate::stage::StageKind;
+
+struct State {
+    writer: ResultWriter,
+    /// The result as last written.
+    result: MeasuredResult,
+    /// The stage running now, and that stage with no samples, for an
+    /// interruption before its first sample is saved.
+    stage: Option<(StageKind, Stages)>,
+    /// The affinity samples are measured under, for the sample in progress
+    /// (the handler's own thread is not the measuring one).
+    affinity: Affinity,
+}
+
+static JOURNAL: Mutex<Option<State>> = Mutex::new(None);
+
+fn journal() -> MutexGuard<'static, Option<State>> {
+    // A panic elsewhere while saving leaves the last good copy: keep using it.
+    JOURNAL.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `collector run`'s handle on the journal; dropping it ends the journal.
+pub struct Journal(());
+
+impl Journal {
+    /// Starts the journal of the run that `writer` writes.
+    pub fn start(writer: ResultWriter, result: &MeasuredResult, affinity: Affinity) -> Self {
+        *journal() = Some(State { writer, result: result.clone(), stage: None, affinity });
+        Journal(())
+    }
+
+    /// Stamps the end time and replaces the file with `result`.
+    pub fn save(&self, result: &mut MeasuredResult) -> anyhow::Result<()> {
+        let mut guard = journal();
+        // Present while a `Journal` lives; after an interruption is recorded
+        // the lock is never released, and this waits for the exit.
+        let Some(state) = guard.as_mut() else { return Ok(()) };
+        state.writer.write_result(result)?;
+        state.result = result.clone();
+        Ok(())
+    }
+
+    /// `kind` runs from now on; `empty` holds it with no samples.
+    pub fn stage_start(&self, kind: StageKind, empty: Stages) {
+        if let Some(state) = journal().as_mut() {
+            state.stage = Some((kind, empty));
+        }
+    }
+
+    /// No stage runs until the next `stage_start`.
+    pub fn stage_end(&self) {
+        if let Some(state) = journal().as_mut() {
+            state.stage = None;
+        }
+    }
+
+    pub fn path(&self) -> std::path::PathBuf {
+        journal().as_ref().map(|s| s.writer.path().to_path_buf()).unwrap_or_default()
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        journal().take();
+    }
+}
+
+/// For the interruption handler: writes the interrupted run's result, if a
+/// run is in progress, and says what it recorded. The journal stays locked
+/// afterwards, so the main thread can neither overwrite the file nor finish
+/// the run with status 0 before the handler exits.
+pub fn record() -> Option<String> {
+    let mut guard = journal();
+    let state = guard.as_mut()?;
+    let mut result = state.result.clone();
+    let stage = state.stage.as_ref().map_or("collector", |(kind, _)| kind.name());
+    let what = format!("{stage}: {}", mark(&mut result, state.stage.as_ref(), state.affinity));
+    let line = match state.writer.write_result(&mut result) {
+        Ok(()) => format!("{what}; {} records it", state.writer.path().display()),
+        Err(e) => format!("{what}, but {} could not be rewritten: {e:#}", state.writer.path().display()),
+    };
+    std::mem::forget(guard);
+    Some(line)
+}
+
+/// Adds the interruption to `result`: the sample in progress of `stage` as
+/// an error and a notice. Returns the notice's text.
+fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affinity: Affinity) -> String {
+    let Some((kind, empty)) = stage else {
+        let text = format!("{INTERRUPTED_NOTICE} between stages; the stages after it did not run");
+        result.notices.push(Notice { stage: Name::lossy("collector"), message: Message::lossy(&text) });
+        return text;
+    };
+    // A stage interrupted before its first sample was saved is not yet in
+    // the result.
+    let stages = &mut result.stages;
+    stages.cpu = stages.cpu.take().or_else(|| empty.cpu.clone());
+    stages.disk = stages.disk.take().or_else(|| empty.disk.clone());
+    stages.internet = stages.internet.take().or_else(|| empty.internet.clone());
+    let params = &result.parameters;
+    let interrupted = || Some(Message::lossy(INTERRUPTED_SAMPLE));
+    // The sample in progress is the first one not yet recorded: (its name,
+    // its number, how many were requested).
+    let slot: Option<(&str, usize, u32)> = match kind {
+        StageKind::Cpu => result.stages.cpu.as_mut().and_then(|stage| {
+            let k = stage.samples.len() + 1;
+            (k <= params.cpu_samples as usize).then(|| {
+                let affinity = stage.samples.last().map_or(affinity, |s| s.affinity);
+                stage.samples.push(CpuSample {
+                    status: Status::Error,
+                    message: interrupted(),
+                    affinity,
+                    iterations: None,
+                    elapsed_s: None,
+                    crcs: None,
+                    validation: None,
+                    steal_s: None,
+                });
+                ("sample", k, params.cpu_samples)
+            })
+        }),
+        StageKind::Disk => result.stages.disk.as_mut().and_then(|stage| {
+            let k = stage.samples.len() + 1;
+            (k <= params.disk_samples as usize).then(|| {
+                let affinity = stage.samples.last().map_or(affinity, |s| s.affinity);
+                stage.samples.push(DiskSample {
+                    status: Status::Error,
+                    message: interrupted(),
+                    affinity,
+                    seq_read: None,
+                    seq_write: None,
+                    rand_read: None,
+                    rand_write: None,
+                });
+                ("sample", k, params.disk_samples)
+            })
+        }),
+        StageKind::Internet => result.stages.internet.as_mut().and_then(|stage| {
+            let transfer = || TransferSample {
+                status: Status::Error,
+                message: interrupted(),
+                bytes: 0,
+                seconds: NonNeg::default(),
+            };
+            let (n, requests) = (params.internet_samples, params.internet_request_samples);
+            if stage.download.len() < n as usize {
+                stage.download.push(transfer());
+                Some(("download sample", stage.download.len(), n))
+            } else if stage.upload.len() < n as usize {
+                stage.upload.push(transfer());
+                Some(("upload sample", stage.upload.len(), n))
+            } else if stage.request.len() < requests as usize {
+                stage.request.push(RequestSample { status: Status::Error, message: interrupted(), ms: None });
+                Some(("request sample", stage.request.len(), requests))
+            } else {
+                None
+            }
+        }),
+        // `collector run` runs no other stage.
+        StageKind::Cache | StageKind::HttpCache => None,
+    };
+    let text = match slot {
+        Some((what, k, n)) => format!(
+            "{INTERRUPTED_NOTICE} during {what} {k} of {n}, which is recorded as not completed; the samples and \
+             stages after it did not run"
+        ),
+        None => format!("{INTERRUPTED_NOTICE} after the stage's last sample; the stages after it did not run"),
+    };
+    result.notices.push(Notice { stage: Name::lossy(kind.name()), message: Message::lossy(&text) });
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use runner_bench_format::{AnyResult, read_file};
+
+    use super::*;
+
+    fn golden() -> MeasuredResult {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+        match read_file(&path).unwrap() {
+            AnyResult::Measured(r) => *r,
+            AnyResult::Imported(_) => panic!("golden is measured"),
+        }
+    }
+
+    fn internet(r: &MeasuredResult) -> Stages {
+        Stages { internet: r.stages.internet.clone(), ..Stages::default() }
+    }
+
+    #[test]
+    fn the_internet_sample_in_progress_is_the_first_one_not_recorded() {
+        let mut r = golden();
+        let net = r.stages.internet.as_mut().unwrap();
+        net.upload.truncate(1);
+        net.request.clear();
+        let empty = internet(&r);
+        let text = mark(&mut r, Some(&(StageKind::Internet, empty)), Affinity::Unpinned);
+        assert_eq!(
+            text,
+            "interrupted by a signal during upload sample 2 of 3, which is recorded as not completed; the samples and \
+             stages after it did not run"
+        );
+        let net = r.stages.internet.as_ref().unwrap();
+        assert_eq!((net.download.len(), net.upload.len(), net.request.len()), (3, 2, 0));
+        assert_eq!(net.upload[1].message.as_ref().unwrap().as_str(), INTERRUPTED_SAMPLE);
+        assert_eq!(r.notices.last().unwrap().stage.as_str(), "internet");
+        assert_eq!(r.problems(), vec![]);
+    }
+
+    #[test]
+    fn a_stage_interrupted_before_its_first_sample_gets_that_sample_alone() {
+        let mut r = golden();
+        let empty =
+            Stages { cpu: Some(runner_bench_format::measured::CpuStage { samples: Vec::new() }), ..internet(&r) };
+        r.stages.cpu = None;
+        let pinned = Affinity::Pinned { cpu: 3, group: 0 };
+        mark(&mut r, Some(&(StageKind::Cpu, empty)), pinned);
+        let cpu = r.stages.cpu.unwrap();
+        assert_eq!(cpu.samples.len(), 1);
+        assert_eq!((cpu.samples[0].status, cpu.samples[0].affinity), (Status::Error, pinned));
+    }
+
+    #[test]
+    fn after_a_stages_last_sample_or_between_stages_no_sample_is_added() {
+        let mut r = golden();
+        let before = r.stages.clone();
+        let text = mark(&mut r, Some(&(StageKind::Internet, internet(&golden()))), Affinity::Unpinned);
+        assert_eq!(text, "interrupted by a signal after the stage's last sample; the stages after it did not run");
+        let text = mark(&mut r, None, Affinity::Unpinned);
+        assert_eq!(text, "interrupted by a signal between stages; the stages after it did not run");
+        assert_eq!(r.stages, before);
+        assert_eq!(r.notices.last().unwrap().stage.as_str(), "collector");
+    }
+}
