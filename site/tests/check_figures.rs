@@ -569,3 +569,15 @@ fn a_machine_has_cpus_and_memory() {
         v["machine"]["memory_bytes"] = json!(0);
     });
 }
+
+#[test]
+fn extreme_figures_are_shown_in_scientific_notation() {
+    let mut v = golden();
+    v["stages"]["cpu"]["samples"][0]["elapsed_s"] = json!(1e-300);
+    let p = problems_of(&v);
+    assert_eq!(
+        p[0].2,
+        "1.000e-300 s is shorter than parameters.cpu_seconds (30 s); a CoreMark sample runs at least that long"
+    );
+    assert_eq!(p[1].2, "1.000e306 iterations/s is above 1000000, more than any CPU core runs CoreMark on one thread");
+}

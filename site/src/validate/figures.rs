@@ -13,7 +13,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::{CacheKind, CacheTransfer, DiskOp, MeasuredResult, Status};
 use runner_bench_format::{NonNeg, Parameters};
 
-use super::Collector;
+use super::{Collector, Num};
 
 /// Bytes in a MiB (the format's MiB is 2^20 bytes, its KiB 2^10).
 const MIB: u64 = 1 << 20;
@@ -86,7 +86,8 @@ fn cpu(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
                     format!(
                         "{elapsed} s is shorter than parameters.cpu_seconds ({} s); a CoreMark sample runs at least \
                          that long",
-                        p.cpu_seconds
+                        p.cpu_seconds,
+                        elapsed = Num(elapsed)
                     ),
                 );
             }
@@ -101,7 +102,7 @@ fn cpu(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
                 format!(
                     "{:.0} iterations/s is above {MAX_ITERATIONS_PER_S:.0}, more than any CPU core runs CoreMark on \
                      one thread",
-                    n as f64 / elapsed
+                    Num(n as f64 / elapsed)
                 ),
             );
         }
@@ -172,7 +173,8 @@ fn disk_op(c: &mut Collector, file: &str, path: &str, op: &DiskOp, block_kib: u3
             format!(
                 "{elapsed} s is shorter than parameters.disk_op_seconds ({} s); each disk operation repeats for at \
                  least that long",
-                p.disk_op_seconds
+                p.disk_op_seconds,
+                elapsed = Num(elapsed)
             ),
         );
     }
@@ -181,7 +183,11 @@ fn disk_op(c: &mut Collector, file: &str, path: &str, op: &DiskOp, block_kib: u3
         c.push(
             file,
             format!("{path}.latency_p50_us"),
-            format!("the median latency {p50} µs is above the 99th percentile {p99} µs; a median is never above it"),
+            format!(
+                "the median latency {p50} µs is above the 99th percentile {p99} µs; a median is never above it",
+                p50 = Num(p50),
+                p99 = Num(p99)
+            ),
         );
     }
     if elapsed > 0.0 && op.mib_per_s() > max_storage_mib_per_s() {
@@ -191,7 +197,7 @@ fn disk_op(c: &mut Collector, file: &str, path: &str, op: &DiskOp, block_kib: u3
             format!(
                 "{:.0} MiB/s is above {:.0} MiB/s, the most the fastest storage interface carries (PCIe 7.0 x16, \
                  256 GB/s)",
-                op.mib_per_s(),
+                Num(op.mib_per_s()),
                 max_storage_mib_per_s()
             ),
         );
@@ -283,7 +289,9 @@ fn transfer(c: &mut Collector, file: &str, path: &str, t: &CacheTransfer, bytes:
                     format!("{path}.seconds"),
                     format!(
                         "{seconds} s for {payload} bytes is {mib_per_s:.0} MiB/s, above {bound:.0} MiB/s, the most \
-                         {what}"
+                         {what}",
+                        seconds = Num(seconds),
+                        mib_per_s = Num(mib_per_s)
                     ),
                 );
             }
@@ -366,7 +374,8 @@ fn internet(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
                     path,
                     format!(
                         "{mbps:.0} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface \
-                         carries (1.6 Tb/s Ethernet)"
+                         carries (1.6 Tb/s Ethernet)",
+                        mbps = Num(mbps)
                     ),
                 );
             }
@@ -462,7 +471,8 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                     format!(
                         "{v} MiB/s is above {:.0} MiB/s, the most the fastest storage interface carries (PCIe 7.0 \
                          x16, 256 GB/s)",
-                        max_storage_mib_per_s()
+                        max_storage_mib_per_s(),
+                        v = Num(v)
                     ),
                 );
             }
@@ -479,7 +489,7 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                 positive(c, file, &field, Some(v), "MiB/s");
                 let (bound, what) = cache_bound(Some(b.kind));
                 if v.get() > bound {
-                    c.push(file, field, format!("{} MiB/s is above {bound:.0} MiB/s, the most {what}", v.get()));
+                    c.push(file, field, format!("{} MiB/s is above {bound:.0} MiB/s, the most {what}", Num(v.get())));
                 }
             }
         }
@@ -496,7 +506,8 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                     path,
                     format!(
                         "{v} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface carries \
-                         (1.6 Tb/s Ethernet)"
+                         (1.6 Tb/s Ethernet)",
+                        v = Num(v)
                     ),
                 );
             }

@@ -655,3 +655,23 @@ fn aggregate(c: &mut Collector, file: &str, field: String, a: &Aggregate) {
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A figure from a file, as a message shows it: as written where it is of
+/// an everyday size, in scientific notation where plain decimals would run
+/// to hundreds of digits (`1e-300`, not `0.000…0001`). A precision, where
+/// given, applies to everyday sizes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Num(pub(crate) f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+            return write!(f, "{x:.3e}");
+        }
+        match f.precision() {
+            Some(p) => write!(f, "{x:.p$}"),
+            None => write!(f, "{x}"),
+        }
+    }
+}

@@ -11,7 +11,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult, PublishedProfile}
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
-use super::Collector;
+use super::{Collector, Num};
 
 /// The collector versions the site knows. Every one of them defines the
 /// profiles of `Profile::ALL` with the parameters this build has: the
@@ -207,7 +207,12 @@ fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) 
         c.push(
             file,
             format!("{field}.variation_pct"),
-            format!("{v}% is less than {n} samples from {min} to {max} vary (at least {least:.2}%)"),
+            format!(
+                "{v}% is less than {n} samples from {min} to {max} vary (at least {least:.2}%)",
+                v = Num(v),
+                min = Num(min),
+                max = Num(max)
+            ),
         );
         return;
     }
@@ -217,7 +222,12 @@ fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) 
             c.push(
                 file,
                 format!("{field}.variation_pct"),
-                format!("{v}% is more than samples from {min} to {max} can vary (at most {most:.2}%)"),
+                format!(
+                    "{v}% is more than samples from {min} to {max} can vary (at most {most:.2}%)",
+                    v = Num(v),
+                    min = Num(min),
+                    max = Num(max)
+                ),
             );
         }
     }
@@ -239,7 +249,9 @@ fn speed(c: &mut Collector, file: &str, path: &str, half: &str, payload_mib: f64
             format!(
                 "{mib_per_s} MiB/s disagrees with payload_mib {payload_mib} ÷ {half}_s.median {median} s = {:.2} MiB/s \
                  (the published rounding allows {low:.2} to {high:.2})",
-                payload_mib / median
+                payload_mib / median,
+                mib_per_s = Num(mib_per_s),
+                median = Num(median)
             ),
         );
     }
