@@ -1,5 +1,5 @@
 //! The collector's own record of a run a signal interrupted: `site check`
-//! treats it as incomplete (docs/rules/collector.md).
+//! treats it as incomplete (docs/result-format.md, "The collector's own output").
 
 mod common;
 

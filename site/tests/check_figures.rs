@@ -1,6 +1,6 @@
 //! `site check`, issue 13 classes 1 and 2: figures that are not finite and
 //! positive, and claims the file cannot prove, each with its exact message
-//! (docs/rules/figures.md).
+//! (docs/result-format.md, "Figures and claims").
 
 mod common;
 

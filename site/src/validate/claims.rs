@@ -87,7 +87,7 @@ fn crcs(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
 /// samples, which run on the machine the file describes (a cache restore
 /// runs on another instance). The check assumes dense ids: Linux counts the
 /// online CPUs, so a CPU id at or above that count exists only where CPUs
-/// below it are offline (docs/rules/figures.md, "CPU ids").
+/// below it are offline (docs/result-format.md, "Claims the file cannot prove").
 fn affinity(c: &mut Collector, file: &str, m: &MeasuredResult) {
     let os = m.machine.os;
     let cpus = m.machine.logical_cpus;
