@@ -916,10 +916,12 @@ pub struct HttpCachePhase {
 }
 
 impl HttpCachePhase {
-    /// Requests per second, as RBCS computes it: entries ÷ seconds.
+    /// Requests per second, as RBCS computes it: entries ÷ seconds. The
+    /// counts are summed as f64: as u32 their sum overflows where both are
+    /// large (issue 13).
     pub fn requests_per_s(&self) -> Option<f64> {
         (self.status == Status::Ok && self.seconds.get() > 0.0)
-            .then(|| f64::from(self.succeeded + self.failed) / self.seconds.get())
+            .then(|| (f64::from(self.succeeded) + f64::from(self.failed)) / self.seconds.get())
     }
 }
 
@@ -935,6 +937,19 @@ mod tests {
     const BOOT_B: &str = "0d7e5b2a-1c3f-4e8a-b6d9-7f2a1c0e9b33";
     const MACHINE_A: &str = "a3f9c0d2e4b64c1f8d2e7b9a0c1d2e3f";
     const MACHINE_B: &str = "5b1e9d7c3a2f4e6d8c0b1a2f3e4d5c6b";
+
+    /// Issue 13: both counts at `u32::MAX` overflowed their u32 sum.
+    #[test]
+    fn requests_per_s_of_the_largest_counts() {
+        let phase = HttpCachePhase {
+            status: Status::Ok,
+            message: None,
+            succeeded: u32::MAX,
+            failed: u32::MAX,
+            seconds: NonNeg::new(2.0).unwrap(),
+        };
+        assert_eq!(phase.requests_per_s(), Some(f64::from(u32::MAX)));
+    }
 
     #[test]
     fn known_instances_are_the_same_only_when_both_fields_agree() {
