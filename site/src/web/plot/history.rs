@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, err, finish};
+use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish};
 
 /// One runner's points, oldest first: (Unix seconds, value).
 #[derive(Debug, Clone)]
@@ -27,8 +27,7 @@ pub fn draw(spec: &Spec, lines: &[Line]) -> anyhow::Result<Option<String>> {
         x0 -= 1.0;
         x1 += 1.0;
     }
-    let top = all.iter().map(|p| p.1).fold(0.0, f64::max);
-    let top = if top > 0.0 { top * 1.1 } else { 1.0 };
+    let top = axis_top(all.iter().map(|p| p.1), 1.1);
     let legend = lines.len() > 1;
     let height = 320 + if legend { 18 * lines.len().min(12) as u32 } else { 0 };
     let mut svg = String::new();
@@ -83,4 +82,23 @@ pub fn draw(spec: &Spec, lines: &[Line]) -> anyhow::Result<Option<String>> {
         root.present().map_err(err)?;
     }
     Ok(Some(finish(svg, spec)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 13: a median near `f64::MAX` made the axis end at infinity,
+    /// and the build spin forever in plotters' tick layout.
+    #[test]
+    fn extreme_values_draw() {
+        let spec = Spec { title: "t".into(), desc: "d".into(), axis: "a".into() };
+        for v in [f64::MAX, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324] {
+            let lines = [
+                Line { label: "a".into(), points: vec![(1_700_000_000, v), (1_700_086_400, 3.0)] },
+                Line { label: "b".into(), points: vec![(1_700_000_000, 1.0)] },
+            ];
+            assert!(draw(&spec, &lines).unwrap().unwrap().contains("<title id=\"title\">t</title>"), "{v}");
+        }
+    }
 }

@@ -46,6 +46,16 @@ pub struct Spec {
     pub axis: String,
 }
 
+/// The end of a value axis that starts at 0: `margin` times the largest
+/// finite value (1 when none is positive), and never past `f64::MAX`.
+/// plotters never finishes laying out the ticks of an axis whose span is
+/// infinite, so a figure near `f64::MAX` (which the margin overflows) or an
+/// infinite one made `site build` spin forever (issue 13).
+pub(crate) fn axis_top(values: impl IntoIterator<Item = f64>, margin: f64) -> f64 {
+    let largest = values.into_iter().filter(|v| v.is_finite()).fold(0.0, f64::max);
+    if largest > 0.0 { (largest * margin).min(f64::MAX) } else { 1.0 }
+}
+
 /// A plotters error as anyhow's.
 pub(crate) fn err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("cannot draw the plot: {e}")
@@ -83,4 +93,22 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axis_top_is_finite_and_positive() {
+        assert_eq!(axis_top([2.0, 4.0], 1.5), 6.0);
+        // ×1.05 overflows: the axis ends at the largest finite number.
+        assert_eq!(axis_top([f64::MAX], 1.05), f64::MAX);
+        // Infinite and NaN values do not set the axis.
+        assert_eq!(axis_top([f64::INFINITY, f64::NAN, 3.0], 2.0), 6.0);
+        assert_eq!(axis_top([f64::INFINITY], 2.0), 1.0);
+        assert_eq!(axis_top([0.0, -5.0], 2.0), 1.0);
+        assert_eq!(axis_top([], 2.0), 1.0);
+        assert_eq!(axis_top([5e-324], 1.0), 5e-324);
+    }
 }

@@ -5,7 +5,7 @@
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, err, finish};
+use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish};
 
 /// One row.
 #[derive(Debug, Clone)]
@@ -26,8 +26,7 @@ pub fn draw(spec: &Spec, bars: &[Bar]) -> anyhow::Result<Option<String>> {
         return Ok(None);
     }
     let n = bars.len() as i32;
-    let top = bars.iter().map(|b| b.range.map_or(b.value, |r| r.1.max(b.value))).fold(0.0, f64::max);
-    let top = if top > 0.0 { top * 1.05 } else { 1.0 };
+    let top = axis_top(bars.iter().flat_map(|b| [Some(b.value), b.range.map(|r| r.1)]).flatten(), 1.05);
     let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0) as u32;
     let height = 60 + 24 * n as u32;
     let mut svg = String::new();
@@ -92,4 +91,30 @@ pub fn draw(spec: &Spec, bars: &[Bar]) -> anyhow::Result<Option<String>> {
         root.present().map_err(err)?;
     }
     Ok(Some(finish(svg, spec)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec() -> Spec {
+        Spec { title: "t".into(), desc: "d".into(), axis: "a".into() }
+    }
+
+    /// Issue 13: an imported cache figure with a maximum of `f64::MAX`
+    /// made the axis end at infinity, and the build spin forever in
+    /// plotters' tick layout.
+    #[test]
+    fn extreme_values_draw() {
+        for v in [f64::MAX, f64::MAX / 1.04, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 5e-324, -1.0] {
+            for range in [None, Some((0.0, v)), Some((v, v)), Some((-1e300, v)), Some((1.0, f64::MAX))] {
+                let bars = [
+                    Bar { label: "x".into(), value: v, range, series: 0 },
+                    Bar { label: "y".into(), value: 2.0, range: None, series: 1 },
+                ];
+                let svg = draw(&spec(), &bars).unwrap().unwrap();
+                assert!(svg.contains("<title id=\"title\">t</title>"), "{v} {range:?}");
+            }
+        }
+    }
 }

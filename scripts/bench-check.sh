@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# `site check` of 10,000 result files at two revisions, interleaved (issue
+# 13's benchmark: a check of 10,000 results stays within 1.2× its time
+# before the change).
+#
+#   bash scripts/bench-check.sh A B
+#
+# A and B are git revisions of this repository, or `worktree` for the working
+# tree as it is (tracked and untracked files that git does not ignore). Each
+# side is cloned (or copied) into a temporary folder and `site` is built there
+# in release. Both builds share one CARGO_TARGET_DIR (default: a temporary
+# folder; set it to reuse compiled dependencies), so the dependencies compile
+# once; each side's binary is copied out after its build.
+#
+# The 10,000 files are 1,000 runners × 10 runs made from the format's golden
+# result of side B, as site/benches/build_10k.rs makes them, with dates from
+# 2026-11-20 to 2026-11-29, and each file's boot ids and first CoreMark
+# sample made its own, so that no file repeats another's run.
+#
+# ROUNDS (default 5) rounds of A, B, B, A; each run is one
+# `site check RESULTS` from its side's folder (so each side reads its own
+# content/releases), after one uncounted warm-up run per side. Prints each
+# run's wall and CPU (user + system) seconds and the load average (uptime)
+# beside it, then per side every time and the medians, B ÷ A of the
+# medians, and A's spread (max ÷ min of its runs): a B ÷ A within A's
+# spread is noise. On a loaded machine read the CPU figures.
+# Each side's accepted-file count is printed too: a side that rejects files
+# the other accepts checks different work, and the script says so.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+if [ $# -ne 2 ]; then
+  echo "usage: bash scripts/bench-check.sh A B (git revisions, or worktree)" >&2
+  exit 2
+fi
+a=$1
+b=$2
+rounds=${ROUNDS:-5}
+
+work=$(mktemp -d /tmp/bench-check.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+target=${CARGO_TARGET_DIR:-$work/target}
+
+# Puts revision $1 into folder $2 and prints what it is.
+checkout() {
+  local rev=$1 dir=$2
+  if [ "$rev" = worktree ]; then
+    mkdir -p "$dir"
+    # Tracked files deleted in the working tree are left out.
+    (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) \
+      | tar -xf - -C "$dir"
+    echo "working tree of $(git -C "$repo" rev-parse --short HEAD) ($(git -C "$repo" status --porcelain | wc -l) changed paths)"
+  else
+    local sha
+    sha=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
+    git clone -q --no-checkout "$repo" "$dir"
+    git -C "$dir" checkout -q "$sha"
+    git -C "$dir" log -1 --format='%h %s'
+  fi
+}
+
+# Builds side $1's `site` in release and copies it to $work/site-$1.
+build() {
+  local side=$1
+  echo "building $side in release (CARGO_TARGET_DIR=$target)"
+  (cd "$work/$side" && CARGO_TARGET_DIR="$target" cargo build -q -p site --release --locked)
+  cp "$target/release/site" "$work/site-$side"
+}
+
+echo "A: $(checkout "$a" "$work/A")"
+echo "B: $(checkout "$b" "$work/B")"
+build A
+if [ "$a" != worktree ] && [ "$(git -C "$repo" rev-parse "$a^{commit}")" = "$(git -C "$repo" rev-parse "$b^{commit}" 2>/dev/null)" ]; then
+  # The same commit: one build serves both sides.
+  cp "$work/site-A" "$work/site-B"
+else
+  build B
+fi
+
+# 1,000 runners × 10 runs from B's golden result.
+results=$work/results
+python3 - "$work/B/format/tests/golden/result-v1.json" "$results" <<'EOF'
+import os, sys
+
+golden_path, results = sys.argv[1], sys.argv[2]
+golden = open(golden_path).read()
+RUNNERS, RUNS, PROVIDERS = 1000, 10, 20
+for r in range(RUNNERS):
+    for n in range(RUNS):
+        i = r * RUNS + n
+        provider, runner = f"bench{r % PROVIDERS:02}", f"bench-runner-{r:04}"
+        date = f"2026-11-{20 + n}"
+        run_id = 20_000_000_000 + i
+        text = (
+            golden.replace("2026-11-29", date)
+            .replace('"id": "example"', f'"id": "{provider}"')
+            .replace('"label": "example-linux-x64"', f'"label": "{runner}"')
+            .replace("18342215517", str(run_id))
+            # Each file's own machine and restore instance, and its own first
+            # CoreMark sample: no file repeats another's run.
+            .replace("2b8c1d0e4f10", f"{i:012x}")
+            .replace("7f2a1c0e9b33", f"{0x800000000000 + i:012x}")
+            .replace('"iterations": 1000032,', f'"iterations": {1000000 + i},', 1)
+        )
+        path = os.path.join(results, provider, runner, f"{date}-{run_id}-1.json")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+EOF
+echo "results: $(find "$results" -name '*.json' | wc -l) files, $(du -sh "$results" | cut -f1)"
+echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+
+# One check by side $1, number $2: sets `secs`, `cpu` (user + system
+# seconds, less sensitive to other load than the wall time) and `accepted`
+# (the check's summary line).
+run_once() {
+  local side=$1 n=$2 out=$work/check-$1-$2.txt status=0 real user sys TIMEFORMAT='%R %U %S'
+  # The exit status is kept inside the timed group: bash prints no timing
+  # for a `time` whose list is followed by `||`.
+  { time { (cd "$work/$side" && exec "$work/site-$side" check "$results") >"$out" 2>&1 || echo "$?" >"$out.status"; }; } \
+    2>"$out.time"
+  if [ -f "$out.status" ]; then status=$(cat "$out.status"); fi
+  read -r real user sys <"$out.time"
+  secs=$real
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
+  accepted=$(tail -n 1 "$out")
+  if [ "$status" -gt 1 ]; then
+    echo "run $n ($side) failed with status $status:"
+    tail -n 20 "$out"
+    exit 1
+  fi
+  printf 'run %2d: %s %7.3f s, CPU %7.3f s  %-30s load:%s\n' "$n" "$side" "$secs" "$cpu" "($accepted)" \
+    "$(uptime | sed 's/.*load average://')"
+}
+
+# One warm-up run each, not counted: the first run reads the files from disk.
+run_once A 0
+run_once B 0
+declare -A all=([A]="" [B]="") cpus=([A]="" [B]="") summary=([A]="" [B]="")
+n=0
+for _ in $(seq "$rounds"); do
+  for side in A B B A; do
+    n=$((n + 1))
+    run_once "$side" "$n"
+    all[$side]+=" $secs"
+    cpus[$side]+=" $cpu"
+    summary[$side]=$accepted
+  done
+done
+
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f", hi / lo }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b / a }'; }
+ma=$(median "${all[A]}")
+mb=$(median "${all[B]}")
+ca=$(median "${cpus[A]}")
+cb=$(median "${cpus[B]}")
+echo "A ($a): wall${all[A]} s, median $ma s; CPU${cpus[A]} s, median $ca s"
+echo "B ($b): wall${all[B]} s, median $mb s; CPU${cpus[B]} s, median $cb s"
+echo "B ÷ A: wall $(ratio "$ma" "$mb"), CPU $(ratio "$ca" "$cb")"
+echo "A's spread (max ÷ min of its runs): wall $(spread "${all[A]}"), CPU $(spread "${cpus[A]}")"
+echo "load now:$(uptime | sed 's/.*load average://')"
+if [ "${summary[A]}" != "${summary[B]}" ]; then
+  echo "note: the sides judge the files differently (A: ${summary[A]}; B: ${summary[B]}), so they check different work"
+fi
