@@ -64,7 +64,16 @@ impl MeasuredResult {
             p.push("$.provenance.finished_at", "is earlier than started_at");
         }
         for (i, job) in self.provenance.jobs.iter().enumerate() {
+            if self.provenance.jobs[..i].iter().any(|o| o.job == job.job) {
+                p.push(
+                    format!("$.provenance.jobs[{i}].job"),
+                    format!("job \"{}\" is listed twice; each job of the workflow ends once", job.job),
+                );
+            }
             for (j, stage) in job.stages.iter().enumerate() {
+                if job.stages[..j].contains(stage) {
+                    p.push(format!("$.provenance.jobs[{i}].stages[{j}]"), format!("stage \"{stage}\" is listed twice"));
+                }
                 if !STAGE_NAMES.contains(&stage.as_str()) {
                     p.push(
                         format!("$.provenance.jobs[{i}].stages[{j}]"),
@@ -183,12 +192,42 @@ impl MeasuredResult {
                     p.outcome(&format!("$.stages.internet.{name}[{i}]"), s.status, &s.message, &[]);
                 }
             }
+            p.attempts(
+                "$.stages.internet.request",
+                net.request.len(),
+                params.internet_request_samples,
+                "parameters.internet_request_samples",
+            );
             for (i, s) in net.request.iter().enumerate() {
                 p.outcome(&format!("$.stages.internet.request[{i}]"), s.status, &s.message, &[("ms", s.ms.is_some())]);
             }
         }
         if let Some(http) = &self.stages.http_cache {
             for (i, run) in http.runs.iter().enumerate() {
+                // One run per cell of the profile's grid: request size ×
+                // connections.
+                let in_grid = params.http_cache_value_bytes.contains(&run.value_bytes)
+                    && params.http_cache_connections.contains(&run.connections);
+                if !in_grid {
+                    p.push(
+                        format!("$.stages.http_cache.runs[{i}]"),
+                        format!(
+                            "{} bytes over {} connections is not a cell of the profile's grid \
+                             (parameters.http_cache_value_bytes × http_cache_connections)",
+                            run.value_bytes, run.connections
+                        ),
+                    );
+                } else if http.runs[..i].iter().any(|o| {
+                    o.backend == run.backend && o.value_bytes == run.value_bytes && o.connections == run.connections
+                }) {
+                    p.push(
+                        format!("$.stages.http_cache.runs[{i}]"),
+                        format!(
+                            "backend \"{}\" at {} bytes over {} connections is measured twice; each cell is run once",
+                            run.backend, run.value_bytes, run.connections
+                        ),
+                    );
+                }
                 for (name, phase) in [("put", &run.put), ("get", &run.get)] {
                     p.outcome(&format!("$.stages.http_cache.runs[{i}].{name}"), phase.status, &phase.message, &[]);
                 }

@@ -136,7 +136,13 @@ fn disk_bytes_are_ops_times_the_block_size() {
         )
     );
     assert_eq!(
-        one_problem(|v| v["stages"]["disk"]["samples"][0]["seq_write"]["ops"] = json!(u64::MAX / 2)),
+        one_problem(|v| {
+            let op = &mut v["stages"]["disk"]["samples"][0]["seq_write"];
+            op["ops"] = json!(u64::MAX / 2);
+            // Latencies that so many calls could have (durations.rs).
+            op["latency_p50_us"] = json!(1e-12);
+            op["latency_p99_us"] = json!(1e-12);
+        }),
         golden_problem(
             "$.stages.disk.samples[0].seq_write.ops",
             "9223372036854775807 ops × 1048576 bytes (parameters.disk_seq_block_kib = 1024 KiB) is more than 2^64 \
@@ -176,10 +182,10 @@ fn a_disk_operation_without_calls_or_time_is_refused() {
 #[test]
 fn a_median_latency_above_the_99th_percentile_is_refused() {
     assert_eq!(
-        one_problem(|v| v["stages"]["disk"]["samples"][0]["seq_read"]["latency_p50_us"] = json!(2000.5)),
+        one_problem(|v| v["stages"]["disk"]["samples"][0]["seq_read"]["latency_p50_us"] = json!(1100.5)),
         golden_problem(
             "$.stages.disk.samples[0].seq_read.latency_p50_us",
-            "the median latency 2000.5 µs is above the 99th percentile 1021.25 µs; a median is never above it"
+            "the median latency 1100.5 µs is above the 99th percentile 1021.25 µs; a median is never above it"
         )
     );
 }
@@ -192,6 +198,8 @@ fn disk_throughput_beyond_the_fastest_storage_interface_is_refused() {
             op["ops"] = json!(2_000_000);
             op["bytes"] = json!(2_000_000u64 << 20);
             op["elapsed_s"] = json!(5.0);
+            op["latency_p50_us"] = json!(2.0);
+            op["latency_p99_us"] = json!(2.0);
         }),
         golden_problem(
             "$.stages.disk.samples[0].seq_read",

@@ -1,7 +1,9 @@
 //! Identity: who a result says it measured, as the site shows it.
 //!
 //! - A display name says something: an empty or blank name is refused
-//!   wherever it would label a table, a page or a plot.
+//!   wherever it would label a table, a page or a plot. An OS instance id
+//!   is never empty either: the collector writes `unknown` where the OS
+//!   does not tell, and an empty id would hide which instance ran.
 //! - A result does not rename a provider or a runner. The first accepted
 //!   result that names one (by date, then path) fixes the name across the
 //!   site; a later result that names it otherwise is a finding. Files that
@@ -52,6 +54,26 @@ pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
                 names.push(("$.stages.http_cache.software".to_string(), &http.software));
                 for (n, t) in http.tables.iter().enumerate() {
                     names.push((format!("$.stages.http_cache.tables[{n}].title"), &t.title));
+                }
+            }
+        }
+    }
+    if let AnyResult::Measured(m) = result {
+        let mut instances = vec![("$.machine.instance".to_string(), &m.machine.instance)];
+        for (i, pair) in m.stages.cache.iter().flat_map(|c| c.pairs.iter().enumerate()) {
+            instances.push((format!("$.stages.cache.pairs[{i}].save.instance"), &pair.save.instance));
+            if let Some(r) = &pair.restore {
+                instances.push((format!("$.stages.cache.pairs[{i}].restore.instance"), &r.instance));
+            }
+        }
+        for (path, instance) in instances {
+            for (name, id) in [("boot_id", &instance.boot_id), ("machine_id", &instance.machine_id)] {
+                if id.as_str().trim().is_empty() {
+                    c.push(
+                        file,
+                        format!("{path}.{name}"),
+                        "is empty; the collector writes \"unknown\" where the OS does not tell",
+                    );
                 }
             }
         }

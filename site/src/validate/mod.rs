@@ -20,10 +20,12 @@ use crate::load::{Loaded, LoadedFile};
 use crate::releases::{ReleaseStatus, Releases};
 
 mod claims;
+mod durations;
 mod figures;
 mod identity;
 mod interrupted;
 mod profiles;
+mod rows;
 mod same_run;
 mod time;
 mod walk;
@@ -464,6 +466,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
         c.push(file, p.field, p.reason);
     }
     figures::measured(c, file, m);
+    durations::measured(c, file, m);
     claims::measured(c, file, m);
     time::measured(c, file, m);
     let mut notes = Vec::new();
@@ -614,6 +617,7 @@ fn imported_rules(c: &mut Collector, file: &str, i: &ImportedResult) {
     figures::imported(c, file, i);
     time::imported(c, file, i);
     profiles::imported(c, file, i);
+    rows::imported(c, file, i);
     if let Some(cpu) = &i.stages.cpu {
         aggregate(c, file, "$.stages.cpu.iterations_per_s".to_string(), &cpu.iterations_per_s);
     }
