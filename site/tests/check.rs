@@ -440,6 +440,34 @@ fn exclusions_must_name_a_result_and_a_reason() {
 }
 
 #[test]
+fn an_exclusion_names_a_file_below_its_folder() {
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    exclusions(
+        dir.path(),
+        "[[exclude]]\nfile = \"../../etc/hostname\"\nreason = \"x\"\n\n[[exclude]]\nfile = \"/etc/hostname\"\nreason = \"x\"\n",
+    );
+    let file = dir.path().join("exclusions.toml").display().to_string();
+    let got: Vec<(String, String, String)> =
+        check(dir.path()).problems.into_iter().map(|p| (p.file, p.field, p.reason)).collect();
+    assert_eq!(
+        got,
+        [
+            (
+                file.clone(),
+                "exclude[0].file".to_string(),
+                "../../etc/hostname leaves this folder; name a result file below it, without ..".to_string()
+            ),
+            (
+                file,
+                "exclude[1].file".to_string(),
+                "/etc/hostname leaves this folder; name a result file below it, without ..".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
 fn an_exclusions_file_that_does_not_parse_is_a_problem() {
     let dir = results_dir();
     exclusions(dir.path(), "[[exclude]]\nfile = \"x\"\n");

@@ -429,8 +429,19 @@ fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
         Err(e) => c.push(&file, "$", format!("not a valid exclusions file: {e}")),
         Ok(entries) => {
             for (i, e) in entries.iter().enumerate() {
-                let known = runs.iter().any(|r| r.rel_path == e.file) || root.join(&e.file).is_file();
-                if !known {
+                // A path that leaves the folder (`..`, absolute) could point
+                // at any file on the machine that runs the check.
+                let below = Path::new(&e.file)
+                    .components()
+                    .all(|part| matches!(part, std::path::Component::Normal(_) | std::path::Component::CurDir));
+                let known = runs.iter().any(|r| r.rel_path == e.file) || (below && root.join(&e.file).is_file());
+                if !below {
+                    c.push(
+                        &file,
+                        format!("exclude[{i}].file"),
+                        format!("{} leaves this folder; name a result file below it, without ..", e.file),
+                    );
+                } else if !known {
                     c.push(&file, format!("exclude[{i}].file"), format!("no result file {} in this folder", e.file));
                 }
                 if e.reason.trim().is_empty() {
