@@ -23,6 +23,7 @@ mod provenance;
 mod run;
 mod stage;
 mod summary;
+mod watchdog;
 
 use std::process::ExitCode;
 

@@ -5,6 +5,8 @@
 //! size is calibrated on a separate instance so that reading the clock costs
 //! nothing measurable. iterations/s = iterations ÷ elapsed seconds. Both
 //! runs' CRCs must match the published values, or the sample is no result.
+//! The sample runs on a thread of its own, abandoned at the sample timeout
+//! (`watchdog`), so a timeout fires even if the thread never runs again.
 
 use std::time::{Duration, Instant};
 
@@ -14,12 +16,14 @@ use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
 use crate::affinity;
 use crate::coremark::{self, CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
 use crate::progress::Progress;
+use crate::watchdog::{self, Ended, Mailbox};
 
 /// A batch should take about this long, so the clock is read rarely but a
 /// sample still ends close to its target time.
 const BATCH_TARGET: Duration = Duration::from_millis(20);
 
 /// What the stage needs to know.
+#[derive(Debug, Clone)]
 pub struct CpuPlan {
     pub samples: u32,
     pub seconds: Duration,
@@ -66,13 +70,40 @@ fn describe(sample: &CpuSample) -> String {
     }
 }
 
-/// One sample. Never fails: what went wrong is recorded in the sample.
+/// What a sample's thread has reported so far, for a sample abandoned at
+/// its deadline.
+#[derive(Debug, Clone, Copy)]
+struct Reported {
+    affinity: Affinity,
+    iterations: u64,
+}
+
+/// One sample, on a thread of its own that is abandoned at the sample's
+/// deadline (`watchdog`): a sample past its timeout ends as `timeout` on
+/// time even if its thread is stopped or never scheduled. Never fails: what
+/// went wrong is recorded in the sample.
 pub fn measure(plan: &CpuPlan) -> CpuSample {
+    let deadline = Instant::now() + plan.timeout;
+    // Until the thread has pinned itself, the affinity it is about to have.
+    let planned = plan.cpu.map_or(Affinity::Unpinned, |cpu| Affinity::Pinned { cpu, group: 0 });
+    let worker_plan = plan.clone();
+    let reported = Reported { affinity: planned, iterations: 0 };
+    match watchdog::run("cpu sample", deadline, reported, move |mailbox| {
+        measure_on_this_thread(&worker_plan, deadline, mailbox)
+    }) {
+        Ok(Ended::Finished(sample)) => sample,
+        Ok(Ended::TimedOut(had)) => timed_out(plan, had),
+        Err(e) => failed(Status::Error, &format!("cannot start the sample's thread: {e}"), planned),
+    }
+}
+
+fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<Reported>) -> CpuSample {
     let _guard = match plan.cpu.map(affinity::pin_current_thread).transpose() {
         Ok(guard) => guard,
         Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
     };
     let in_force = affinity::observed();
+    mailbox.update(|r| r.affinity = in_force);
 
     let Some(validation) = one_iteration(VALIDATION) else {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
@@ -89,18 +120,26 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
     let elapsed = loop {
         cm.run(batch);
         iterations += u64::from(batch);
+        let had = Reported { affinity: in_force, iterations };
+        // Abandoned: a later sample may already run on this CPU.
+        if !mailbox.update(|r| *r = had) {
+            return timed_out(plan, had);
+        }
+        #[cfg(all(test, unix))]
+        crate::watchdog::seam::point("cpu batch");
         if let (Some(pinned), Some(now)) = (plan.cpu, affinity::current_cpu())
             && now != pinned
         {
             strayed = Some(now);
         }
+        // The deadline first: a sample that took longer than its timeout
+        // is a timeout even when it also ran its seconds.
+        if Instant::now() >= deadline {
+            return timed_out(plan, had);
+        }
         let elapsed = start.elapsed();
         if elapsed >= plan.seconds {
             break elapsed;
-        }
-        if elapsed >= plan.timeout {
-            let msg = format!("sample exceeded {:?} after {iterations} iterations", plan.timeout);
-            return failed(Status::Timeout, &msg, in_force);
         }
     };
 
@@ -141,6 +180,13 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
         sample.message = Some(Message::lossy("the thread's affinity changed during the sample"));
     }
     sample
+}
+
+/// A sample past its deadline: the iterations it had run are in the
+/// message; with no elapsed time of its own, it has no score.
+fn timed_out(plan: &CpuPlan, had: Reported) -> CpuSample {
+    let msg = format!("sample exceeded {:?} after {} iterations", plan.timeout, had.iterations);
+    failed(Status::Timeout, &msg, had.affinity)
 }
 
 fn one_iteration(seeds: Seeds) -> Option<Crcs> {
@@ -251,6 +297,52 @@ mod tests {
         assert_eq!(sample.status, Status::Timeout);
         assert_eq!(sample.iterations_per_s(), None);
         assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0ns after "));
+    }
+
+    /// How far past its timeout a sample may end: the watchdog wakes at the
+    /// deadline, and this leaves room for a busy test machine's scheduler.
+    const LATE: Duration = Duration::from_millis(500);
+
+    #[test]
+    fn a_sample_that_ran_its_seconds_past_its_timeout_is_a_timeout() {
+        // Validation and calibration come before the timed seconds, inside
+        // the timeout: the seconds end after the deadline.
+        let t = Duration::from_millis(200);
+        let plan = CpuPlan { samples: 1, seconds: t, timeout: t, cpu: None };
+        let sample = measure(&plan);
+        assert_eq!(sample.status, Status::Timeout, "{:?}", sample.message);
+        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 200ms after "));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_sample_blocked_in_the_kernel_ends_on_time_and_the_next_one_runs() {
+        let cpu = affinity::choose_cpu(None).unwrap();
+        let timeout = Duration::from_secs(1);
+        let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
+        crate::watchdog::seam::stall_sample(1, "cpu batch");
+        let start = Instant::now();
+        let mut ended = Vec::new();
+        let stage = run(&plan, &mut Progress::quiet(), |_| {
+            ended.push(start.elapsed());
+            Ok(())
+        })
+        .unwrap();
+        let first = &stage.samples[0];
+        assert_eq!(first.status, Status::Timeout);
+        let message = first.message.as_ref().unwrap().as_str();
+        let iterations: u64 = message
+            .strip_prefix("sample exceeded 1s after ")
+            .and_then(|rest| rest.strip_suffix(" iterations"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{message}"));
+        assert!(iterations > 0, "the iterations of the batch before the stall are kept");
+        assert!(ended[0] >= timeout && ended[0] <= timeout + LATE, "{:?}", ended[0]);
+        if let Some(cpu) = cpu {
+            assert_eq!(first.affinity, Affinity::Pinned { cpu, group: 0 });
+        }
+        assert_eq!(stage.samples[1].status, Status::Ok, "{:?}", stage.samples[1].message);
+        assert!(stage.samples[1].iterations_per_s().is_some());
     }
 
     #[test]

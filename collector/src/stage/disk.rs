@@ -7,6 +7,8 @@
 //! offsets are block-aligned and uniform over the file, from a seeded
 //! generator, so every runner sees the same sequence. Write timings include
 //! the final fdatasync. The file is removed afterwards, on failure too.
+//! Each sample runs on a thread of its own, abandoned at the sample timeout
+//! (`watchdog`), so an I/O call that hangs in the kernel cannot hang the job.
 //!
 //! Linux opens the file with O_DIRECT, macOS sets F_NOCACHE. A file system
 //! that refuses direct I/O, or that keeps files in memory (tmpfs, ramfs,
@@ -15,6 +17,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -24,6 +27,7 @@ use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
 use crate::affinity;
 use crate::cleanup::TempFile;
 use crate::progress::Progress;
+use crate::watchdog::{self, Ended, Mailbox};
 
 /// Direct I/O needs buffers, offsets and sizes aligned to the device's
 /// logical block; 4 KiB covers every common device.
@@ -83,7 +87,9 @@ pub fn run(
     let n = plan.samples as usize;
     let path = plan.dir.join(format!("runner-bench-disk-{}.bin", std::process::id()));
     let file = TempFile::register(path);
-    let prepared = prepare(plan, file.path());
+    // Shared: a sample's thread that is abandoned while blocked in a call
+    // keeps its own handle.
+    let prepared = prepare(plan, file.path()).map(Arc::new);
     if let Err(e) = &prepared {
         let text = format!("{e:#}; the disk stage did not run");
         notices.push(Notice { stage: Name::lossy("disk"), message: Message::lossy(&text) });
@@ -376,43 +382,97 @@ impl Op {
 /// Why an operation stopped early.
 enum Stop {
     Timeout,
+    /// The watchdog gave up on the sample; nobody reads its result.
+    Abandoned,
     Io(std::io::Error),
 }
 
-/// One sample: the four operations in order, under one sample deadline.
-fn measure(plan: &DiskPlan, file: &File, sample_no: u64) -> DiskSample {
+/// What a sample's thread has reported so far, for a sample abandoned at
+/// its deadline: its finished operations and the one under way.
+#[derive(Debug, Clone)]
+struct Reported {
+    sample: DiskSample,
+    op: Op,
+}
+
+/// One sample: the four operations in order, under one sample deadline, on
+/// a thread of its own that is abandoned at that deadline (`watchdog`). A
+/// call that hangs in the kernel ends the sample as `timeout` on time; the
+/// abandoned thread keeps its handle on the test file (whose name is still
+/// removed when the stage ends) and stops as soon as the call returns.
+fn measure(plan: &DiskPlan, file: &Arc<File>, sample_no: u64) -> DiskSample {
+    let deadline = Instant::now() + plan.timeout;
+    // Until the thread has pinned itself, the affinity it is about to have.
+    let planned = plan.cpu.map_or(Affinity::Unpinned, |cpu| Affinity::Pinned { cpu, group: 0 });
+    let reported = Reported {
+        sample: DiskSample { status: Status::Ok, message: None, ..failed(Status::Ok, "", planned) },
+        op: Op::SeqRead,
+    };
+    let (worker_plan, worker_file) = (plan.clone(), Arc::clone(file));
+    match watchdog::run("disk sample", deadline, reported, move |mailbox| {
+        measure_on_this_thread(&worker_plan, &worker_file, sample_no, deadline, mailbox)
+    }) {
+        Ok(Ended::Finished(sample)) => sample,
+        Ok(Ended::TimedOut(had)) => timed_out(plan, had),
+        Err(e) => failed(Status::Error, &format!("cannot start the sample's thread: {e}"), planned),
+    }
+}
+
+fn measure_on_this_thread(
+    plan: &DiskPlan,
+    file: &File,
+    sample_no: u64,
+    deadline: Instant,
+    mailbox: &Mailbox<Reported>,
+) -> DiskSample {
     let _guard = match plan.cpu.map(affinity::pin_current_thread).transpose() {
         Ok(g) => g,
         Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
     };
     let in_force = affinity::observed();
-    let deadline = Instant::now() + plan.timeout;
-    let mut sample = DiskSample { status: Status::Ok, message: None, ..failed(Status::Ok, "", in_force) };
+    let mut had = Reported {
+        sample: DiskSample { status: Status::Ok, message: None, ..failed(Status::Ok, "", in_force) },
+        op: Op::SeqRead,
+    };
     for op in Op::ALL {
-        match run_op(plan, file, op, sample_no, deadline) {
+        had.op = op;
+        // Abandoned: a later sample may already run on this CPU.
+        if !mailbox.update(|r| r.clone_from(&had)) {
+            return timed_out(plan, had);
+        }
+        match run_op(plan, file, op, sample_no, deadline, mailbox) {
             Ok(result) => match op {
-                Op::SeqRead => sample.seq_read = Some(result),
-                Op::SeqWrite => sample.seq_write = Some(result),
-                Op::RandRead => sample.rand_read = Some(result),
-                Op::RandWrite => sample.rand_write = Some(result),
+                Op::SeqRead => had.sample.seq_read = Some(result),
+                Op::SeqWrite => had.sample.seq_write = Some(result),
+                Op::RandRead => had.sample.rand_read = Some(result),
+                Op::RandWrite => had.sample.rand_write = Some(result),
             },
-            Err(Stop::Timeout) => {
-                sample.status = Status::Timeout;
-                let msg = format!("sample exceeded {:?} during the {}", plan.timeout, op.label());
-                sample.message = Some(Message::lossy(&msg));
-                return sample;
-            }
+            Err(Stop::Timeout | Stop::Abandoned) => return timed_out(plan, had),
             Err(Stop::Io(e)) => {
+                let mut sample = had.sample;
                 sample.status = Status::Error;
                 sample.message = Some(Message::lossy(&format!("{}: {e}", op.label())));
                 return sample;
             }
         }
     }
-    sample
+    had.sample
 }
 
-fn run_op(plan: &DiskPlan, file: &File, op: Op, sample_no: u64, deadline: Instant) -> Result<DiskOp, Stop> {
+/// A sample past its deadline keeps the operations it finished.
+fn timed_out(plan: &DiskPlan, had: Reported) -> DiskSample {
+    let msg = format!("sample exceeded {:?} during the {}", plan.timeout, had.op.label());
+    DiskSample { status: Status::Timeout, message: Some(Message::lossy(&msg)), ..had.sample }
+}
+
+fn run_op(
+    plan: &DiskPlan,
+    file: &File,
+    op: Op,
+    sample_no: u64,
+    deadline: Instant,
+    mailbox: &Mailbox<Reported>,
+) -> Result<DiskOp, Stop> {
     let block = match op {
         Op::SeqRead | Op::SeqWrite => plan.seq_block,
         Op::RandRead | Op::RandWrite => plan.rand_block,
@@ -434,12 +494,17 @@ fn run_op(plan: &DiskPlan, file: &File, op: Op, sample_no: u64, deadline: Instan
             }
             Op::RandRead | Op::RandWrite => rng.below(blocks) * block as u64,
         };
+        #[cfg(all(test, unix))]
+        crate::watchdog::seam::point(op.label());
         let t = Instant::now();
         let io = match op {
             Op::SeqRead | Op::RandRead => read_exact_at(file, buf.as_mut_slice(), offset),
             Op::SeqWrite | Op::RandWrite => write_all_at(file, buf.as_slice(), offset),
         };
         let now = Instant::now();
+        if mailbox.abandoned() {
+            return Err(Stop::Abandoned);
+        }
         io.map_err(Stop::Io)?;
         latencies_ns.push((now - t).as_nanos() as u64);
         if now >= deadline {
@@ -451,6 +516,9 @@ fn run_op(plan: &DiskPlan, file: &File, op: Op, sample_no: u64, deadline: Instan
     }
     if matches!(op, Op::SeqWrite | Op::RandWrite) {
         file.sync_data().map_err(Stop::Io)?;
+    }
+    if mailbox.abandoned() {
+        return Err(Stop::Abandoned);
     }
     let elapsed = start.elapsed();
     if Instant::now() >= deadline {
@@ -579,6 +647,37 @@ mod tests {
             assert_eq!(s.status, Status::Timeout);
             assert_eq!(s.message.as_ref().unwrap().as_str(), "sample exceeded 20ms during the 1 MiB sequential read");
         }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() {
+        let dir = disk_tempdir();
+        let timeout = Duration::from_secs(1);
+        let p = DiskPlan { samples: 3, timeout, ..plan(dir.path()) };
+        crate::watchdog::seam::stall_sample(2, "4 KiB random read");
+        let mut ended = vec![Instant::now()];
+        let out = run(&p, &mut quiet(), |_| {
+            ended.push(Instant::now());
+            Ok(())
+        })
+        .unwrap();
+        let stalled = &out.stage.samples[1];
+        assert_eq!(stalled.status, Status::Timeout);
+        assert_eq!(stalled.message.as_ref().unwrap().as_str(), "sample exceeded 1s during the 4 KiB random read");
+        // What it had: the two operations it finished, and none after.
+        assert!(stalled.seq_read.is_some() && stalled.seq_write.is_some());
+        assert!(stalled.rand_read.is_none() && stalled.rand_write.is_none());
+        // Sample 2 ran from the end of sample 1 to its deadline, plus the
+        // scheduler's delay on a busy test machine.
+        let took = ended[2] - ended[1];
+        assert!(took >= timeout && took <= timeout + Duration::from_millis(500), "{took:?}");
+        for s in [&out.stage.samples[0], &out.stage.samples[2]] {
+            assert_eq!(s.status, Status::Ok, "{:?}", s.message);
+            assert!(s.rand_write.is_some());
+        }
+        // The stalled thread still holds the file open; its name is gone.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
