@@ -11,6 +11,7 @@ use std::fs::{self, File};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
+use runner_bench_format::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -77,10 +78,6 @@ pub fn generate(dir: &Path, mib: u32, files: u32) -> io::Result<Manifest> {
         out.push(FileDigest { name, bytes: size, sha256: hex(&digest.finalize()) });
     }
     Ok(Manifest { bytes: out.iter().map(|f| f.bytes).sum(), files: out, sha256: hex(&all.finalize()) })
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn sha256_file(path: &Path) -> io::Result<String> {
