@@ -468,7 +468,7 @@ fn load_or_new(
             _ => bail!("{} is not a partial cache result", out.display()),
         }
     } else {
-        let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == profile) else {
+        let Some(profile) = Profile::from_name(profile) else {
             bail!("unknown profile {profile:?}");
         };
         let mut r = crate::run::new_result(provider.clone(), runner.clone(), &profile.parameters())?;
@@ -565,7 +565,7 @@ fn record_save(
     let mut handoff = if args.handoff.exists() {
         Handoff::read(&args.handoff)?
     } else {
-        let profile = Profile::ALL.into_iter().find(|p| p.name() == ctx.profile).context("unknown profile")?;
+        let profile = Profile::from_name(&ctx.profile).context("unknown profile")?;
         Handoff {
             handoff_version: HANDOFF_VERSION,
             collector_version: env!("CARGO_PKG_VERSION").to_string(),

@@ -334,7 +334,7 @@ pub(crate) fn check_other_instance(
 /// checked to be this collector's.
 pub(crate) fn read_handoff(path: &std::path::Path) -> anyhow::Result<(Handoff, Parameters)> {
     let h = Handoff::read(path)?;
-    let Some(profile) = Profile::ALL.into_iter().find(|p| p.name() == h.profile) else {
+    let Some(profile) = Profile::from_name(&h.profile) else {
         bail!("{}: unknown profile {:?}", path.display(), h.profile);
     };
     let params = profile.parameters();

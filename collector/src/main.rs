@@ -20,6 +20,7 @@ mod machine;
 mod output;
 mod progress;
 mod provenance;
+mod rng;
 mod run;
 mod stage;
 mod summary;

@@ -4,8 +4,8 @@
 
 use std::fmt::Write;
 
-use runner_bench_format::MeasuredResult;
 use runner_bench_format::measured::{Conclusion, DiskSample, Status, TransferSample};
+use runner_bench_format::{MeasuredResult, median};
 
 /// The summary of `result`: each stage's medians and counts, then the
 /// notices (a failed job's among them).
@@ -116,17 +116,6 @@ fn fmt(v: Option<f64>) -> String {
     v.map_or("—".to_string(), |m| format!("{m:.2}"))
 }
 
-fn median(values: &[f64]) -> Option<f64> {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(v[n / 2]),
-        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
-}
-
 /// Appends the summary where GitHub Actions asks for it, if it does.
 pub fn append_to_step_summary(result: &MeasuredResult) -> anyhow::Result<()> {
     append_to_github_file("GITHUB_STEP_SUMMARY", &markdown(result))
@@ -177,13 +166,6 @@ fn method<'a>(pairs: impl Iterator<Item = &'a runner_bench_format::measured::Cac
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn medians() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
-    }
 
     #[test]
     fn summarises_the_golden_result() {

@@ -349,7 +349,7 @@ fn the_official_client_and_the_collector_restore_each_other() {
     for f in &files {
         let bytes = std::fs::read(ws.join(PAYLOAD_DIR).join(f["name"].as_str().unwrap())).unwrap();
         use sha2::Digest;
-        let got: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let got = runner_bench_format::hex(&sha2::Sha256::digest(&bytes));
         assert_eq!(got, f["sha256"].as_str().unwrap());
     }
 

@@ -7,7 +7,9 @@
 //! - `measured` and `imported`: the two kinds of result file;
 //! - `read`: the strict reader and the writer's serialization;
 //! - `check`: consistency rules that span fields;
-//! - `schema`: the generated JSON Schema.
+//! - `schema`: the generated JSON Schema;
+//! - `stats`: the median, the one statistic both the collector's step
+//!   summary and the site's reports compute.
 //!
 //! docs/result-format.md describes the format for people.
 
@@ -18,6 +20,7 @@ pub mod measured;
 pub mod params;
 pub mod read;
 pub mod schema;
+pub mod stats;
 pub mod values;
 
 pub use check::Problem;
@@ -26,4 +29,5 @@ pub use imported::ImportedResult;
 pub use measured::MeasuredResult;
 pub use params::{PROTOCOL_VERSION, Parameters, Profile};
 pub use read::{AnyResult, FORMAT_VERSION, MAX_FILE_BYTES, ReadError, from_slice, read_file, to_json};
-pub use values::{Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Text, Timestamp};
+pub use stats::median;
+pub use values::{Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Text, Timestamp, hex};

@@ -163,7 +163,7 @@ impl Parameters {
     /// First 12 hex digits of SHA-256 over `canonical_json()`.
     pub fn fingerprint(&self) -> Fingerprint {
         let digest = Sha256::digest(self.canonical_json().as_bytes());
-        let hex = format!("{digest:x}");
+        let hex = crate::values::hex(&digest);
         Fingerprint::new(&hex[..12]).expect("a SHA-256 prefix is hex")
     }
 }

@@ -377,6 +377,18 @@ impl JsonSchema for Timestamp {
     }
 }
 
+/// Lowercase hexadecimal of `bytes`, two digits a byte: how the collector
+/// and the site write every digest (payload, archive and document SHA-256s,
+/// the fingerprint), so the two always spell one digest the same way.
+pub fn hex(bytes: &[u8]) -> String {
+    use fmt::Write;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// Lowercase hexadecimal of a fixed length: SHA-256 digests (64) and
 /// fingerprints (12).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -434,6 +446,18 @@ impl<const LEN: usize> JsonSchema for Hex<LEN> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_is_lowercase_two_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+        assert_eq!(hex(&[]), "");
+        // SHA-256 of "abc" (FIPS 180-2, appendix B.1).
+        use sha2::Digest;
+        assert_eq!(
+            hex(&sha2::Sha256::digest(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn slug_rules() {

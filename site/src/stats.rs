@@ -1,4 +1,5 @@
-//! The statistics of the published reports, computed with statrs.
+//! The statistics of the published reports, computed with statrs (the
+//! median with the format crate's `median`, shared with the collector).
 //!
 //! For the accepted samples x₁ … xₙ of one figure (n ≥ 1):
 //!
@@ -9,11 +10,12 @@
 //! - variation (the reports' "Variation"): the population coefficient of
 //!   variation, σ ÷ x̄ × 100, in percent;
 //! - throughput, MiB/s = payload bytes ÷ 2²⁰ ÷ median seconds;
-//! - internet speed, decimal Mbps = bytes × 8 ÷ 10⁶ ÷ seconds.
+//! - internet speed, decimal Mbps = bytes × 8 ÷ 10⁶ ÷ seconds (the format
+//!   crate's `TransferSample::mbps`).
 //!
 //! docs/methodology.md states the same formulas for readers of the website.
 
-use statrs::statistics::{Data, Median, Statistics};
+use statrs::statistics::Statistics;
 
 /// Median, range and variation of one figure's accepted samples.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,10 +47,9 @@ pub fn summarize(samples: &[f64]) -> Option<Summary> {
     })
 }
 
-/// The median of `samples`, `None` when empty.
-pub fn median(samples: &[f64]) -> Option<f64> {
-    (!samples.is_empty()).then(|| Data::new(samples.to_vec()).median())
-}
+/// The median of `samples`, `None` when empty: the format crate's, the one
+/// the collector's step summary uses too.
+pub use runner_bench_format::median;
 
 /// Population coefficient of variation in percent: σ ÷ mean × 100. A mean
 /// of zero has no meaningful variation, so it gives 0 rather than NaN.
@@ -68,24 +69,12 @@ pub fn mib_per_s(payload_bytes: u64, seconds: f64) -> f64 {
     payload_bytes as f64 / (1024.0 * 1024.0) / seconds
 }
 
-/// Decimal megabits per second.
-pub fn mbps(bytes: u64, seconds: f64) -> f64 {
-    bytes as f64 * 8.0 / 1e6 / seconds
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
-    }
-
-    #[test]
-    fn median_of_odd_and_even_counts() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(median(&[]), None);
     }
 
     #[test]
@@ -127,12 +116,5 @@ mod tests {
         // Seed 001: 3.19 s → 160.30 MiB/s (160.50 at exactly 3.19).
         assert_eq!(format!("{:.2}", mib_per_s(512 * mib, 3.194)), "160.30");
         assert!(close(mib_per_s(mib, 0.5), 2.0));
-    }
-
-    #[test]
-    fn decimal_megabits() {
-        // 1024 MiB in 42.6 s: 8589.93 Mb ÷ 42.6 s.
-        assert_eq!(format!("{:.2}", mbps(1024 * 1024 * 1024, 42.6)), "201.64");
-        assert!(close(mbps(1_000_000, 8.0), 1.0));
     }
 }

@@ -64,7 +64,7 @@ fn without_github_provenance_the_run_is_named_by_the_content_hash() {
     let dir = results_dir();
     let path = put(dir.path(), "example/example-linux-x64/2026-11-29-000000000000.json", &v);
     let checked = check(dir.path());
-    let sha = site::validate::hex(&<sha2::Sha256 as sha2::Digest>::digest(std::fs::read(&path).unwrap()));
+    let sha = runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(std::fs::read(&path).unwrap()));
     let expected = format!("example/example-linux-x64/2026-11-29-{}.json", &sha[..12]);
     assert_eq!(
         checked.problems[0].reason,

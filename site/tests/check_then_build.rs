@@ -295,7 +295,7 @@ fn options(results: &Path) -> site::web::Options {
 /// and the layout can place it; `None` otherwise.
 fn layout_path(value: &Value) -> Option<String> {
     let bytes = pretty(value);
-    let hex = site::validate::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
+    let hex = runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes));
     match runner_bench_format::from_slice(&bytes, Path::new("mutant.json")).ok()? {
         runner_bench_format::AnyResult::Measured(m) => Some(site::layout::measured_path(&m, &hex)),
         runner_bench_format::AnyResult::Imported(i) => Some(site::layout::imported_path(&i)),
@@ -464,7 +464,7 @@ fn build_unchecked(value: Value) -> Result<(), String> {
                 file: "mutant.json".into(),
                 rel_path: layout_path(&value).unwrap(),
                 result: std::sync::Arc::new(result),
-                sha256: site::validate::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)),
+                sha256: runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)),
                 excluded: None,
                 release,
                 notes: vec![],

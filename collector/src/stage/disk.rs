@@ -28,6 +28,7 @@ use crate::affinity;
 use crate::cleanup::TempFile;
 use crate::progress::Progress;
 use crate::watchdog::{self, Ended, Mailbox};
+use crate::rng::SplitMix64;
 
 /// Direct I/O needs buffers, offsets and sizes aligned to the device's
 /// logical block; 4 KiB covers every common device.
@@ -242,37 +243,6 @@ impl Drop for AlignedBuf {
     fn drop(&mut self) {
         // SAFETY: allocated in new() with this layout.
         unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
-    }
-}
-
-/// SplitMix64: a tiny, well-distributed, seedable generator. Seeded runs give
-/// every runner the same offsets and bytes.
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (Lemire's multiply-shift; the bias is below 2^-40 for
-    /// the block counts used here).
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    pub fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let bytes = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&bytes[..chunk.len()]);
-        }
     }
 }
 

@@ -12,11 +12,10 @@ pub mod rbcs;
 pub mod runner_report;
 
 use runner_bench_format::imported::{ImportedKind, Source};
-use runner_bench_format::{ImportedResult, Name, Sha256Hex, Timestamp};
+use runner_bench_format::{ImportedResult, Name, Sha256Hex, Timestamp, hex};
 use sha2::{Digest, Sha256};
 
 use crate::layout;
-use crate::validate::hex;
 
 /// Why a document could not be imported.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::{JobOutcome, MeasuredResult, Status, Validation};
-use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice};
+use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice, hex};
 use sha2::{Digest, Sha256};
 
 use crate::escape;
@@ -664,11 +664,6 @@ fn aggregate(c: &mut Collector, file: &str, field: String, a: &Aggregate) {
     if !(min <= median && median <= max) {
         c.push(file, field, format!("the median {median} is outside the range {min}–{max}"));
     }
-}
-
-/// Lowercase hex of a digest.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A figure from a file, as a message shows it: as written where it is of

@@ -20,11 +20,9 @@
 //!   document and figures (the `stages` section), so that one runner's row
 //!   cannot be imported again under another label or provider.
 
-use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{MeasuredResult, Stages, Status};
+use runner_bench_format::{AnyResult, hex};
 use sha2::{Digest, Sha256};
-
-use super::hex;
 
 /// One identity of a run: the key two copies share, the field a second
 /// copy is reported at, and what the report says before the first file's

@@ -38,7 +38,7 @@ pub fn cache_version(paths: &[&str], compression: &str, windows_only: bool) -> S
         parts.push("windows-only");
     }
     parts.push(VERSION_SALT);
-    super::payload::hex(&Sha256::digest(parts.join("|").as_bytes()))
+    runner_bench_format::hex(&Sha256::digest(parts.join("|").as_bytes()))
 }
 
 /// The version the collector's entries have on this OS (the toolkit's

@@ -2,16 +2,20 @@
 //!
 //! The bytes depend only on the profile (MiB and file count), so every trial
 //! and every backend, on every runner, moves exactly the same payload. Each
-//! file has its own splitmix64 stream seeded with `SEED` plus its index;
-//! zstd finds nothing to compress in it (it stores such data as raw blocks).
+//! file has its own SplitMix64 stream (`crate::rng`) seeded with `SEED` plus
+//! its index; zstd finds nothing to compress in it (it stores such data as
+//! raw blocks).
 //! The files share the MiB evenly; the last takes the remainder.
 
 use std::fs::{self, File};
 use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 
+use runner_bench_format::hex;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+
+use crate::rng::SplitMix64;
 
 /// Name of the payload folder inside the job's workspace: the path the
 /// cache is saved under, as `path:` would name it in actions/cache.
@@ -50,14 +54,6 @@ pub fn layout(mib: u32, files: u32) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Writes the payload into `dir` (created; it must not exist yet) and returns
 /// its manifest.
 pub fn generate(dir: &Path, mib: u32, files: u32) -> io::Result<Manifest> {
@@ -66,16 +62,13 @@ pub fn generate(dir: &Path, mib: u32, files: u32) -> io::Result<Manifest> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; CHUNK];
     for (i, (name, size)) in layout(mib, files).into_iter().enumerate() {
-        let mut state = SEED.wrapping_add(i as u64);
+        let mut rng = SplitMix64::new(SEED.wrapping_add(i as u64));
         let mut file = File::create(dir.join(&name))?;
         let mut digest = Sha256::new();
         let mut left = size;
         while left > 0 {
             let n = left.min(CHUNK as u64) as usize;
-            for word in buf[..n].chunks_mut(8) {
-                let v = splitmix(&mut state).to_le_bytes();
-                word.copy_from_slice(&v[..word.len()]);
-            }
+            rng.fill(&mut buf[..n]);
             file.write_all(&buf[..n])?;
             digest.update(&buf[..n]);
             all.update(&buf[..n]);
@@ -85,10 +78,6 @@ pub fn generate(dir: &Path, mib: u32, files: u32) -> io::Result<Manifest> {
         out.push(FileDigest { name, bytes: size, sha256: hex(&digest.finalize()) });
     }
     Ok(Manifest { bytes: out.iter().map(|f| f.bytes).sum(), files: out, sha256: hex(&all.finalize()) })
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn sha256_file(path: &Path) -> io::Result<String> {
@@ -139,6 +128,25 @@ mod tests {
         assert_eq!(l.iter().map(|f| f.1).sum::<u64>(), 1 << 20);
         assert_eq!(l[0], ("part-0000.bin".to_string(), 349_525));
         assert_eq!(l[2].1, 349_526);
+    }
+
+    #[test]
+    fn payload_bytes_are_pinned() {
+        // The digests of a 1 MiB, three-file payload as the cache stage's own
+        // copy of the generator made it before the copies were merged: a
+        // change here changes every cache result's payload_sha256.
+        let dir = tempfile::tempdir().unwrap();
+        let m = generate(&dir.path().join("p"), 1, 3).unwrap();
+        let digests: Vec<&str> = m.files.iter().map(|f| f.sha256.as_str()).collect();
+        assert_eq!(
+            digests,
+            [
+                "9367860f7b00f3a802ba1ce541e67f169a66284d242f3d40167963665b2cf57f",
+                "dc3460ea8f3690009927c6eb969d8f4ed1bca813a79006ba7ec24ec4eb529eb8",
+                "c5bceadccf84871a688ff758ef9d157ff8800a6552dcdf254ad52f4545e6765e",
+            ]
+        );
+        assert_eq!(m.sha256, "1856dc75f64927ee1c9d054f265fa4f79daf73d13ade812bd88b0148c7c8093b");
     }
 
     #[test]

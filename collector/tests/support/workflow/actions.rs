@@ -436,7 +436,7 @@ pub(crate) fn attest(with: &[(String, String)], ctx: &mut Ctx<'_>) -> anyhow::Re
     let mut subjects_json = Vec::new();
     for f in &found {
         let bytes = std::fs::read(ctx.workspace.join(f))?;
-        let digest: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let digest = runner_bench_format::hex(&Sha256::digest(&bytes));
         subjects_json.push(
             serde_json::json!({"name": f.rsplit('/').next().unwrap_or(f), "path": f, "digest": {"sha256": digest}}),
         );

@@ -70,10 +70,6 @@ fn random_bytes() -> anyhow::Result<[u8; 16]> {
     Ok(b)
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl Instance {
     /// A new instance with random ids, its files in `dir`: a version 4 UUID
     /// as the kernel's boot id is, and 32 hex digits as systemd's machine id;
@@ -82,9 +78,9 @@ impl Instance {
         let mut b = random_bytes()?;
         b[6] = (b[6] & 0x0f) | 0x40;
         b[8] = (b[8] & 0x3f) | 0x80;
-        let h = hex(&b);
+        let h = runner_bench_format::hex(&b);
         let boot_id = format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..]);
-        let machine_id = hex(&random_bytes()?);
+        let machine_id = runner_bench_format::hex(&random_bytes()?);
         std::fs::create_dir_all(dir.join("overlay")).with_context(|| format!("cannot create {}", dir.display()))?;
         std::fs::write(dir.join("boot_id"), format!("{boot_id}\n"))?;
         std::fs::write(dir.join("machine-id"), format!("{machine_id}\n"))?;
