@@ -1,8 +1,10 @@
 //! `/feed.xml`: an Atom feed of the newest results, one entry per result
-//! file, linking to its runner page.
+//! file, linking to its runner page. The atom_syndication crate writes the
+//! XML (escaping, element order, RFC 3339 times).
+
+use atom_syndication::{Entry, Feed, FixedDateTime, Link, Person, Text};
 
 use super::model::{Model, newer_key};
-use super::plot::xml_escape;
 
 /// Entries in the feed.
 const ENTRIES: usize = 50;
@@ -13,33 +15,43 @@ pub fn render(model: &Model, base_url: &str) -> String {
     let mut entries: Vec<_> = model.entries.iter().collect();
     entries.sort_by(|a, b| newer_key(b).cmp(&newer_key(a)));
     entries.truncate(ENTRIES);
-    let updated = entries.first().map_or("1970-01-01T00:00:00Z", |e| e.meta.timestamp.as_str());
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>runner-bench: new results</title>\n\
-         <id>{base}/</id>\n<link rel=\"self\" href=\"{base}/feed.xml\"/>\n<link href=\"{base}/\"/>\n<updated>{updated}</updated>\n\
-         <author><name>runner-bench</name></author>\n",
-        base = xml_escape(base_url)
-    );
-    for e in entries {
-        let m = &e.meta;
-        let kind = if m.imported { "Imported result" } else { "Result" };
-        let summary = match e.cpu.as_ref().map(|c| c.median.as_str()) {
-            Some(median) => format!(
-                "{kind} of {} ({}) from {}: CoreMark median {median} iterations/s.",
-                m.runner, m.provider_name, m.date
-            ),
-            None => format!("{kind} of {} ({}) from {}.", m.runner, m.provider_name, m.date),
-        };
-        out.push_str(&format!(
-            "<entry>\n<title>{title}</title>\n<id>{base}{source}</id>\n<link href=\"{base}{runner}\"/>\n<updated>{ts}</updated>\n<summary>{summary}</summary>\n</entry>\n",
-            title = xml_escape(&format!("{}: {} ({})", m.date, m.runner, m.provider_name)),
-            base = xml_escape(base_url),
-            source = xml_escape(&m.source_url),
-            runner = xml_escape(&m.runner_url),
-            ts = xml_escape(&m.timestamp),
-            summary = xml_escape(&summary),
-        ));
-    }
-    out.push_str("</feed>\n");
-    out
+    let link = |href: String, rel: &str| Link { href, rel: rel.to_string(), ..Link::default() };
+    let feed = Feed {
+        title: Text::plain("runner-bench: new results"),
+        id: format!("{base_url}/"),
+        updated: entries.first().map(|e| instant(&e.meta.timestamp)).unwrap_or_default(),
+        authors: vec![Person { name: "runner-bench".to_string(), ..Person::default() }],
+        links: vec![link(format!("{base_url}/feed.xml"), "self"), link(format!("{base_url}/"), "alternate")],
+        entries: entries
+            .into_iter()
+            .map(|e| {
+                let m = &e.meta;
+                let kind = if m.imported { "Imported result" } else { "Result" };
+                let summary = match e.cpu.as_ref().map(|c| c.median.as_str()) {
+                    Some(median) => format!(
+                        "{kind} of {} ({}) from {}: CoreMark median {median} iterations/s.",
+                        m.runner, m.provider_name, m.date
+                    ),
+                    None => format!("{kind} of {} ({}) from {}.", m.runner, m.provider_name, m.date),
+                };
+                Entry {
+                    title: Text::plain(format!("{}: {} ({})", m.date, m.runner, m.provider_name)),
+                    id: format!("{base_url}{}", m.source_url),
+                    links: vec![link(format!("{base_url}{}", m.runner_url), "alternate")],
+                    updated: instant(&m.timestamp),
+                    summary: Some(Text::plain(summary)),
+                    ..Entry::default()
+                }
+            })
+            .collect(),
+        ..Feed::default()
+    };
+    // Into memory, and every value is a plain string: nothing can fail.
+    let bytes = feed.write_to(Vec::new()).expect("writing a feed into memory cannot fail");
+    String::from_utf8(bytes).expect("the feed's strings are UTF-8")
+}
+
+/// A result's time; validated RFC 3339 (the epoch only if it were not).
+fn instant(timestamp: &str) -> FixedDateTime {
+    FixedDateTime::parse_from_rfc3339(timestamp).unwrap_or_default()
 }
