@@ -100,6 +100,21 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     assert!(home.len() < 200 * 1024, "the home page is {} bytes", home.len());
     let csv = read(out.path(), "data/coremark.csv");
     assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,range,variation,samples,date,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    // The feed reads back as Atom: newest first, each entry linking to its
+    // runner page and naming its result file.
+    let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();
+    assert_eq!(feed.title.as_str(), "runner-bench: new results");
+    assert_eq!(feed.updated.to_rfc3339(), "2026-11-29T00:00:00+00:00");
+    assert_eq!(feed.links.iter().map(|l| l.rel.as_str()).collect::<Vec<_>>(), ["self", "alternate"]);
+    assert_eq!(feed.entries.len(), 5);
+    let first = &feed.entries[0];
+    assert_eq!(first.title.as_str(), "2026-11-29: ubicloud-linux-x64 (Ubicloud)");
+    assert!(first.id.ends_with("/results/ubicloud/ubicloud-linux-x64/2026-11-29-imported-2c7ad0467348.json"));
+    assert!(first.links[0].href.ends_with("/runners/ubicloud/ubicloud-linux-x64/"));
+    assert_eq!(
+        first.summary.as_ref().unwrap().as_str(),
+        "Imported result of ubicloud-linux-x64 (Ubicloud) from 2026-11-29: CoreMark median 33392.77 iterations/s."
+    );
     let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
     assert_eq!(index["results"].as_array().unwrap().len(), 5);
     assert_eq!(

@@ -1,11 +1,18 @@
 //! One CSV file per home-page table, every row of every fingerprint, with
-//! the figures as the tables print them (RFC 4180 quoting). The cache stage
-//! has a file per method, as it has a table per method.
+//! the figures as the tables print them. The csv crate writes the RFC 4180
+//! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
+//! doubled, CRLF line ends); the formula defusing (`defuse`) is the site's.
+//! The cache stage has a file per method, as it has a table per method.
+
+use std::borrow::Cow;
 
 use super::model::{Group, Meta};
 
+/// One table being written.
+type Table = csv::Writer<Vec<u8>>;
+
 /// `(file name, contents)` of every table.
-pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
+pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     let meta_head = ["date", "collector", "imported", "stale", "incomplete", "excluded", "source"];
     let mut cpu = table(
         &["fingerprint", "protocol", "provider", "runner", "binary", "median_it_s", "range", "variation", "samples"],
@@ -132,7 +139,7 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
             );
         }
     }
-    vec![
+    [
         ("coremark.csv", cpu),
         ("disk.csv", disk),
         ("cache.csv", cache),
@@ -140,39 +147,53 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, String)> {
         ("internet.csv", internet),
         ("build-cache.csv", build),
     ]
+    .into_iter()
+    .map(|(name, table)| (name, table.into_inner().expect("flushing into memory cannot fail")))
+    .collect()
 }
 
-fn table(head: &[&str], meta_head: &[&str]) -> String {
-    let mut out = head.iter().chain(meta_head).copied().collect::<Vec<_>>().join(",");
-    out.push_str("\r\n");
+/// A table with its head row (plain names, never quoted or defused).
+fn table(head: &[&str], meta_head: &[&str]) -> Table {
+    let mut out = writer();
+    write(&mut out, head.iter().chain(meta_head).map(|&name| Cow::Borrowed(name)));
     out
 }
 
-fn row(out: &mut String, lead: Vec<String>, figures: &[&String], m: &Meta) {
-    let flag = |b: bool| if b { "yes" } else { "no" }.to_string();
-    let cells: Vec<String> = lead
-        .into_iter()
-        .chain(figures.iter().map(|s| s.to_string()))
-        .chain([
-            m.date.clone(),
-            m.collector.clone(),
-            flag(m.imported),
-            flag(m.stale),
-            flag(m.incomplete),
-            m.excluded.clone().unwrap_or_default(),
-            m.source_url.clone(),
-        ])
-        .collect();
-    out.push_str(&cells.iter().map(|c| quote(c)).collect::<Vec<_>>().join(","));
-    out.push_str("\r\n");
+/// The CSV dialect of every table: commas, quotes only where a field needs
+/// them, CRLF line ends, and every row as wide as the head.
+fn writer() -> Table {
+    csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new())
 }
 
-/// A CSV field, quoted where it must be, and defused where a spreadsheet
-/// could run it as a formula (`formula_like`): prefixed with `'`, which
-/// makes the cell text.
-pub fn quote(field: &str) -> String {
-    let field = if formula_like(field) { format!("'{field}") } else { field.to_string() };
-    if field.contains([',', '"', '\r', '\n']) { format!("\"{}\"", field.replace('"', "\"\"")) } else { field }
+/// One row. Written into memory, so the only error left is a row of
+/// another width than the head, which the lists in `tables` rule out.
+fn write<'a>(out: &mut Table, cells: impl IntoIterator<Item = Cow<'a, str>>) {
+    for cell in cells {
+        // The whole field at once, so the writer sees whether it needs quotes.
+        out.write_field(cell.as_bytes()).expect("writing into memory cannot fail");
+    }
+    out.write_record(None::<&[u8]>).expect("a row as wide as its head");
+}
+
+fn row(out: &mut Table, lead: Vec<String>, figures: &[&String], m: &Meta) {
+    let flag = |b: bool| if b { "yes" } else { "no" };
+    let meta = [
+        m.date.as_str(),
+        m.collector.as_str(),
+        flag(m.imported),
+        flag(m.stale),
+        flag(m.incomplete),
+        m.excluded.as_deref().unwrap_or_default(),
+        m.source_url.as_str(),
+    ];
+    let cells = lead.iter().map(String::as_str).chain(figures.iter().map(|s| s.as_str())).chain(meta);
+    write(out, cells.map(defuse));
+}
+
+/// A field defused where a spreadsheet could run it as a formula
+/// (`formula_like`): prefixed with `'`, which makes the cell text.
+fn defuse(field: &str) -> Cow<'_, str> {
+    if formula_like(field) { Cow::Owned(format!("'{field}")) } else { Cow::Borrowed(field) }
 }
 
 /// Whether a spreadsheet could take `field` as a formula (OWASP, "CSV
@@ -216,7 +237,15 @@ fn is_number(field: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::quote;
+    use super::{defuse, write, writer};
+
+    /// A field as a table writes it: defused, then quoted where it must be.
+    fn quote(field: &str) -> String {
+        let mut out = writer();
+        write(&mut out, [defuse(field), "next".into()]);
+        let line = String::from_utf8(out.into_inner().unwrap()).unwrap();
+        line.strip_suffix(",next\r\n").unwrap().to_string()
+    }
 
     #[test]
     fn fields_are_quoted_and_formulas_defused() {

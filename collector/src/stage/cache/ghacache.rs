@@ -266,8 +266,8 @@ impl Transfers {
                 return check_async(resp, "Put Blob").await.map(drop);
             }
             let blocks = size.div_ceil(sizes.block) as usize;
-            let prefix = uuid_like();
-            let ids: Vec<String> = (0..blocks).map(|i| base64(format!("{prefix}{i:012}").as_bytes())).collect();
+            let prefix = uuid::Uuid::new_v4();
+            let ids: Vec<String> = (0..blocks).map(|i| block_id(&prefix, i)).collect();
             // Up to CONCURRENCY Put Block requests in flight, all on this thread.
             in_flight(blocks, |i| {
                 let offset = i as u64 * sizes.block;
@@ -451,27 +451,13 @@ impl http_body::Body for FileRange {
     }
 }
 
-/// A random, UUID-shaped string of 36 characters (the block id prefix).
-fn uuid_like() -> String {
-    let a = super::random_u64();
-    let b = super::random_u64();
-    let h = format!("{a:016x}{b:016x}");
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
-}
-
-/// Standard base64 with padding.
-pub fn base64(data: &[u8]) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for c in data.chunks(3) {
-        let n =
-            (u32::from(c[0]) << 16) | (u32::from(*c.get(1).unwrap_or(&0)) << 8) | u32::from(*c.get(2).unwrap_or(&0));
-        out.push(T[(n >> 18) as usize & 63] as char);
-        out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if c.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
-        out.push(if c.len() > 2 { T[n as usize & 63] as char } else { '=' });
-    }
-    out
+/// Block `index`'s id, as `@azure/storage-blob`'s `generateBlockID`: the
+/// upload's UUID and the index padded with zeros to 48 characters, in
+/// standard base64 with padding (64 characters, the same length for every
+/// block of a blob, as Put Block requires).
+fn block_id(prefix: &uuid::Uuid, index: usize) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(format!("{}{index:012}", prefix.hyphenated()))
 }
 
 /// The Azurite + cache service harness, shared with collector/tests/cache.rs.
@@ -496,10 +482,12 @@ mod tests {
 
     #[test]
     fn block_ids_are_64_base64_characters() {
-        assert_eq!(base64(b"Man"), "TWFu");
-        assert_eq!(base64(b"Ma"), "TWE=");
-        let id = base64(format!("{}{:012}", uuid_like(), 7).as_bytes());
-        assert_eq!(id.len(), 64);
+        let prefix = uuid::Uuid::parse_str("7a2b1c3d-4e5f-4789-abcd-ef0123456789").unwrap();
+        assert_eq!(block_id(&prefix, 7), "N2EyYjFjM2QtNGU1Zi00Nzg5LWFiY2QtZWYwMTIzNDU2Nzg5MDAwMDAwMDAwMDA3");
+        let random = uuid::Uuid::new_v4();
+        assert_eq!(random.get_version_num(), 4);
+        assert_ne!(random, uuid::Uuid::new_v4());
+        assert_eq!(block_id(&random, 49_999).len(), 64);
     }
 
     #[test]
