@@ -27,8 +27,8 @@ use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
 use crate::affinity;
 use crate::cleanup::TempFile;
 use crate::progress::Progress;
-use crate::watchdog::{self, Ended, Mailbox};
 use crate::rng::SplitMix64;
+use crate::watchdog::{self, Ended, Mailbox};
 
 /// Direct I/O needs buffers, offsets and sizes aligned to the device's
 /// logical block; 4 KiB covers every common device.
