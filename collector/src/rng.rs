@@ -7,6 +7,9 @@
 //! from fixed seeds, so every runner reads and writes the same bytes. A change
 //! to this stream changes results; the tests pin its first outputs.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
 /// SplitMix64: a tiny, well-distributed, seedable generator. Seeded runs give
 /// every runner the same offsets and bytes.
 pub struct SplitMix64(u64);
@@ -14,6 +17,20 @@ pub struct SplitMix64(u64);
 impl SplitMix64 {
     pub fn new(seed: u64) -> Self {
         SplitMix64(seed)
+    }
+
+    /// A generator whose stream differs from every other one in this run and
+    /// from other runs (clock, process id and a counter): for bytes that must
+    /// not repeat, such as upload bodies and cache-busting parameters, where
+    /// no runner needs to reproduce them.
+    pub fn unseeded() -> Self {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+        // Mixed once through the generator, so that neighbouring seeds give
+        // unrelated streams.
+        let mut mix = SplitMix64(nanos ^ count.rotate_left(32) ^ u64::from(std::process::id()));
+        SplitMix64(mix.next_u64())
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -45,6 +62,12 @@ impl SplitMix64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unseeded_streams_differ() {
+        let (mut a, mut b) = (SplitMix64::unseeded(), SplitMix64::unseeded());
+        assert_ne!([a.next_u64(), a.next_u64()], [b.next_u64(), b.next_u64()]);
+    }
 
     #[test]
     fn first_outputs_match_the_reference_splitmix64() {

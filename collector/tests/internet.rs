@@ -2,7 +2,7 @@
 //! against a LibreSpeed server (nginx + php-fpm) on loopback. The cases a
 //! profile cannot reach (short timeouts, odd payload sizes, servers that
 //! stop mid-transfer) are tested on the stage itself, in
-//! collector/src/stage/internet.rs, against the same server.
+//! collector/src/stage/internet/tests.rs, against the same server.
 
 #[path = "../../tests/librespeed/server.rs"]
 mod server;

@@ -119,7 +119,7 @@ impl Server {
     }
 
     /// The URL of a backend folder (`backend`, `slow`, `broken`,
-    /// `forbidden`), over HTTPS or plain HTTP.
+    /// `forbidden`, `closing`), over HTTPS or plain HTTP.
     pub(crate) fn url(&self, https: bool, backend: &str) -> String {
         match https {
             true => format!("https://127.0.0.1:{}/{backend}/", self.https_port),

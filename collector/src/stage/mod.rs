@@ -4,6 +4,7 @@
 pub mod cache;
 pub mod cpu;
 pub mod disk;
+pub mod http;
 pub mod internet;
 
 use crate::cli::StageArg;

@@ -30,6 +30,8 @@ use reqwest::blocking::Client as Http;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::stage::http::USER_AGENT;
+
 const SERVICE: &str = "/twirp/github.actions.results.api.v1.CacheService/";
 /// `maxSingleShotSize` the toolkit passes to the Azure SDK.
 pub const MAX_SINGLE_SHOT: u64 = 128 << 20;
@@ -43,7 +45,6 @@ pub const RANGE_SIZE: u64 = 4 << 20;
 pub const SEGMENT_SIZE: u64 = 128 << 20;
 /// Storage service version sent to the blob endpoint.
 pub const MS_VERSION: &str = "2023-01-03";
-const USER_AGENT: &str = concat!("runner-bench-collector/", env!("CARGO_PKG_VERSION"));
 
 /// A failure, and whether it was the timeout.
 #[derive(Debug)]
@@ -225,10 +226,7 @@ pub fn is_azure_blob(url: &str) -> bool {
 }
 
 /// The transfers that move an archive's bytes to and from a signed URL on
-/// this thread: an async client on a current-thread runtime. The blocking
-/// client hands every body chunk between this thread and its own runtime's
-/// thread (8 KiB at a time for a request body), and on one pinned CPU each
-/// hand-off costs a context switch.
+/// this thread: the stages' shared async client (stage/http.rs).
 pub struct Transfers {
     rt: tokio::runtime::Runtime,
     client: reqwest::Client,
@@ -236,13 +234,8 @@ pub struct Transfers {
 
 impl Transfers {
     pub fn new(timeout: Duration) -> anyhow::Result<Self> {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let client = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .timeout(timeout)
-            .connect_timeout(Duration::from_secs(30))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+        let rt = crate::stage::http::runtime()?;
+        let client = crate::stage::http::client_builder(timeout).connect_timeout(Duration::from_secs(30)).build()?;
         Ok(Transfers { rt, client })
     }
 
