@@ -8,7 +8,18 @@
 //!
 //! By default it builds the project's own implementation in vendor/coremark.
 //! With RUNNER_BENCH_COREMARK_SRC=<an eembc/coremark checkout> it builds the
-//! official EEMBC sources instead, through vendor/coremark/official_shim.c.
+//! official EEMBC sources instead, through vendor/coremark/official_shim.c,
+//! and records the checkout's commit (releases do this at the commit in
+//! vendor/coremark/EEMBC_COMMIT).
+//!
+//! The flags are EEMBC's own: its Makefile compiles with `-O2` and the
+//! compiler's defaults. A native build therefore passes cc's
+//! `no_default_flags`, since cc would add `-fPIC -ffunction-sections
+//! -fdata-sections`: `-fPIC` makes every external function interposable, so
+//! GCC stops inlining the list and matrix helpers, and the workload would no
+//! longer be the one the official build runs. Whatever reaches the compiler
+//! (CFLAGS, CFLAGS_<target>, flags cc derives from RUSTFLAGS) is recorded in
+//! the result, not only what this file asks for.
 
 use std::env;
 use std::fs;
@@ -17,8 +28,8 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-/// The published optimisation flags.
-const FLAGS: [&str; 2] = ["-O2", "-DNDEBUG"];
+/// Separates the recorded flags (a flag may contain a space).
+const FLAG_SEPARATOR: char = '\u{1f}';
 /// The published C standard.
 const C_STANDARD: &str = "C99";
 /// The published workload defines. MULTITHREAD=1: one execution context.
@@ -35,17 +46,34 @@ fn main() {
     println!("cargo:rerun-if-env-changed=RUNNER_BENCH_COREMARK_SRC");
     println!("cargo:rerun-if-env-changed=GITHUB_SHA");
 
+    let target = env::var("TARGET").expect("cargo sets TARGET");
+    let host = env::var("HOST").expect("cargo sets HOST");
     let mut build = cc::Build::new();
     // Exactly the published flags, whatever the cargo profile: cc would
     // otherwise follow the profile's opt-level and add debug info.
     build.opt_level(2).debug(false).std("c99").warnings(true).define("NDEBUG", None);
+    // A native GCC or Clang gets only what EEMBC's Makefile passes (see the
+    // top of this file). MSVC keeps cc's defaults (they pick the C runtime
+    // Rust links), and so does a cross build (they name the target).
+    let msvc = target.contains("msvc");
+    if target == host && !msvc {
+        build.no_default_flags(true).flag("-O2");
+        if target.contains("linux") {
+            // What GCC does by default on the distributions GitHub's images
+            // run, said explicitly so that the objects link into Rust's
+            // position-independent executable on any distribution.
+            build.flag("-fPIE");
+        }
+    }
     for (name, value) in DEFINES {
         build.define(name, value);
     }
 
+    let mut eembc_commit = String::new();
     let (implementation, sources) = match env::var_os("RUNNER_BENCH_COREMARK_SRC") {
         Some(official) => {
             let official = PathBuf::from(official);
+            eembc_commit = checkout_commit(&official);
             let port = vendor.join("official_port");
             build.include(&port).include(&official).include(&vendor);
             let mut files: Vec<PathBuf> = ["core_list_join.c", "core_matrix.c", "core_state.c", "core_util.c"]
@@ -82,14 +110,54 @@ fn main() {
     let compiler = build.get_compiler();
     let identity = compiler_identity(&compiler);
     println!("cargo:rustc-env=RUNNER_BENCH_CC={identity}");
-    println!("cargo:rustc-env=RUNNER_BENCH_CFLAGS={}", FLAGS.join(" "));
+    let flags = recorded_flags(&compiler);
+    println!("cargo:rustc-env=RUNNER_BENCH_CFLAGS={}", flags.join(&FLAG_SEPARATOR.to_string()));
     println!("cargo:rustc-env=RUNNER_BENCH_CSTD={C_STANDARD}");
     let defines: Vec<String> = DEFINES.iter().map(|(n, v)| format!("{n}={v}")).collect();
     println!("cargo:rustc-env=RUNNER_BENCH_CDEFINES={}", defines.join(";"));
     println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_IMPL={implementation}");
     println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_SHA256={}", sources_sha256(&sources));
+    println!("cargo:rustc-env=RUNNER_BENCH_EEMBC_COMMIT={eembc_commit}");
     println!("cargo:rustc-env=RUNNER_BENCH_REVISION={}", revision(&root));
-    println!("cargo:rustc-env=RUNNER_BENCH_TARGET={}", env::var("TARGET").expect("cargo sets TARGET"));
+    println!("cargo:rustc-env=RUNNER_BENCH_TARGET={target}");
+}
+
+/// The compiler's arguments that shape the code, in the order given: every
+/// flag cc passes (its defaults where they apply, CFLAGS and CFLAGS_<target>,
+/// flags derived from RUSTFLAGS, `-DNDEBUG`), but not include paths (they
+/// name this machine's folders), not warning switches (they change no code),
+/// and not the C standard or the workload defines, which the result records
+/// in fields of their own.
+fn recorded_flags(compiler: &cc::Tool) -> Vec<String> {
+    let workload: Vec<String> = DEFINES.iter().map(|(n, v)| format!("-D{n}={v}")).collect();
+    let mut flags = Vec::new();
+    let mut args = compiler.args().iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = args.next() {
+        if arg == "-I" {
+            args.next();
+            continue;
+        }
+        let left_out =
+            arg.starts_with("-I") || arg.starts_with("-W") || arg.starts_with("-std=") || workload.contains(&arg);
+        if !left_out {
+            flags.push(arg);
+        }
+    }
+    flags
+}
+
+/// The commit of an eembc/coremark checkout, or empty when git cannot say
+/// (a source archive): the result then records none.
+fn checkout_commit(checkout: &Path) -> String {
+    Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(checkout)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
+        .unwrap_or_default()
 }
 
 /// The project's sources: its kernels and API, not the validation program,

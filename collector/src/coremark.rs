@@ -25,8 +25,13 @@ unsafe extern "C" {
 pub mod build {
     /// Compiler family and version, e.g. "GNU 12.2.0".
     pub const COMPILER: &str = env!("RUNNER_BENCH_CC");
-    /// The optimisation flags, space-separated.
+    /// The flags that reached the compiler (build.rs, `recorded_flags`).
     pub const FLAGS: &str = env!("RUNNER_BENCH_CFLAGS");
+    /// What separates the flags in `FLAGS` (a flag may hold a space).
+    pub const FLAG_SEPARATOR: char = '\u{1f}';
+    /// The eembc/coremark commit that was compiled; empty for the project's
+    /// implementation or when the checkout did not say.
+    pub const EEMBC_COMMIT: &str = env!("RUNNER_BENCH_EEMBC_COMMIT");
     /// The C standard.
     pub const C_STANDARD: &str = env!("RUNNER_BENCH_CSTD");
     /// The workload defines, `;`-separated.

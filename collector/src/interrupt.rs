@@ -131,7 +131,9 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
                     affinity,
                     iterations: None,
                     elapsed_s: None,
+                    cpu_s: None,
                     crcs: None,
+                    validation_crcs: None,
                     validation: None,
                     steal_s: None,
                 });

@@ -14,6 +14,7 @@ mod cleanup;
 mod cli;
 mod config;
 mod coremark;
+mod cputime;
 mod error;
 mod interrupt;
 mod machine;

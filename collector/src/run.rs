@@ -62,7 +62,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                     "{}, built by {} with {}; {}",
                     coremark::implementation(),
                     coremark::build::COMPILER,
-                    coremark::build::FLAGS,
+                    coremark::build::FLAGS.replace(coremark::build::FLAG_SEPARATOR, " "),
                     match pin_cpu {
                         Some(cpu) => format!("pinned to CPU {cpu}"),
                         None => "unpinned".to_string(),
@@ -218,7 +218,7 @@ pub fn build_info() -> anyhow::Result<Build> {
         |list: &str, sep: char| -> Vec<Name> { list.split(sep).filter(|s| !s.is_empty()).map(Name::lossy).collect() };
     Ok(Build {
         compiler: Name::lossy(coremark::build::COMPILER),
-        flags: names(coremark::build::FLAGS, ' '),
+        flags: names(coremark::build::FLAGS, coremark::build::FLAG_SEPARATOR),
         c_standard: Name::lossy(coremark::build::C_STANDARD),
         defines: names(coremark::build::DEFINES, ';'),
         coremark: CoreMarkBuild {
@@ -227,6 +227,7 @@ pub fn build_info() -> anyhow::Result<Build> {
                 _ => CoreMarkImplementation::Project,
             },
             sources_sha256: Sha256Hex::new(coremark::build::SOURCES_SHA256).map_err(anyhow::Error::msg)?,
+            eembc_commit: Some(coremark::build::EEMBC_COMMIT).filter(|c| !c.is_empty()).map(Name::lossy),
         },
     })
 }

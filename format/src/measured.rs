@@ -288,6 +288,10 @@ pub struct CoreMarkBuild {
     pub implementation: CoreMarkImplementation,
     /// SHA-256 over the sources, as build.rs computes it.
     pub sources_sha256: Sha256Hex,
+    /// The eembc/coremark commit compiled, for the official sources when
+    /// the checkout said (git); absent for the project's implementation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub eembc_commit: Option<Name>,
 }
 
 /// A CoreMark implementation.
@@ -366,9 +370,20 @@ pub struct CpuSample {
     /// Seconds those iterations took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_s: Option<NonNeg>,
+    /// CPU seconds the sample's thread ran while those iterations ran (the
+    /// thread's CPU clock): `iterations ÷ cpu_s` is the score per CPU-second,
+    /// which time the thread waited for the CPU does not lower. Absent where
+    /// the collector cannot read the clock, and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<NonNeg>,
     /// CRCs of the performance run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crcs: Option<CoreMarkCrcs>,
+    /// CRCs of the validation run (one iteration with CoreMark's validation
+    /// seeds, run before the sample on a fresh instance); absent in older
+    /// files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_crcs: Option<CoreMarkCrcs>,
     /// Whether the performance and validation CRCs matched the known values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validation: Option<Validation>,

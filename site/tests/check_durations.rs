@@ -52,6 +52,26 @@ fn steal_time_fits_in_its_sample() {
 }
 
 #[test]
+fn cpu_time_fits_in_its_sample() {
+    assert_eq!(problems_after(|v| v["stages"]["cpu"]["samples"][0]["cpu_s"] = json!(29.9)), []);
+    assert_eq!(
+        problems_after(|v| v["stages"]["cpu"]["samples"][0]["cpu_s"] = json!(30.5)),
+        [golden_problem(
+            "$.stages.cpu.samples[0].cpu_s",
+            "30.5 s of CPU time is more than the sample's 30.0151 s; one thread cannot run for longer than the \
+             sample lasted"
+        )]
+    );
+    assert_eq!(
+        problems_after(|v| v["stages"]["cpu"]["samples"][0]["cpu_s"] = json!(0)),
+        [golden_problem(
+            "$.stages.cpu.samples[0].cpu_s",
+            "0 s of CPU time in an ok sample; its iterations ran on the thread, which took CPU time"
+        )]
+    );
+}
+
+#[test]
 fn disk_latencies_fit_in_their_operation() {
     assert_eq!(
         problems_after(|v| v["stages"]["disk"]["samples"][0]["seq_read"]["latency_p99_us"] = json!(1e300)),

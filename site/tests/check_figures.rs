@@ -504,6 +504,52 @@ fn passed_validation_needs_the_published_crcs() {
     passes(|v| v["stages"]["cpu"]["samples"][0]["crcs"]["final"] = json!(1));
 }
 
+/// The validation run's CRCs as the collector records them: one iteration
+/// with seeds 0x3415 0x3415 0x66, so crcfinal is its crclist.
+fn validation_crcs() -> Value {
+    json!({"seed": 0x18f2, "list": 0xe3c1, "matrix": 0x0747, "state": 0x8d84, "final": 0xe3c1})
+}
+
+#[test]
+fn passed_validation_needs_the_published_validation_crcs() {
+    passes(|v| v["stages"]["cpu"]["samples"][0]["validation_crcs"] = validation_crcs());
+    assert_eq!(
+        one_problem(|v| {
+            v["stages"]["cpu"]["samples"][1]["validation_crcs"] = validation_crcs();
+            v["stages"]["cpu"]["samples"][1]["validation_crcs"]["matrix"] = json!(0x1fd7);
+            v["stages"]["cpu"]["samples"][1]["validation_crcs"]["final"] = json!(0xe714);
+        }),
+        golden_problem(
+            "$.stages.cpu.samples[1].validation_crcs",
+            "validation is \"passed\" but crcmatrix 0x1fd7 is not the published 0x0747, crcfinal 0xe714 is not the \
+             published crclist 0xe3c1 of its one iteration (CoreMark's validation run of \
+             coremark-1.0-total-data-size-2000, seeds 0x3415 0x3415 0x66)"
+        )
+    );
+}
+
+#[test]
+fn an_eembc_commit_names_the_official_sources_compiled() {
+    assert_eq!(
+        one_problem(|v| v["build"]["coremark"]["eembc_commit"] = json!("d5fad6bd094899101a4e5fd53af7298160ced6ab")),
+        golden_problem(
+            "$.build.coremark.eembc_commit",
+            "an EEMBC commit beside the project's own implementation; only a build of the official sources has one"
+        )
+    );
+    passes(|v| {
+        v["build"]["coremark"]["implementation"] = json!("eembc");
+        v["build"]["coremark"]["eembc_commit"] = json!("d5fad6bd094899101a4e5fd53af7298160ced6ab");
+    });
+    assert_eq!(
+        one_problem(|v| {
+            v["build"]["coremark"]["implementation"] = json!("eembc");
+            v["build"]["coremark"]["eembc_commit"] = json!("main");
+        }),
+        golden_problem("$.build.coremark.eembc_commit", "not a git commit id (40 lowercase hexadecimal digits)")
+    );
+}
+
 #[test]
 fn an_affinity_cpu_is_one_the_machine_has() {
     assert_eq!(

@@ -15,6 +15,7 @@ use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
 
 use crate::affinity;
 use crate::coremark::{self, CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
+use crate::cputime;
 use crate::progress::Progress;
 use crate::watchdog::{self, Ended, Mailbox};
 
@@ -114,6 +115,7 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
     };
 
     let steal_before = steal_ticks(in_force);
+    let cpu_before = cputime::thread_cpu();
     let start = Instant::now();
     let mut iterations = 0u64;
     let mut strayed: Option<u32> = None;
@@ -143,6 +145,10 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         }
     };
 
+    let cpu_s = cpu_before.zip(cputime::thread_cpu()).and_then(|(before, after)| {
+        // The two clocks are read apart: never more CPU than wall time.
+        NonNeg::new(after.saturating_sub(before).min(elapsed).as_secs_f64()).ok()
+    });
     let crcs = cm.crcs();
     let mut sample = CpuSample {
         status: Status::Ok,
@@ -150,13 +156,9 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         affinity: in_force,
         iterations: Some(iterations),
         elapsed_s: NonNeg::new(elapsed.as_secs_f64()).ok(),
-        crcs: Some(CoreMarkCrcs {
-            seed: crcs.seed,
-            list: crcs.list,
-            matrix: crcs.matrix,
-            state: crcs.state,
-            final_: crcs.final_,
-        }),
+        cpu_s,
+        crcs: Some(recorded(crcs)),
+        validation_crcs: Some(recorded(validation)),
         validation: Some(Validation::Passed),
         steal_s: steal_before
             .zip(steal_ticks(in_force))
@@ -223,6 +225,10 @@ fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("{run} run: {}", wrong.join(", ")))
 }
 
+fn recorded(crcs: Crcs) -> CoreMarkCrcs {
+    CoreMarkCrcs { seed: crcs.seed, list: crcs.list, matrix: crcs.matrix, state: crcs.state, final_: crcs.final_ }
+}
+
 fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
     CpuSample {
         status,
@@ -230,7 +236,9 @@ fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
         affinity,
         iterations: None,
         elapsed_s: None,
+        cpu_s: None,
         crcs: None,
+        validation_crcs: None,
         validation: None,
         steal_s: None,
     }

@@ -9,6 +9,9 @@
 //! - A CPU sample's `steal_s` is time the pinned CPU spent elsewhere while
 //!   the sample ran: at most its `elapsed_s` (plus one 10 ms tick of the
 //!   kernel's accounting).
+//! - A CPU sample's `cpu_s` is time its thread ran while the sample ran: at
+//!   most its `elapsed_s` (the collector clamps it so), and above 0 in an ok
+//!   sample (the iterations took CPU time).
 //! - Disk latencies: the collector times each I/O call of an operation one
 //!   after another at queue depth 1, and reports nearest-rank percentiles.
 //!   With n calls, percentile P is the value at rank r = ⌈P·n/100⌉, so at
@@ -16,7 +19,7 @@
 //!   no longer than the operation: P's latency ≤ elapsed ÷ (n − r + 1). A
 //!   latency is above 0 (an I/O call takes time).
 
-use runner_bench_format::measured::{DiskOp, MeasuredResult};
+use runner_bench_format::measured::{DiskOp, MeasuredResult, Status};
 
 use super::{Collector, Num};
 
@@ -66,6 +69,26 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
                             Num(e.get())
                         ),
                     );
+                }
+                if let Some(ran) = sample.cpu_s {
+                    if ran.get() > e.get() {
+                        c.push(
+                            file,
+                            format!("{path}.cpu_s"),
+                            format!(
+                                "{} s of CPU time is more than the sample's {} s; one thread cannot run for longer \
+                                 than the sample lasted",
+                                Num(ran.get()),
+                                Num(e.get())
+                            ),
+                        );
+                    } else if ran.get() == 0.0 && sample.status == Status::Ok {
+                        c.push(
+                            file,
+                            format!("{path}.cpu_s"),
+                            "0 s of CPU time in an ok sample; its iterations ran on the thread, which took CPU time",
+                        );
+                    }
                 }
             }
         }
