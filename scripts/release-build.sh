@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One release binary: `collector` for $TARGET with the `dist` profile (LTO,
-# one codegen unit), copied to dist/collector-$TARGET[.exe]. The release
+# one codegen unit) and CoreMark from EEMBC's sources at a pinned commit,
+# copied to dist/collector-$TARGET[.exe]. The release
 # workflow runs it natively on each target's runner; it runs the same way
 # on a developer's machine for its own target.
 set -euo pipefail
@@ -23,6 +24,24 @@ case "$TARGET" in
     rustup target add "$TARGET"
     ;;
 esac
+# Published results run EEMBC's own CoreMark: the official sources at the
+# commit in vendor/coremark/EEMBC_COMMIT, compiled through the shim
+# (vendor/coremark/README.md). A source build uses the project's
+# implementation; the site never ranks the two together.
+eembc_commit=$(cat vendor/coremark/EEMBC_COMMIT)
+if [ -z "${RUNNER_BENCH_COREMARK_SRC:-}" ]; then
+  export RUNNER_BENCH_COREMARK_SRC=$PWD/target/eembc-coremark
+  if [ ! -d "$RUNNER_BENCH_COREMARK_SRC/.git" ]; then
+    git init -q "$RUNNER_BENCH_COREMARK_SRC"
+    git -C "$RUNNER_BENCH_COREMARK_SRC" fetch -q --depth 1 https://github.com/eembc/coremark.git "$eembc_commit"
+  fi
+  git -C "$RUNNER_BENCH_COREMARK_SRC" -c advice.detachedHead=false checkout -q "$eembc_commit"
+fi
+have=$(git -C "$RUNNER_BENCH_COREMARK_SRC" rev-parse HEAD)
+if [ "$have" != "$eembc_commit" ]; then
+  echo "RUNNER_BENCH_COREMARK_SRC is at $have, not the pinned $eembc_commit (vendor/coremark/EEMBC_COMMIT)" >&2
+  exit 1
+fi
 cargo build --profile dist --locked -p collector --target "$TARGET"
 mkdir -p dist
 cp "target/$TARGET/dist/collector$exe" "dist/collector-$TARGET$exe"

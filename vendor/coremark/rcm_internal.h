@@ -127,6 +127,17 @@ uint16_t rcm_list_pass(rcm_ctx *ctx, int16_t finder);
 /* matrix kernel (rcm_matrix.c) */
 void rcm_matrix_setup(uint32_t block_bytes, void *block, int32_t seed, rcm_matrix *m);
 uint16_t rcm_matrix_pass(const rcm_matrix *m, int16_t param, uint16_t crc);
+/* The pass's steps.  They have external linkage, as the official kernels'
+ * do: GCC always inlines a static function called once but weighs an
+ * external one by its size, so with `static` all five were inlined into the
+ * pass where the official build calls the two products, and the two builds
+ * no longer ran the same code (callgrind). */
+void rcm_mat_add(uint32_t n, int16_t *a, int16_t v);
+void rcm_mat_scale(uint32_t n, int32_t *c, const int16_t *a, int16_t v);
+void rcm_mat_vec(uint32_t n, int32_t *c, const int16_t *a, const int16_t *b);
+void rcm_mat_mul(uint32_t n, int32_t *c, const int16_t *a, const int16_t *b);
+void rcm_mat_mul_bits(uint32_t n, int32_t *c, const int16_t *a, const int16_t *b);
+uint16_t rcm_mat_score(uint32_t n, const int32_t *c, int16_t limit);
 
 /* state-machine kernel (rcm_state.c) */
 void rcm_text_setup(uint32_t block_bytes, int16_t seed, uint8_t *text);

@@ -59,7 +59,7 @@ void rcm_matrix_setup(uint32_t block_bytes, void *block, int32_t seed,
     m->c = (int32_t *)align4(b + n * n);
 }
 
-static void mat_add(uint32_t n, int16_t *a, int16_t v)
+void rcm_mat_add(uint32_t n, int16_t *a, int16_t v)
 {
     uint32_t i, j;
 
@@ -68,7 +68,7 @@ static void mat_add(uint32_t n, int16_t *a, int16_t v)
             a[i * n + j] = (int16_t)(a[i * n + j] + v);
 }
 
-static void mat_scale(uint32_t n, int32_t *c, const int16_t *a, int16_t v)
+void rcm_mat_scale(uint32_t n, int32_t *c, const int16_t *a, int16_t v)
 {
     uint32_t i, j;
 
@@ -77,7 +77,7 @@ static void mat_scale(uint32_t n, int32_t *c, const int16_t *a, int16_t v)
             c[i * n + j] = (int32_t)a[i * n + j] * (int32_t)v;
 }
 
-static void mat_vec(uint32_t n, int32_t *c, const int16_t *a,
+void rcm_mat_vec(uint32_t n, int32_t *c, const int16_t *a,
                     const int16_t *b)
 {
     uint32_t i, j;
@@ -91,7 +91,7 @@ static void mat_vec(uint32_t n, int32_t *c, const int16_t *a,
     }
 }
 
-static void mat_mul(uint32_t n, int32_t *c, const int16_t *a,
+void rcm_mat_mul(uint32_t n, int32_t *c, const int16_t *a,
                     const int16_t *b)
 {
     uint32_t i, j, k;
@@ -107,9 +107,9 @@ static void mat_mul(uint32_t n, int32_t *c, const int16_t *a,
     }
 }
 
-/* As mat_mul, but each product p contributes bits 2..5 of p times bits
+/* As rcm_mat_mul, but each product p contributes bits 2..5 of p times bits
  * 5..11 of p. */
-static void mat_mul_bits(uint32_t n, int32_t *c, const int16_t *a,
+void rcm_mat_mul_bits(uint32_t n, int32_t *c, const int16_t *a,
                          const int16_t *b)
 {
     uint32_t i, j, k;
@@ -131,7 +131,7 @@ static void mat_mul_bits(uint32_t n, int32_t *c, const int16_t *a,
 /* Score of C: walk it in row order keeping a running sum; when the sum
  * exceeds `limit` it scores 10 and restarts from zero, otherwise an element
  * greater than its predecessor scores 1. */
-static uint16_t mat_score(uint32_t n, const int32_t *c, int16_t limit)
+uint16_t rcm_mat_score(uint32_t n, const int32_t *c, int16_t limit)
 {
     uint32_t run = 0;
     int32_t prev = 0;
@@ -166,16 +166,16 @@ uint16_t rcm_matrix_pass(const rcm_matrix *m, int16_t param, uint16_t crc)
     int16_t limit = rcm_as_s16((uint16_t)(0xf000u | (uint16_t)param));
     uint16_t local = 0;
 
-    mat_add(n, a, param);
-    mat_scale(n, c, a, param);
-    local = rcm_crc_u16(mat_score(n, c, limit), local);
-    mat_vec(n, c, a, b);
-    local = rcm_crc_u16(mat_score(n, c, limit), local);
-    mat_mul(n, c, a, b);
-    local = rcm_crc_u16(mat_score(n, c, limit), local);
-    mat_mul_bits(n, c, a, b);
-    local = rcm_crc_u16(mat_score(n, c, limit), local);
-    mat_add(n, a, (int16_t)-param);
+    rcm_mat_add(n, a, param);
+    rcm_mat_scale(n, c, a, param);
+    local = rcm_crc_u16(rcm_mat_score(n, c, limit), local);
+    rcm_mat_vec(n, c, a, b);
+    local = rcm_crc_u16(rcm_mat_score(n, c, limit), local);
+    rcm_mat_mul(n, c, a, b);
+    local = rcm_crc_u16(rcm_mat_score(n, c, limit), local);
+    rcm_mat_mul_bits(n, c, a, b);
+    local = rcm_crc_u16(rcm_mat_score(n, c, limit), local);
+    rcm_mat_add(n, a, (int16_t)-param);
 
     return rcm_crc_u16(local, crc);
 }
