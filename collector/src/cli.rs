@@ -1,5 +1,6 @@
 //! Command-line arguments as the user typed them (validated in `config`).
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -201,7 +202,10 @@ pub struct ProfileArgs {
 /// `collector profile`: what a fingerprint stands for, for reviewers.
 pub fn print_profile(args: &ProfileArgs) -> anyhow::Result<()> {
     let params = args.profile.profile().parameters();
-    println!("{}", params.canonical_json());
-    println!("fingerprint {}", params.fingerprint());
+    // A write error is returned, not a panic as `println!`'s: `main` ends
+    // quietly on a closed pipe.
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", params.canonical_json())?;
+    writeln!(out, "fingerprint {}", params.fingerprint())?;
     Ok(())
 }
