@@ -8,9 +8,11 @@
 #![allow(unreachable_pub, reason = "a binary crate: pub only marks a module's interface")]
 
 mod affinity;
+mod args;
 mod assemble;
 mod cache_action_cmd;
 mod cache_cmd;
+mod cache_handoff;
 mod cleanup;
 mod cli;
 mod config;
