@@ -27,6 +27,8 @@ mod rng;
 mod run;
 mod stage;
 mod summary;
+#[cfg(test)]
+mod test_support;
 mod watchdog;
 
 use std::process::ExitCode;

@@ -223,7 +223,9 @@ fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("{run} run: {}", wrong.join(", ")))
 }
 
-fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
+/// A sample that ended without a measurement: also the interrupted sample
+/// `interrupt` records.
+pub fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
     CpuSample {
         status,
         message: Some(Message::lossy(message)),
