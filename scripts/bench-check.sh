@@ -29,6 +29,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib/checkout.sh
+. "$repo/scripts/lib/checkout.sh"
 if [ $# -ne 2 ]; then
   echo "usage: bash scripts/bench-check.sh A B (git revisions, or worktree)" >&2
   exit 2
@@ -41,24 +43,6 @@ work=$(mktemp -d /tmp/bench-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 target=${CARGO_TARGET_DIR:-$work/target}
 
-# Puts revision $1 into folder $2 and prints what it is.
-checkout() {
-  local rev=$1 dir=$2
-  if [ "$rev" = worktree ]; then
-    mkdir -p "$dir"
-    # Tracked files deleted in the working tree are left out.
-    (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) \
-      | tar -xf - -C "$dir"
-    echo "working tree of $(git -C "$repo" rev-parse --short HEAD) ($(git -C "$repo" status --porcelain | wc -l) changed paths)"
-  else
-    local sha
-    sha=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
-    git clone -q --no-checkout "$repo" "$dir"
-    git -C "$dir" checkout -q "$sha"
-    git -C "$dir" log -1 --format='%h %s'
-  fi
-}
-
 # Builds side $1's `site` in release and copies it to $work/site-$1.
 build() {
   local side=$1
@@ -67,8 +51,8 @@ build() {
   cp "$target/release/site" "$work/site-$side"
 }
 
-echo "A: $(checkout "$a" "$work/A")"
-echo "B: $(checkout "$b" "$work/B")"
+echo "A: $(checkout "$repo" "$a" "$work/A")"
+echo "B: $(checkout "$repo" "$b" "$work/B")"
 build A
 if [ "$a" != worktree ] && [ "$(git -C "$repo" rev-parse "$a^{commit}")" = "$(git -C "$repo" rev-parse "$b^{commit}" 2>/dev/null)" ]; then
   # The same commit: one build serves both sides.

@@ -25,6 +25,8 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib/checkout.sh
+. "$repo/scripts/lib/checkout.sh"
 a=${1:-HEAD~}
 b=${2:-worktree}
 order=${ORDER:-A B}
@@ -40,24 +42,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-# Puts revision $1 into folder $2 and prints what it is.
-checkout() {
-  local rev=$1 dir=$2
-  if [ "$rev" = worktree ]; then
-    mkdir -p "$dir"
-    # Tracked files deleted in the working tree are left out.
-    (cd "$repo" && git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - 2>/dev/null) \
-      | tar -xf - -C "$dir"
-    echo "working tree of $(git -C "$repo" rev-parse --short HEAD) ($(git -C "$repo" status --porcelain | wc -l) changed paths)"
-  else
-    local sha
-    sha=$(git -C "$repo" rev-parse --verify "$rev^{commit}")
-    git clone -q --no-checkout "$repo" "$dir"
-    git -C "$dir" checkout -q "$sha"
-    git -C "$dir" log -1 --format='%h %s'
-  fi
-}
 
 # A port nothing listens on now.
 free_port() {
@@ -108,8 +92,8 @@ run_once() {
   rm -rf "$target"
 }
 
-echo "A: $(checkout "$a" "$work/A")"
-echo "B: $(checkout "$b" "$work/B")"
+echo "A: $(checkout "$repo" "$a" "$work/A")"
+echo "B: $(checkout "$repo" "$b" "$work/B")"
 echo "order: $order"
 echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 echo "$(cargo --version) ($(cd "$work/B" && rustc --version))"

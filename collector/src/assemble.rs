@@ -260,14 +260,7 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn golden() -> MeasuredResult {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
-        match read_file(&path).unwrap() {
-            AnyResult::Measured(r) => *r,
-            AnyResult::Imported(_) => panic!("golden is measured"),
-        }
-    }
+    use crate::test_support::golden;
 
     #[test]
     fn joins_stages_from_two_jobs() {

@@ -23,7 +23,8 @@ use runner_bench_format::measured::{
 use runner_bench_format::{Affinity, AnyResult, Message, Name, NonNeg, Notice, Profile, Sha256Hex, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{IdentityArgs, ProfileArg};
+use crate::args::{IdentityArgs, ProfileArg};
+use crate::cache_handoff::{check_other_instance, read_handoff, since, wait_gap};
 use crate::error::UsageError;
 use crate::output::ResultWriter;
 use crate::provenance::process_env;
@@ -341,7 +342,7 @@ fn finish_prepare(mut state: State, dir: &Path) -> anyhow::Result<()> {
 }
 
 fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<()> {
-    let (h, params) = crate::cache_cmd::read_handoff(&args.handoff)?;
+    let (h, params) = read_handoff(&args.handoff)?;
     if h.method != CacheMethod::Action {
         bail!(
             "{} was written by `collector cache save`; restore it with `collector cache restore`",
@@ -370,7 +371,7 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
         }
         instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
     }
-    crate::cache_cmd::check_other_instance(&instance, &h.save_instance, &mut extra)?;
+    check_other_instance(&instance, &h.save_instance, &mut extra)?;
     let target = ws.join(payload::DIR_NAME);
     if target.exists() {
         bail!(
@@ -381,8 +382,8 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
     }
     // The workflow's gap job has waited already; run alone, the restore
     // waits here what is left (never timed).
-    crate::cache_cmd::wait_gap(&h, &params);
-    let gap_s = crate::cache_cmd::since(&h.saved_at).as_secs_f64();
+    wait_gap(&h, &params);
+    let gap_s = since(&h.saved_at).as_secs_f64();
     let (affinity, shim_log, mut notices) = pin_and_shim(args.cpu, dir)?;
     notices.extend(extra.into_iter().map(|n| n.message.to_string()));
     write_outputs(spec.id.as_str(), &pair.key, payload::DIR_NAME)?;
@@ -614,7 +615,7 @@ fn record_restore(
     state: State,
     seconds: Option<NonNeg>,
 ) -> anyhow::Result<()> {
-    let (h, _params) = crate::cache_cmd::read_handoff(&args.handoff)?;
+    let (h, _params) = read_handoff(&args.handoff)?;
     let saved = h
         .pairs
         .iter()

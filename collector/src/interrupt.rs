@@ -12,7 +12,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use runner_bench_format::measured::{
-    CpuSample, DiskSample, INTERRUPTED_NOTICE, INTERRUPTED_SAMPLE, RequestSample, Stages, Status, TransferSample,
+    INTERRUPTED_NOTICE, INTERRUPTED_SAMPLE, RequestSample, Stages, Status, TransferSample,
 };
 use runner_bench_format::{Affinity, MeasuredResult, Message, Name, NonNeg, Notice};
 
@@ -125,18 +125,7 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
             let k = stage.samples.len() + 1;
             (k <= params.cpu_samples as usize).then(|| {
                 let affinity = stage.samples.last().map_or(affinity, |s| s.affinity);
-                stage.samples.push(CpuSample {
-                    status: Status::Error,
-                    message: interrupted(),
-                    affinity,
-                    iterations: None,
-                    elapsed_s: None,
-                    cpu_s: None,
-                    crcs: None,
-                    validation_crcs: None,
-                    validation: None,
-                    steal_s: None,
-                });
+                stage.samples.push(crate::stage::cpu::failed(Status::Error, INTERRUPTED_SAMPLE, affinity));
                 ("sample", k, params.cpu_samples)
             })
         }),
@@ -144,15 +133,7 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
             let k = stage.samples.len() + 1;
             (k <= params.disk_samples as usize).then(|| {
                 let affinity = stage.samples.last().map_or(affinity, |s| s.affinity);
-                stage.samples.push(DiskSample {
-                    status: Status::Error,
-                    message: interrupted(),
-                    affinity,
-                    seq_read: None,
-                    seq_write: None,
-                    rand_read: None,
-                    rand_write: None,
-                });
+                stage.samples.push(crate::stage::disk::failed(Status::Error, INTERRUPTED_SAMPLE, affinity));
                 ("sample", k, params.disk_samples)
             })
         }),
@@ -193,17 +174,8 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
 
 #[cfg(test)]
 mod tests {
-    use runner_bench_format::{AnyResult, read_file};
-
     use super::*;
-
-    fn golden() -> MeasuredResult {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
-        match read_file(&path).unwrap() {
-            AnyResult::Measured(r) => *r,
-            AnyResult::Imported(_) => panic!("golden is measured"),
-        }
-    }
+    use crate::test_support::golden;
 
     fn internet(r: &MeasuredResult) -> Stages {
         Stages { internet: r.stages.internet.clone(), ..Stages::default() }

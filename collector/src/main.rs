@@ -2,14 +2,17 @@
 //!
 //! The binary is thin: `cli` parses the arguments, `config` turns them into
 //! a validated `RunConfig`, and `run` drives the stages and the output. Every
-//! error is printed once, here, with its chain of causes.
+//! error is printed once, here, with its chain of causes, except a write to
+//! a pipe whose reader has gone, which ends the command quietly.
 
 #![allow(unreachable_pub, reason = "a binary crate: pub only marks a module's interface")]
 
 mod affinity;
+mod args;
 mod assemble;
 mod cache_action_cmd;
 mod cache_cmd;
+mod cache_handoff;
 mod cleanup;
 mod cli;
 mod config;
@@ -25,6 +28,8 @@ mod rng;
 mod run;
 mod stage;
 mod summary;
+#[cfg(test)]
+mod test_support;
 mod watchdog;
 
 use std::process::ExitCode;
@@ -41,9 +46,19 @@ fn main() -> ExitCode {
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader has all it wanted (`collector profile | head -1`): end
+        // quietly, as a program killed by SIGPIPE would, but with status 0,
+        // as ripgrep does.
+        Err(err) if closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `err` comes from writing to a pipe whose reader has gone.
+fn closed_pipe(err: &anyhow::Error) -> bool {
+    err.chain()
+        .any(|cause| cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe))
 }

@@ -169,10 +169,7 @@ mod tests {
 
     #[test]
     fn summarises_the_golden_result() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
-        let runner_bench_format::AnyResult::Measured(r) = runner_bench_format::read_file(&path).unwrap() else {
-            panic!("golden is measured")
-        };
+        let r = crate::test_support::golden();
         let md = markdown(&r);
         assert!(md.starts_with("### runner-bench: example / example-linux-x64\n"), "{md}");
         // Median of the four validated samples (the fifth failed its CRC).
@@ -186,10 +183,9 @@ mod tests {
 
     #[test]
     fn names_each_backends_method_and_what_held() {
+        use runner_bench_format::Name;
         use runner_bench_format::measured::{ActionStep, CacheMethod, Observation};
-        use runner_bench_format::{AnyResult, Name};
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
-        let AnyResult::Measured(r) = runner_bench_format::read_file(&path).unwrap() else { panic!("measured") };
+        let r = crate::test_support::golden();
         let cache = r.stages.cache.as_ref().unwrap();
         assert_eq!(method(cache.pairs.iter()), "client");
         let mut pairs = cache.pairs.clone();

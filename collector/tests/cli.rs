@@ -238,6 +238,17 @@ fn profile_prints_the_fingerprint() {
 }
 
 #[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    // `collector profile standard | head -0`: the reader is gone before the
+    // collector writes, so its first write fails with a broken pipe.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = collector().args(["profile", "standard"]).stdout(writer).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
+}
+
+#[test]
 fn assemble_refuses_parts_of_different_runs() {
     let dir = tempfile::tempdir().unwrap();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");

@@ -116,8 +116,7 @@ pub enum Format {
     Github,
 }
 
-/// Parses the arguments, runs the command and prints an error once, with
-/// its chain of causes, its control characters escaped (`escape`).
+/// Parses the arguments, runs the command and reports an error (`fail`).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
@@ -130,9 +129,22 @@ pub fn main() -> ExitCode {
     };
     match outcome {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {}", crate::escape::lines(&format!("{e:#}")));
-            ExitCode::FAILURE
-        }
+        Err(e) => ExitCode::from(fail(&e)),
     }
+}
+
+/// Prints `err` once, with its chain of causes, its control characters
+/// escaped (`escape`), and returns the exit status, 1. An error from writing
+/// to a pipe whose reader has gone (`site check | head -1`) is not one: the
+/// reader has all it wanted, so the command ends without a word, as a
+/// program killed by SIGPIPE would, but with status 0, as ripgrep does.
+pub fn fail(err: &anyhow::Error) -> u8 {
+    let closed_pipe = err.chain().any(|cause| {
+        cause.downcast_ref::<std::io::Error>().is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    });
+    if closed_pipe {
+        return 0;
+    }
+    eprintln!("error: {}", crate::escape::lines(&format!("{err:#}")));
+    1
 }

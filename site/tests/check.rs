@@ -510,6 +510,29 @@ fn the_command_exits_non_zero_when_a_file_is_rejected() {
 }
 
 #[test]
+fn output_to_a_closed_pipe_ends_quietly() {
+    // `site check | head -0`: the reader is gone before the report is
+    // written, so its first write fails with a broken pipe; the exit status
+    // is 0 even where the report says files were rejected (status 1).
+    let dir = results_dir();
+    let mut v = golden();
+    v["format_version"] = json!(2);
+    put(dir.path(), GOLDEN_PATH, &v);
+    for results in [dir.path(), std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"))] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+            .arg("check")
+            .arg(results)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", results.display());
+        assert_eq!(String::from_utf8(out.stderr).unwrap(), "", "{}", results.display());
+    }
+}
+
+#[test]
 fn published_aggregates_must_be_consistent() {
     let rel = "ubicloud/ubicloud-linux-x64/2026-11-29-imported-2c7ad0467348.json";
     let committed = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../results/").to_string() + rel);

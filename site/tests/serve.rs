@@ -1,6 +1,7 @@
 //! `site serve` over plain TCP: many keep-alive connections at once are all
 //! answered, a connection serves a second request, and the reload endpoint,
-//! the 404 page and the no-store header are as the browser expects.
+//! the 404 page and the no-store header are as the browser expects, and the
+//! server ends quietly when the reader of its stdout has gone.
 //!
 //! Browsers open several connections to a server at once and keep them
 //! open. tiny_http 0.12, which served before, could leave a new connection
@@ -185,4 +186,26 @@ fn keep_alive_connections_are_served_at_once() {
     assert_eq!(script.status, 200);
     assert_eq!(script.header("content-type"), Some("text/javascript; charset=utf-8"));
     assert!(script.text().contains("fetch(\"/__reload\")"));
+}
+
+#[test]
+fn serve_ends_quietly_when_its_stdout_reader_has_gone() {
+    // `site serve | head -0`: the first build's line fails with a broken
+    // pipe, and the server ends without a word, as `site check` does.
+    let work = tempfile::tempdir().unwrap();
+    let results = work.path().join("results");
+    put(&results, GOLDEN_PATH, &golden());
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args(["serve", "--port", &free_port().to_string(), "--results"])
+        .arg(&results)
+        .arg("--out")
+        .arg(work.path().join("public"))
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8(out.stderr).unwrap(), "");
 }

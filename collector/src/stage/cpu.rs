@@ -229,7 +229,9 @@ fn recorded(crcs: Crcs) -> CoreMarkCrcs {
     CoreMarkCrcs { seed: crcs.seed, list: crcs.list, matrix: crcs.matrix, state: crcs.state, final_: crcs.final_ }
 }
 
-fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
+/// A sample that ended without a measurement: also the interrupted sample
+/// `interrupt` records.
+pub fn failed(status: Status, message: &str, affinity: Affinity) -> CpuSample {
     CpuSample {
         status,
         message: Some(Message::lossy(message)),

@@ -514,7 +514,9 @@ pub fn percentile(sorted: &[u64], pct: u64) -> u64 {
     sorted[(rank - 1) as usize]
 }
 
-fn failed(status: Status, message: &str, affinity: Affinity) -> DiskSample {
+/// A sample that ended without a measurement: also the interrupted sample
+/// `interrupt` records.
+pub fn failed(status: Status, message: &str, affinity: Affinity) -> DiskSample {
     DiskSample {
         status,
         message: Some(Message::lossy(message)),

@@ -1,5 +1,6 @@
 //! `site build`.
 
+use std::io::Write;
 use std::time::Instant;
 
 use crate::cli::SiteArgs;
@@ -9,7 +10,8 @@ use crate::output::{Built, Writer, build_with, memory_kib};
 pub fn run(args: &SiteArgs) -> anyhow::Result<Built> {
     let start = Instant::now();
     let built = build_with(&args.options(), &args.out, &mut Writer::default())?;
-    println!(
+    writeln!(
+        std::io::stdout().lock(),
         "wrote {} files ({} provider reports, {} result files) to {} in {} ms{}",
         built.files,
         built.providers.len(),
@@ -18,6 +20,6 @@ pub fn run(args: &SiteArgs) -> anyhow::Result<Built> {
         start.elapsed().as_millis(),
         // Peak resident memory: the benchmark in docs/benchmarks.md quotes it.
         memory_kib("VmHWM").map(|kib| format!(", peak memory {} MiB", kib / 1024)).unwrap_or_default()
-    );
+    )?;
     Ok(built)
 }

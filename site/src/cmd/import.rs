@@ -1,5 +1,6 @@
 //! `site import FILE`.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -29,7 +30,7 @@ pub fn run(file: &Path, out: &Path, imported_at: Option<&str>, document: Option<
         std::fs::write(&path, to_json(r)).with_context(|| format!("cannot write {}", path.display()))?;
         // The path is made of the document's ids, so it is escaped like
         // any text from a file.
-        println!("{}", crate::escape::text(&path.display().to_string()));
+        writeln!(std::io::stdout().lock(), "{}", crate::escape::text(&path.display().to_string()))?;
         written.push(path);
     }
     Ok(written)

@@ -28,6 +28,7 @@
 //!   shows it at once and reloads when a build succeeds again.
 
 use std::hash::{Hash, Hasher};
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -72,11 +73,21 @@ pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
     // One build time for the session (pages show it, staleness counts from
     // it), so that a rebuild a minute later still reuses unchanged pages.
     let opts = args.options();
-    rebuild(&opts, &args.out, &mut writer, &shared);
-    println!("serving {} at http://127.0.0.1:{port}/ (watching for changes)", args.out.display());
+    rebuild(&opts, &args.out, &mut writer, &shared)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "serving {} at http://127.0.0.1:{port}/ (watching for changes)",
+        args.out.display()
+    )?;
     {
         let (args, shared) = (args.clone(), shared.clone());
-        std::thread::spawn(move || watch(&args, &opts, writer, &shared));
+        std::thread::spawn(move || {
+            // `watch` returns only when stdout fails: end the server as
+            // `cli::main` ends on an error.
+            if let Err(e) = watch(&args, &opts, writer, &shared) {
+                std::process::exit(crate::cli::fail(&e.into()).into());
+            }
+        });
     }
     runtime.block_on(serve(listener, args.out.clone().into(), shared))
 }
@@ -108,16 +119,23 @@ async fn serve(listener: std::net::TcpListener, out: Arc<Path>, shared: Shared) 
     }
 }
 
-/// Builds and records the outcome.
-fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) {
+/// Builds and records the outcome. The error returned is stdout's, the
+/// build's is recorded.
+fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) -> std::io::Result<()> {
     let start = Instant::now();
     let outcome = build_with(opts, out, writer);
     let mut state = shared.lock().unwrap_or_else(|e| e.into_inner());
     state.generation += 1;
     match outcome {
         Ok(b) => {
-            println!("built in {} ms: {} of {} files changed", start.elapsed().as_millis(), b.written, b.files);
             state.error = None;
+            writeln!(
+                std::io::stdout().lock(),
+                "built in {} ms: {} of {} files changed",
+                start.elapsed().as_millis(),
+                b.written,
+                b.files
+            )?;
         }
         Err(e) => {
             let message = format!("{e:#}");
@@ -125,9 +143,11 @@ fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) {
             state.error = Some(message);
         }
     }
+    Ok(())
 }
 
-fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) {
+/// Rebuilds on every change, until stdout fails.
+fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) -> std::io::Result<()> {
     let inputs = [args.results.clone(), args.content.clone(), args.docs.clone(), args.templates.clone()];
     let mut last = signature(&inputs);
     loop {
@@ -135,7 +155,7 @@ fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) {
         let now = signature(&inputs);
         if now != last {
             last = now;
-            rebuild(opts, &args.out, &mut writer, shared);
+            rebuild(opts, &args.out, &mut writer, shared)?;
         }
     }
 }

@@ -1,0 +1,68 @@
+//! A provider's page: its report, its rows' plots and its runners' history.
+
+use super::Site;
+use super::history::{cpu_line, history_plot};
+use super::model::Model;
+use super::pages::{self, Common, RunnerLink};
+use super::plot::history::Line;
+use super::plots::group_plots;
+use crate::Run;
+use crate::report::{build_view, render_report};
+
+/// One provider's page, report and plots.
+pub(super) fn provider_page(
+    tera: &tera::Tera,
+    common: &Common,
+    model: &Model,
+    runs: &[Run],
+    id: &str,
+    name: &str,
+) -> anyhow::Result<Site> {
+    let mut site = Site::default();
+    let view = build_view(id, runs);
+    let markdown = render_report(&view)?;
+    let notes: Vec<String> = view
+        .sources
+        .iter()
+        .map(|s| {
+            format!(
+                "Figures imported from the published document {} ({}, SHA-256 {}): aggregates as published, \
+                 without raw samples.",
+                s.document, s.title, s.sha256
+            )
+        })
+        .collect();
+    let mut plots = Vec::new();
+    for g in &model.groups {
+        let mine = g.only_provider(id);
+        plots.extend(group_plots(&mut site, &format!("plots/providers/{id}/{}", g.id), &mine, true, None, None)?);
+    }
+    let runners: Vec<RunnerLink> = model
+        .runners
+        .iter()
+        .filter(|r| r.provider_id == id)
+        .map(|r| RunnerLink {
+            label: r.label.clone(),
+            url: format!("/runners/{}/{}/", r.provider_id, r.label),
+            results: r.entries.len(),
+            newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
+        })
+        .collect();
+    let lines: Vec<Line> =
+        model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
+    plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, &lines)?);
+    let html = pages::provider(
+        tera,
+        common,
+        id,
+        name,
+        &view.title,
+        &crate::output::markdown_to_html(&markdown),
+        &notes,
+        &runners,
+        &plots,
+    )?;
+    site.add(format!("reports/{id}.md"), markdown);
+    site.add(format!("providers/{id}/index.html"), html);
+    Ok(site)
+}
