@@ -4,7 +4,9 @@
 # profile's sizes: samples of 1024 MiB as sequential requests of 32 MiB on
 # one persistent HTTP/1.1 connection (garbage.php?ckSize=32 downloads,
 # 32 MiB POSTs of random bytes to empty.php). Rounds alternate which tool
-# goes first. Prints the median Mbps of each and the ratio collector / curl,
+# goes first. Prints the median Mbps of each, the ratio collector / curl and
+# curl's own spread (interquartile range of its samples, and its per-round
+# medians, each over its median) with the load,
 # and appends them to docs/benchmarks.md. The target is a ratio of at least
 # 0.95 in both directions.
 #
@@ -81,6 +83,7 @@ curl_round() {
   for _ in $(seq "$samples"); do k_up+=("$(curl_sample upload)"); done
 }
 
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) = 1 ]; then order="collector curl"; else order="curl collector"; fi
   for tool in $order; do
@@ -89,17 +92,34 @@ for round in $(seq 1 "$rounds"); do
   done
 done
 
+load_after=$(cut -d' ' -f1 /proc/loadavg)
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-row() { # label collector-median curl-median
-  awk -v l="$1" -v c="$2" -v k="$3" 'BEGIN { printf "| %s | %.0f | %.0f | %.3f |\n", l, c, k, c / k }'
+# label, then the collector's samples and curl's, separated by "--": the
+# medians, their ratio, and curl's own spread: the interquartile range of
+# its samples over their median, and the range of its per-round medians
+# over their median (how far curl moves from one round to the next).
+row() {
+  python3 - "$@" <<'PY'
+import statistics as st, sys
+label, args = sys.argv[1], sys.argv[2:]
+cut = args.index("--")
+c, k = [float(x) for x in args[:cut]], [float(x) for x in args[cut + 1:]]
+per = len(k) // int(__import__("os").environ["ROUNDS"])
+rounds = [st.median(k[i:i + per]) for i in range(0, len(k), per)]
+q = st.quantiles(k, n=4)
+m = st.median(k)
+print("| %s | %.0f | %.0f | %.3f | %.1f%% | %.3f-%.3f |" % (
+    label, st.median(c), m, st.median(c) / m, (q[2] - q[0]) / m * 100, min(rounds) / m, max(rounds) / m))
+PY
 }
 rows=$(
-  row Download "$(median "${c_down[@]}")" "$(median "${k_down[@]}")"
-  row Upload "$(median "${c_up[@]}")" "$(median "${k_up[@]}")"
+  export ROUNDS=$rounds
+  row Download "${c_down[@]}" -- "${k_down[@]}"
+  row Upload "${c_up[@]}" -- "${k_up[@]}"
 )
 command="bash scripts/bench-internet.sh $rounds $scheme"
-table="| Direction | Collector Mbps (median) | curl Mbps (median) | Ratio |
-| --- | ---: | ---: | ---: |
+table="| Direction | Collector Mbps (median) | curl Mbps (median) | Ratio | curl IQR ÷ median | curl round medians ÷ median |
+| --- | ---: | ---: | ---: | ---: | ---: |
 $rows"
 echo "$table"
 echo "collector download: ${c_down[*]}"
@@ -113,7 +133,8 @@ echo "curl upload:        ${k_up[*]}"
   echo
   echo "\`$command\` on $(nproc) CPUs ($(uname -m)), $(curl --version | head -n 1 | cut -d' ' -f1-2), against the"
   echo "LibreSpeed test server on loopback: $samples samples of $transfer_mib MiB per direction and tool in each"
-  echo "round, $requests requests of $request_mib MiB per sample on one connection; medians over all samples."
+  echo "round, $requests requests of $request_mib MiB per sample on one connection; medians over all samples;"
+  echo "load average $load_before before and $load_after after."
   echo
   echo "$table"
   echo

@@ -170,7 +170,8 @@ mod tests {
         // EEMBC's flags and nothing cc would add on its own (-fPIC,
         // -ffunction-sections); on Linux -fPIE, GCC's default on GitHub's
         // images. Built without CFLAGS, as CI builds it.
-        let expected: &[&str] = if cfg!(target_os = "linux") { &["-O2", "-fPIE", "-DNDEBUG"] } else { &["-O2", "-DNDEBUG"] };
+        let expected: &[&str] =
+            if cfg!(target_os = "linux") { &["-O2", "-fPIE", "-DNDEBUG"] } else { &["-O2", "-DNDEBUG"] };
         assert_eq!(flags, expected);
         assert_eq!(build::EEMBC_COMMIT, "", "the project's implementation has no EEMBC commit");
         assert_eq!(build::DEFINES, "MULTITHREAD=1;TOTAL_DATA_SIZE=2000;ITERATIONS=0");

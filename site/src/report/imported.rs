@@ -48,6 +48,9 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             // Against the published profile's sample count, where it has one.
             complete: r.published_profile.as_ref().is_none_or(|p| c.samples >= p.cpu_disk_samples),
             pinned: matches!(c.affinity, Affinity::Pinned { .. }),
+            // A published report names no implementation; imported rows
+            // have tables of their own anyway.
+            official_sources: false,
             median_value: Some(a.median.get()),
         }
     });

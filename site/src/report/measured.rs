@@ -1,7 +1,7 @@
 //! Rows of a measured result: the figures are computed here from the
 //! accepted samples (see stats.rs and docs/methodology.md).
 
-use runner_bench_format::measured::{MeasuredResult, Status};
+use runner_bench_format::measured::{CoreMarkImplementation, MeasuredResult, Status};
 use runner_bench_format::{Affinity, arch_label};
 
 use super::protocol;
@@ -56,6 +56,7 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             samples: accepted.len().to_string(),
             complete: accepted.len() == p.cpu_samples as usize,
             pinned: matches!(affinity, Affinity::Pinned { .. }),
+            official_sources: m.build.coremark.implementation == CoreMarkImplementation::Eembc,
             median_value: summary.map(|s| s.median),
         }
     });

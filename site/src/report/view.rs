@@ -153,6 +153,10 @@ pub struct CpuRow {
     pub complete: bool,
     #[serde(skip)]
     pub pinned: bool,
+    /// Whether EEMBC's own sources ran (`build.coremark.implementation`),
+    /// not the project's implementation: the two are never ranked together.
+    #[serde(skip)]
+    pub official_sources: bool,
     /// Median iterations/s, for ordering (best first).
     #[serde(skip)]
     pub median_value: Option<f64>,

@@ -14,10 +14,10 @@ type Table = csv::Writer<Vec<u8>>;
 /// `(file name, contents)` of every table.
 pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     let meta_head = ["date", "collector", "imported", "stale", "incomplete", "excluded", "source"];
-    let mut cpu = table(
-        &["fingerprint", "protocol", "provider", "runner", "binary", "median_it_s", "range", "variation", "samples"],
-        &meta_head,
-    );
+    let cpu_head =
+        ["fingerprint", "protocol", "provider", "runner", "binary", "median_it_s", "range", "variation", "samples"];
+    let mut cpu = table(&cpu_head, &meta_head);
+    let mut cpu_eembc = table(&cpu_head, &meta_head);
     let mut disk = table(
         &[
             "fingerprint",
@@ -87,9 +87,11 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
                 m.runner.clone(),
             ]
         };
-        for r in &g.cpu {
-            let f = &r.fig;
-            row(&mut cpu, lead(&r.meta), &[&f.binary, &f.median, &f.range, &f.variation, &f.samples], &r.meta);
+        for (out, rows) in [(&mut cpu, &g.cpu), (&mut cpu_eembc, &g.cpu_eembc)] {
+            for r in rows {
+                let f = &r.fig;
+                row(out, lead(&r.meta), &[&f.binary, &f.median, &f.range, &f.variation, &f.samples], &r.meta);
+            }
         }
         for r in &g.disk {
             let f = &r.fig;
@@ -141,6 +143,7 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     }
     [
         ("coremark.csv", cpu),
+        ("coremark-eembc.csv", cpu_eembc),
         ("disk.csv", disk),
         ("cache.csv", cache),
         ("cache-action.csv", cache_action),

@@ -28,11 +28,18 @@ pub(super) fn home_page(
     for g in &model.groups {
         // The home page plots the rows it shows.
         let cache = plots.map(|old| (old, &mut drawn));
-        let cut =
-            [g.cpu.len(), g.disk.len(), g.cache.len(), g.cache_action.len(), g.internet.len(), g.http_cache.len()]
-                .into_iter()
-                .any(|n| n > home_rows)
-                .then_some(home_rows);
+        let cut = [
+            g.cpu.len(),
+            g.cpu_eembc.len(),
+            g.disk.len(),
+            g.cache.len(),
+            g.cache_action.len(),
+            g.internet.len(),
+            g.http_cache.len(),
+        ]
+        .into_iter()
+        .any(|n| n > home_rows)
+        .then_some(home_rows);
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
         let mut table =
@@ -43,6 +50,10 @@ pub(super) fn home_page(
             protocol: g.protocol,
             profile: g.profile.as_ref(),
             cpu: table("cpu", pages::home_rows(tera, templates_key, "cpu", &g.cpu, rows, &made)?)?,
+            cpu_eembc: table(
+                "cpu_eembc",
+                pages::home_rows(tera, templates_key, "cpu_eembc", &g.cpu_eembc, rows, &made)?,
+            )?,
             disk: table("disk", pages::home_rows(tera, templates_key, "disk", &g.disk, rows, &made)?)?,
             cache: table("cache", pages::home_rows(tera, templates_key, "cache", &g.cache, rows, &made)?)?,
             cache_action: table(

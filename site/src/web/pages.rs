@@ -84,6 +84,7 @@ pub struct GroupPage<'a> {
     pub protocol: Option<u32>,
     pub profile: Option<&'a ProfileView>,
     pub cpu: Table,
+    pub cpu_eembc: Table,
     pub disk: Table,
     pub cache: Table,
     pub cache_action: Table,
@@ -93,10 +94,12 @@ pub struct GroupPage<'a> {
 }
 
 /// The comparison tables: kind, slug (anchors and URLs), name, and the
-/// headline figure their rows are ranked by (see `model::build`). The cache
-/// stage has a table per method, which are never ranked together.
-pub const TABLES: [(&str, &str, &str, &str); 6] = [
+/// headline figure their rows are ranked by (see `model::build`). The CPU
+/// stage has a table per CoreMark implementation and the cache stage one per
+/// method, which are never ranked together.
+pub const TABLES: [(&str, &str, &str, &str); 7] = [
     ("cpu", "cpu", "CoreMark", "median iterations/s"),
+    ("cpu_eembc", "cpu-eembc", "CoreMark, EEMBC's sources", "median iterations/s"),
     ("disk", "disk", "Disk", "random-read IOPS"),
     ("cache", "cache", "Cache, client method", "restore seconds"),
     ("cache_action", "cache-action", "Cache, action method", "restore seconds"),
@@ -107,7 +110,8 @@ pub const TABLES: [(&str, &str, &str, &str); 6] = [
 /// One comparison table as a page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
-    /// `cpu`, `disk`, `cache`, `cache_action`, `internet` or `http_cache`.
+    /// `cpu`, `cpu_eembc`, `disk`, `cache`, `cache_action`, `internet` or
+    /// `http_cache`.
     pub kind: &'static str,
     /// Its name in anchors and URLs (`build-cache` for `http_cache`).
     pub slug: &'static str,
@@ -229,7 +233,9 @@ pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>
         providers: model.providers.len(),
     };
     let page = render(tera, "home.html", &ctx)?;
-    let tables = groups.iter().flat_map(|g| [&g.cpu, &g.disk, &g.cache, &g.cache_action, &g.internet, &g.http_cache]);
+    let tables = groups
+        .iter()
+        .flat_map(|g| [&g.cpu, &g.cpu_eembc, &g.disk, &g.cache, &g.cache_action, &g.internet, &g.http_cache]);
     splice_rows("home.html", page, tables)
 }
 

@@ -15,6 +15,7 @@ impl Group {
     pub(super) fn first_rows(&self, n: usize) -> Group {
         Group {
             cpu: self.cpu.iter().take(n).cloned().collect(),
+            cpu_eembc: self.cpu_eembc.iter().take(n).cloned().collect(),
             disk: self.disk.iter().take(n).cloned().collect(),
             cache: self.cache.iter().take(n).cloned().collect(),
             cache_action: self.cache_action.iter().take(n).cloned().collect(),
@@ -40,6 +41,7 @@ impl Group {
         let keep = |m: &model::Meta| m.provider_id == id;
         Group {
             cpu: self.cpu.iter().filter(|r| keep(&r.meta)).cloned().collect(),
+            cpu_eembc: self.cpu_eembc.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             disk: self.disk.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             cache: self.cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             cache_action: self.cache_action.iter().filter(|r| keep(&r.meta)).cloned().collect(),
@@ -105,26 +107,31 @@ pub(super) fn group_plots(
         Ok(())
     };
 
-    let cpu: Vec<Bar> = g
-        .cpu
-        .iter()
-        .filter(|r| !r.marked)
-        .filter_map(|r| {
-            Some(Bar { label: label(&r.meta), value: r.fig.median_value?, range: range(&r.fig.range), series: 0 })
-        })
-        .collect();
-    add(
-        site,
-        "coremark.svg",
-        Spec {
-            title: "CoreMark iterations/s".into(),
-            desc: format!(
-                "Median CoreMark iterations per second per runner, with min–max whiskers; higher is better ({fp})."
-            ),
-            axis: "iterations/s (higher is better)".into(),
-        },
-        cpu,
-    )?;
+    // One plot per CoreMark implementation: they are never compared.
+    for (rows, file, title, which) in [
+        (&g.cpu, "coremark.svg", "CoreMark iterations/s", "CoreMark"),
+        (&g.cpu_eembc, "coremark-eembc.svg", "CoreMark iterations/s, EEMBC's sources", "CoreMark (EEMBC's sources)"),
+    ] {
+        let cpu: Vec<Bar> = rows
+            .iter()
+            .filter(|r| !r.marked)
+            .filter_map(|r| {
+                Some(Bar { label: label(&r.meta), value: r.fig.median_value?, range: range(&r.fig.range), series: 0 })
+            })
+            .collect();
+        add(
+            site,
+            file,
+            Spec {
+                title: title.into(),
+                desc: format!(
+                    "Median {which} iterations per second per runner, with min–max whiskers; higher is better ({fp})."
+                ),
+                axis: "iterations/s (higher is better)".into(),
+            },
+            cpu,
+        )?;
+    }
 
     let mut mib = Vec::new();
     let mut iops = Vec::new();

@@ -1,0 +1,88 @@
+//! Which CoreMark ran (the project's implementation or EEMBC's own sources)
+//! decides what a CPU figure is compared with: the website never ranks,
+//! tabulates or plots the two together (docs/methodology.md, "CoreMark
+//! implementations").
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::json;
+
+const EEMBC_PATH: &str = "example/example-linux-arm64/2026-11-29-7-1.json";
+const COMMIT: &str = "d5fad6bd094899101a4e5fd53af7298160ced6ab";
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The golden result with its failed fifth CPU sample replaced by the
+/// fourth, so that its CPU row is complete and plotted.
+fn cpu_complete() -> serde_json::Value {
+    let mut v = golden();
+    let samples = v["stages"]["cpu"]["samples"].as_array_mut().unwrap();
+    samples[4] = samples[3].clone();
+    v
+}
+
+/// One fingerprint, two runners: example-linux-x64 ran the project's
+/// CoreMark (the golden result), example-linux-arm64 a release build of
+/// EEMBC's sources. Built into a fresh folder.
+fn built() -> tempfile::TempDir {
+    let results = results_dir();
+    put(results.path(), GOLDEN_PATH, &cpu_complete());
+    let mut arm = cpu_complete();
+    arm["runner"]["label"] = json!("example-linux-arm64");
+    arm["machine"]["arch"] = json!("arm64");
+    arm["provenance"]["github"]["run_id"] = json!(7);
+    arm["build"]["coremark"]["implementation"] = json!("eembc");
+    arm["build"]["coremark"]["eembc_commit"] = json!(COMMIT);
+    another_run(&mut arm, 1);
+    put(results.path(), EEMBC_PATH, &arm);
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut o = site::web::Options::new(results.path());
+    o.content = root.join("content");
+    o.docs = root.join("docs");
+    o.templates = root.join("templates");
+    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    out
+}
+
+/// The runner of each row of the table `id`, in order.
+fn runners(html: &str, id: &str) -> Vec<String> {
+    let table = html.split(&format!("id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("no table {id}"));
+    let body = table.split("</table>").next().unwrap().split("<tbody>").nth(1).unwrap();
+    body.split("<tr")
+        .skip(1)
+        .map(|row| row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn each_implementation_has_its_own_table_plot_and_csv() {
+    let out = built();
+    let home = read(out.path(), "index.html");
+    let fp = golden()["fingerprint"].as_str().unwrap().to_string();
+    assert_eq!(runners(&home, &format!("t-{fp}-cpu")), ["example-linux-x64"]);
+    assert_eq!(runners(&home, &format!("t-{fp}-cpu-eembc")), ["example-linux-arm64"]);
+    assert!(home.contains(&format!("<h3 id=\"g-{fp}-cpu-eembc\">CoreMark, EEMBC&#x27;s sources</h3>")), "{home}");
+    assert!(home.contains(
+        "<caption>CoreMark iterations per second (higher is better), median of the accepted samples, compiled from \
+         EEMBC's own sources</caption>"
+    ));
+
+    let project = read(out.path(), &format!("plots/{fp}/coremark.svg"));
+    let eembc = read(out.path(), &format!("plots/{fp}/coremark-eembc.svg"));
+    assert!(eembc.contains("<title id=\"title\">CoreMark iterations/s, EEMBC&#39;s sources</title>"), "{eembc}");
+    assert!(project.contains("example-linux-x64 (Example Cloud)") && !project.contains("example-linux-arm64"));
+    assert!(eembc.contains("example-linux-arm64 (Example Cloud)") && !eembc.contains("example-linux-x64"));
+
+    let csv_runners = |file: &str| -> Vec<String> {
+        read(out.path(), file).lines().skip(1).map(|l| l.split(',').nth(3).unwrap().to_string()).collect()
+    };
+    assert_eq!(csv_runners("data/coremark.csv"), ["example-linux-x64"]);
+    assert_eq!(csv_runners("data/coremark-eembc.csv"), ["example-linux-arm64"]);
+}
