@@ -27,7 +27,8 @@
 # Hugo's own spread (max ÷ min of its runs): a change in the ratio smaller
 # than that spread is noise.
 #
-# DOCS=1 appends the figures as a section to docs/benchmarks.md.
+# DOCS=1 appends the figures as a section at the end of docs/benchmarks.md
+# (the file's last section is the one about this benchmark).
 #
 # Needs: hugo (apt-get install hugo; 0.111 was measured), GNU time
 # (apt-get install time).
