@@ -49,7 +49,7 @@ cleanup() {
 }
 trap cleanup EXIT
 target=${CARGO_TARGET_DIR:-$repo/target}
-load() { sed 's/.*load average: //' <<<"$(uptime)"; }
+load() { local u; u=$(uptime); echo "${u##*load average: }"; }
 
 echo "commit: $(git -C "$repo" log -1 --format='%h %s') ($(git -C "$repo" status --porcelain | wc -l) changed paths)"
 echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(hugo version | cut -d' ' -f1-2)"
@@ -73,8 +73,8 @@ port=$((20000 + RANDOM % 20000))
 hugo_pid=$!
 totals() { grep -c 'Built in\|Total in' "$work/hugo-server.txt" || true; }
 wait_totals() {
-  local want=$1 i
-  for i in $(seq 600); do
+  local want=$1
+  for _ in $(seq 600); do
     [ "$(totals)" -ge "$want" ] && return 0
     sleep 0.1
   done
@@ -125,7 +125,7 @@ run_once A 0
 run_once B 0
 declare -A secs_of=([A]="" [B]="") kib_of=([A]="" [B]="") cpu_of=([A]="" [B]="")
 n=0
-for r in $(seq "$rounds"); do
+for _ in $(seq "$rounds"); do
   for side in A B B A; do
     n=$((n + 1))
     run_once "$side" "$n"
