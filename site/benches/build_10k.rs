@@ -3,6 +3,8 @@
 //! build of the release binary (wall time and peak memory as `site build`
 //! reports them) and, in process as `site serve` does it, the rebuild after
 //! one result changes. docs/benchmarks.md records the figures.
+//! `HUGO_SITE=DIR` also writes the Hugo site that `scripts/bench-hugo.sh`
+//! builds beside `site build` (see `build_10k/hugo_site.rs`).
 //!
 //! ```sh
 //! CARGO_TARGET_DIR=/work/target-site cargo bench -p site --locked --bench build_10k
@@ -12,10 +14,16 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+#[path = "build_10k/hugo_site.rs"]
+mod hugo_site;
+
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1.json");
 const RUNNERS: usize = 1_000;
 const RUNS: usize = 10;
 const PROVIDERS: usize = 20;
+/// Every run on the golden result's own day, run `n` at hour 10 + n: the
+/// check rejects a result dated before the project's first day (2026-11-29).
+const DAY: &str = "2026-11-29";
 
 fn main() {
     let dir = tempfile::tempdir().unwrap();
@@ -36,6 +44,12 @@ fn main() {
                 write_result(Path::new(&keep), &golden, r, n);
             }
         }
+    }
+
+    if let Some(hugo) = std::env::var_os("HUGO_SITE") {
+        let start = Instant::now();
+        hugo_site::write(Path::new(&hugo), RUNNERS * RUNS);
+        println!("generated a Hugo site of {} pages in {:.2} s", RUNNERS * RUNS, start.elapsed().as_secs_f64());
     }
 
     // A full build by the release binary, as Netlify runs it.
@@ -79,13 +93,9 @@ fn label(r: usize) -> (String, String) {
     (format!("bench{:02}", r % PROVIDERS), format!("bench-runner-{r:04}"))
 }
 
-fn date(n: usize) -> String {
-    format!("2026-{:02}-{:02}", 1 + n, 10)
-}
-
 fn path_of(r: usize, n: usize) -> String {
     let (provider, runner) = label(r);
-    format!("{provider}/{runner}/{}-{}-1.json", date(n), run_id(r, n))
+    format!("{provider}/{runner}/{DAY}-{}-1.json", run_id(r, n))
 }
 
 fn run_id(r: usize, n: usize) -> u64 {
@@ -94,11 +104,17 @@ fn run_id(r: usize, n: usize) -> u64 {
 
 fn write_result(results: &Path, golden: &str, r: usize, n: usize) {
     let (provider, runner) = label(r);
+    let i = r * RUNS + n;
     let text = golden
-        .replace("2026-11-29", &date(n))
+        .replace("2026-11-29T10:", &format!("{DAY}T{}:", 10 + n))
         .replace("\"id\": \"example\"", &format!("\"id\": \"{provider}\""))
         .replace("\"label\": \"example-linux-x64\"", &format!("\"label\": \"{runner}\""))
-        .replace("18342215517", &run_id(r, n).to_string());
+        .replace("18342215517", &run_id(r, n).to_string())
+        // Each file's own machine and restore instance, and its own first
+        // CoreMark sample: the check rejects a file that repeats another's run.
+        .replace("2b8c1d0e4f10", &format!("{i:012x}"))
+        .replace("7f2a1c0e9b33", &format!("{:012x}", 0x8000_0000_0000 + i))
+        .replacen("\"iterations\": 1000032,", &format!("\"iterations\": {},", 1_000_000 + i), 1);
     let path = results.join(path_of(r, n));
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# `site build` of 10,000 results against Hugo building 10,000 markdown pages,
+# interleaved in one run (issue 18: the target is a ratio, since absolute
+# times on a shared machine say little).
+#
+#   bash scripts/bench-hugo.sh
+#
+# Builds `site` in release (CARGO_TARGET_DIR as set, else target/), then runs
+# the benchmark site/benches/build_10k.rs once, which writes the 10,000
+# result files (SITE_BENCH_RESULTS) and the Hugo site of 10,000 pages
+# (HUGO_SITE, site/benches/build_10k/hugo_site.rs), and times the `site
+# serve` rebuild after one changed result. Everything goes into one
+# temporary folder under ${TMPDIR:-/tmp} (set BENCH_DIR to choose it), so
+# both programs read and write the same disk.
+#
+# Then `hugo server` is started on the Hugo site, one page is changed
+# (HUGO_CHANGES times, default 3) and Hugo's own "Total in N ms" for each
+# rebuild is printed, beside our serve rebuild.
+#
+# Then ROUNDS (default 3) rounds of A, B, B, A with A = `site build` and
+# B = `hugo`, after one uncounted warm-up run of each. Before every run
+# its output folder is removed (not timed). Each run is timed by
+# /usr/bin/time -f '%e %M %U %S' (wall seconds, peak resident KiB, user and
+# system CPU seconds). Prints every run with the load average, the medians,
+# site ÷ Hugo for time and peak memory (the targets: at most 0.2 each) and
+# for CPU time (less sensitive to other load than the wall time), and
+# Hugo's own spread (max ÷ min of its runs): a change in the ratio smaller
+# than that spread is noise.
+#
+# DOCS=1 appends the figures as a section at the end of docs/benchmarks.md
+# (the file's last section is the one about this benchmark).
+#
+# Needs: hugo (apt-get install hugo; 0.111 was measured), GNU time
+# (apt-get install time).
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${ROUNDS:-3}
+changes=${HUGO_CHANGES:-3}
+command -v hugo >/dev/null || { echo "hugo is missing: apt-get install -y hugo" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 2; }
+
+work=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bench-hugo.XXXXXX")}
+mkdir -p "$work"
+hugo_pid=
+cleanup() {
+  if [ -n "$hugo_pid" ]; then kill "$hugo_pid" 2>/dev/null || true; fi
+  if [ -z "${BENCH_DIR:-}" ]; then rm -rf "$work"; fi
+}
+trap cleanup EXIT
+target=${CARGO_TARGET_DIR:-$repo/target}
+load() { local u; u=$(uptime); echo "${u##*load average: }"; }
+
+echo "commit: $(git -C "$repo" log -1 --format='%h %s') ($(git -C "$repo" status --porcelain | wc -l) changed paths)"
+echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); $(hugo version | cut -d' ' -f1-2)"
+echo "folder: $work ($(df -h --output=source,fstype "$work" | tail -1 | tr -s ' '))"
+echo "load before: $(load)"
+
+echo "building site in release (CARGO_TARGET_DIR=$target)"
+(cd "$repo" && CARGO_TARGET_DIR="$target" cargo build -q -p site --release --locked)
+site=$target/release/site
+
+# The inputs, and our serve rebuild as the existing benchmark measures it.
+rm -rf "$work/results" "$work/hugo"
+(cd "$repo" && SITE_BIN="$site" SITE_BENCH_RESULTS="$work/results" HUGO_SITE="$work/hugo" TMPDIR="$work" \
+  CARGO_TARGET_DIR="$target" cargo bench -q -p site --locked --bench build_10k) | tee "$work/bench.txt"
+serve_ms=$(sed -n 's/^site serve rebuild after one changed result: \([0-9]*\) ms.*/\1/p' "$work/bench.txt")
+
+# `hugo server`'s rebuild of one changed page: it prints "Built in N ms"
+# after the first build and "Total in N ms" after each rebuild.
+port=$((20000 + RANDOM % 20000))
+(cd "$work/hugo" && exec hugo server --port "$port" --disableLiveReload >"$work/hugo-server.txt" 2>&1) &
+hugo_pid=$!
+totals() { grep -c 'Built in\|Total in' "$work/hugo-server.txt" || true; }
+wait_totals() {
+  local want=$1
+  for _ in $(seq 600); do
+    [ "$(totals)" -ge "$want" ] && return 0
+    sleep 0.1
+  done
+  echo "hugo server printed no build time; its output:" >&2
+  cat "$work/hugo-server.txt" >&2
+  exit 1
+}
+wait_totals 1
+page=$work/hugo/content/results/group-000/result-00003.md
+hugo_serve_ms=()
+for c in $(seq "$changes"); do
+  sleep 1
+  echo "Changed $c." >>"$page"
+  wait_totals $((c + 1))
+  hugo_serve_ms+=("$(grep 'Total in' "$work/hugo-server.txt" | tail -1 | sed 's/.*Total in \([0-9]*\) ms.*/\1/')")
+done
+kill "$hugo_pid"
+wait "$hugo_pid" 2>/dev/null || true
+hugo_pid=
+echo "hugo server: first build $(grep 'Built in' "$work/hugo-server.txt" | head -1 | sed 's/.*Built in //'), rebuild after one changed page: ${hugo_serve_ms[*]} ms"
+echo "site serve: rebuild after one changed result: $serve_ms ms"
+
+# One run of side $1 (A = site build, B = hugo), number $2: sets `secs`,
+# `kib` and `cpu` (user + system seconds).
+run_once() {
+  local side=$1 n=$2 out=$work/run-$1-$2.txt
+  rm -rf "$work/out-$side"
+  if [ "$side" = A ]; then
+    # From the repository, as Netlify runs it (content/, templates/, docs/).
+    (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" build --results "$work/results" --out "$work/out-A") \
+      >"$out" 2>&1 || { cat "$out"; exit 1; }
+  else
+    (cd "$work/hugo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" hugo --quiet --destination "$work/out-B") \
+      >"$out" 2>&1 || { cat "$out"; exit 1; }
+  fi
+  local user sys
+  read -r secs kib user sys <"$out.time"
+  cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+  printf 'run %2d: %s %7.2f s, CPU %6.2f s, %5d MiB  files %5d  load: %s\n' "$n" \
+    "$([ "$side" = A ] && echo 'site build' || echo 'hugo      ')" "$secs" "$cpu" $((kib / 1024)) \
+    "$(find "$work/out-$side" -type f | wc -l)" "$(load)"
+}
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "warm-up (not counted):"
+run_once A 0
+run_once B 0
+declare -A secs_of=([A]="" [B]="") kib_of=([A]="" [B]="") cpu_of=([A]="" [B]="")
+n=0
+for _ in $(seq "$rounds"); do
+  for side in A B B A; do
+    n=$((n + 1))
+    run_once "$side" "$n"
+    secs_of[$side]+="$secs "
+    kib_of[$side]+="$kib "
+    cpu_of[$side]+="$cpu "
+  done
+done
+load_after=$(load)
+
+a_s=$(median <<<"${secs_of[A]}")
+b_s=$(median <<<"${secs_of[B]}")
+a_k=$(median <<<"${kib_of[A]}")
+b_k=$(median <<<"${kib_of[B]}")
+a_c=$(median <<<"${cpu_of[A]}")
+b_c=$(median <<<"${cpu_of[B]}")
+b_min=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | head -1)
+b_max=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | tail -1)
+ratio_s=$(awk -v a="$a_s" -v b="$b_s" 'BEGIN { printf "%.3f", a / b }')
+ratio_k=$(awk -v a="$a_k" -v b="$b_k" 'BEGIN { printf "%.3f", a / b }')
+ratio_c=$(awk -v a="$a_c" -v b="$b_c" 'BEGIN { printf "%.3f", a / b }')
+spread=$(awk -v a="$b_min" -v b="$b_max" 'BEGIN { printf "%.3f", b / a }')
+mb() { awk -v k="$1" 'BEGIN { printf "%.0f MiB (%.0f MB)", k / 1024, k * 1.024 / 1000 }'; }
+
+echo
+echo "site build: ${secs_of[A]}s; median $a_s s, peak memory median $(mb "$a_k")"
+echo "hugo:       ${secs_of[B]}s; median $b_s s, peak memory median $(mb "$b_k")"
+echo "CPU (user + system): site ${cpu_of[A]}s, median $a_c s; hugo ${cpu_of[B]}s, median $b_c s"
+echo "site ÷ hugo: time $ratio_s, peak memory $ratio_k (targets: at most 0.2 each); CPU time $ratio_c"
+echo "hugo's own spread (max ÷ min): $spread"
+echo "serve rebuild after one change: site $serve_ms ms (target at most 300 ms); hugo server ${hugo_serve_ms[*]} ms"
+echo "load before: see above; after: $load_after"
+
+if [ "${DOCS:-}" = 1 ]; then
+  cat >>"$repo/docs/benchmarks.md" <<EOF
+
+### \`bash scripts/bench-hugo.sh\` ($(date -u +%F), commit $(git -C "$repo" rev-parse --short HEAD))
+
+$rounds rounds of A, B, B, A; $(nproc) CPUs; load average after: $load_after.
+
+| Figure | \`site build\` | Hugo | site ÷ Hugo | Target |
+| --- | ---: | ---: | ---: | ---: |
+| wall, median | $a_s s | $b_s s | $ratio_s | ≤ 0.2 |
+| peak memory, median | $(mb "$a_k") | $(mb "$b_k") | $ratio_k | ≤ 0.2 |
+| CPU (user + system), median | $a_c s | $b_c s | $ratio_c | |
+
+Runs (s): site ${secs_of[A]}; Hugo ${secs_of[B]}(spread $spread). Serve rebuild after one change:
+site $serve_ms ms (target ≤ 300 ms), \`hugo server\` ${hugo_serve_ms[*]} ms.
+EOF
+  echo "appended a section to docs/benchmarks.md"
+fi
