@@ -18,8 +18,9 @@
 #     (per wall-second) and over their cpu_s, the sample thread's CPU clock
 #     (per CPU-second);
 #   - official: `coremark.exe 0x0 0x0 0x66 N 7 1 2000` under `taskset`, N
-#     chosen once so that a run takes about 11 s (its run rule asks for at
-#     least 10 s); per wall-second is its own Iterations/Sec, per
+#     chosen once so that a run takes about 12 s (its run rule asks for at
+#     least 10 s; the script checks its CRCs, not that rule); per
+#     wall-second is its own Iterations/Sec, per
 #     CPU-second N over the process's user + system time (getrusage).
 # Per CPU-second is the figure to judge on a shared VM: time the thread
 # waits for the CPU lowers the wall-second score of whichever program it
@@ -82,14 +83,18 @@ run_collector() {
 run_official() {
   local cpu_s
   cpu_s=$(cpu_seconds "$work/o.txt" taskset -c "$cpu" "$official" 0x0 0x0 0x66 "$n" 7 1 2000)
-  grep -q "Correct operation validated" "$work/o.txt" || { cat "$work/o.txt" >&2; exit 1; }
+  # Its own CRC check; a run that ended under 10 s (a slower CPU than the
+  # calibration saw) is still the same work, so that error is not one here.
+  for crc in "seedcrc *: 0xe9f5" "crclist *: 0xe714" "crcmatrix *: 0x1fd7" "crcstate *: 0x8e3a"; do
+    grep -q "$crc" "$work/o.txt" || { cat "$work/o.txt" >&2; exit 1; }
+  done
   echo "$(sed -n 's/^Iterations\/Sec *: *//p' "$work/o.txt") $(python3 -c "print($n / $cpu_s)")"
 }
 
-# N for about 11 s of the official program, from one collector run (which
+# N for about 12 s of the official program, from one collector run (which
 # also warms both up).
 read -r wall_rate _ <<<"$(run_collector)"
-n=$(python3 -c "print(max(1000, int($wall_rate * 11)))")
+n=$(python3 -c "print(max(1000, int($wall_rate * 12)))")
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "pair  order  collector it/s (wall, CPU)  official it/s (wall, CPU)"
 rows=()
