@@ -1,0 +1,190 @@
+use std::path::Path;
+
+use super::buffer::SECTOR;
+use super::*;
+
+fn plan(dir: &Path) -> DiskPlan {
+    DiskPlan {
+        samples: 2,
+        file_bytes: 4 << 20,
+        op_time: Duration::from_millis(50),
+        timeout: Duration::from_secs(30),
+        seq_block: 1 << 20,
+        rand_block: 4096,
+        dir: dir.to_path_buf(),
+        cpu: None,
+    }
+}
+
+/// A folder on a real disk: /tmp may be tmpfs, which the stage refuses.
+fn disk_tempdir() -> tempfile::TempDir {
+    let base = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/test-tmp");
+    std::fs::create_dir_all(base).unwrap();
+    tempfile::tempdir_in(base).unwrap()
+}
+
+fn quiet() -> Progress {
+    Progress::quiet()
+}
+
+#[test]
+fn buffers_are_aligned_for_direct_io() {
+    for len in [1, 4096, 1 << 20] {
+        let buf = AlignedBuf::new(len);
+        assert_eq!(buf.as_slice().as_ptr() as usize % ALIGN, 0);
+        assert!(buf.as_slice().len() >= len && buf.as_slice().len().is_multiple_of(ALIGN));
+    }
+}
+
+#[test]
+fn random_offsets_are_aligned_uniform_and_seeded() {
+    let blocks = 256u64;
+    let mut a = SplitMix64::new(7);
+    let mut b = SplitMix64::new(7);
+    let mut counts = vec![0u32; blocks as usize];
+    for _ in 0..256_000 {
+        let x = a.below(blocks);
+        assert_eq!(x, b.below(blocks));
+        counts[x as usize] += 1;
+    }
+    // Uniform: every block within ±15% (4.7 standard deviations) of the
+    // expected 1000 hits.
+    assert!(counts.iter().all(|&c| (850..=1150).contains(&c)), "{counts:?}");
+}
+
+#[test]
+fn every_write_changes_every_sector_and_nothing_else_of_fios_layout() {
+    let mut contents = SplitMix64::new(3);
+    let mut buf = AlignedBuf::new(64 << 10);
+    SplitMix64::new(4).fill(buf.as_mut_slice());
+    // Every sector the buffer has held, wherever in it.
+    let mut seen: std::collections::HashSet<Vec<u8>> = buf.as_slice().chunks(SECTOR).map(<[u8]>::to_vec).collect();
+    let mut lines_of_writes = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        let before = buf.as_slice().to_vec();
+        scramble(buf.as_mut_slice(), &mut contents);
+        let after = buf.as_slice();
+        let mut lines = std::collections::BTreeSet::new();
+        for (k, (old, new)) in before.chunks(SECTOR).zip(after.chunks(SECTOR)).enumerate() {
+            let changed: Vec<usize> = (0..SECTOR).filter(|&i| old[i] != new[i]).collect();
+            // At most the 24 bytes fio writes: 8 at one line's start, 16 at bytes 48..64.
+            let line = changed.iter().find(|&&i| !(48..64).contains(&i)).map_or(0, |&i| i / 64 * 64);
+            assert!(
+                changed.iter().all(|&i| (line..line + 8).contains(&i) || (48..64).contains(&i)),
+                "{k}: {changed:?}"
+            );
+            lines.insert(line);
+            // No sector repeats one held before, at any place in the buffer.
+            assert!(seen.insert(new.to_vec()), "sector {k} repeats");
+        }
+        // One line per write, as fio chooses it.
+        assert_eq!(lines.len(), 1);
+        lines_of_writes.extend(lines);
+    }
+    // The line moves between writes.
+    assert!(lines_of_writes.len() > 1, "{lines_of_writes:?}");
+}
+
+#[test]
+fn scrambling_is_seeded() {
+    let (mut a, mut b) = (vec![0u8; 4096], vec![0u8; 4096]);
+    scramble(&mut a, &mut SplitMix64::new(11));
+    scramble(&mut b, &mut SplitMix64::new(11));
+    assert_eq!(a, b);
+    assert!(a.iter().any(|&x| x != 0));
+}
+
+#[test]
+fn percentiles_use_nearest_rank() {
+    let v: Vec<u64> = (1..=100).collect();
+    assert_eq!((percentile(&v, 50), percentile(&v, 99), percentile(&v, 100)), (50, 99, 100));
+    assert_eq!(percentile(&[7], 99), 7);
+    assert_eq!(percentile(&[], 50), 0);
+}
+
+#[test]
+fn measures_four_operations_and_cleans_up() {
+    let dir = disk_tempdir();
+    let out = run(&plan(dir.path()), &mut quiet(), |_| Ok(())).unwrap();
+    assert_eq!(out.notices, vec![]);
+    assert_eq!(out.stage.samples.len(), 2);
+    for s in &out.stage.samples {
+        assert_eq!(s.status, Status::Ok, "{:?}", s.message);
+        for op in [&s.seq_read, &s.seq_write, &s.rand_read, &s.rand_write] {
+            let op = op.unwrap();
+            assert!(op.ops > 0 && op.elapsed_s.get() >= 0.05);
+            assert!(op.latency_p50_us.get() <= op.latency_p99_us.get());
+        }
+        assert_eq!(s.seq_read.unwrap().bytes % (1 << 20), 0);
+        assert_eq!(s.rand_write.unwrap().bytes % 4096, 0);
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the test file was removed");
+}
+
+#[test]
+fn a_tiny_timeout_is_recorded_for_every_sample() {
+    let dir = disk_tempdir();
+    let p = DiskPlan { samples: 3, timeout: Duration::from_millis(20), ..plan(dir.path()) };
+    let out = run(&p, &mut quiet(), |_| Ok(())).unwrap();
+    // Every requested sample was attempted, and each says where it stopped.
+    assert_eq!(out.stage.samples.len(), 3);
+    for s in &out.stage.samples {
+        assert_eq!(s.status, Status::Timeout);
+        assert_eq!(s.message.as_ref().unwrap().as_str(), "sample exceeded 20ms during the 1 MiB sequential read");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() {
+    let dir = disk_tempdir();
+    let timeout = Duration::from_secs(1);
+    let p = DiskPlan { samples: 3, timeout, ..plan(dir.path()) };
+    crate::watchdog::seam::stall_sample(2, "4 KiB random read");
+    let mut ended = vec![Instant::now()];
+    let out = run(&p, &mut quiet(), |_| {
+        ended.push(Instant::now());
+        Ok(())
+    })
+    .unwrap();
+    let stalled = &out.stage.samples[1];
+    assert_eq!(stalled.status, Status::Timeout);
+    assert_eq!(stalled.message.as_ref().unwrap().as_str(), "sample exceeded 1s during the 4 KiB random read");
+    // What it had: the two operations it finished, and none after.
+    assert!(stalled.seq_read.is_some() && stalled.seq_write.is_some());
+    assert!(stalled.rand_read.is_none() && stalled.rand_write.is_none());
+    // Sample 2 ran from the end of sample 1 to its deadline, plus the
+    // scheduler's delay on a busy test machine.
+    let took = ended[2] - ended[1];
+    assert!(took >= timeout && took <= timeout + Duration::from_millis(500), "{took:?}");
+    for s in [&out.stage.samples[0], &out.stage.samples[2]] {
+        assert_eq!(s.status, Status::Ok, "{:?}", s.message);
+        assert!(s.rand_write.is_some());
+    }
+    // The stalled thread still holds the file open; its name is gone.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_memory_file_system_is_refused_with_a_notice() {
+    let shm = Path::new("/dev/shm");
+    if !shm.is_dir() {
+        panic!("/dev/shm (tmpfs) is missing on this Linux machine");
+    }
+    let dir = tempfile::tempdir_in(shm).unwrap();
+    let out = run(&plan(dir.path()), &mut quiet(), |_| Ok(())).unwrap();
+    let want = format!(
+        "{} is on a memory file system (tmpfs or ramfs), where no cache can be bypassed; \
+         choose a folder on a disk with --disk-dir",
+        dir.path().display()
+    );
+    assert_eq!(out.notices.len(), 1);
+    assert_eq!(out.notices[0].message.as_str(), format!("{want}; the disk stage did not run"));
+    assert_eq!(out.stage.samples.len(), 2);
+    assert!(
+        out.stage.samples.iter().all(|s| s.status == Status::Error && s.message.as_ref().unwrap().as_str() == want)
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
