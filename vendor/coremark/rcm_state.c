@@ -70,9 +70,16 @@ void rcm_text_setup(uint32_t block_bytes, int16_t seed, uint8_t *text)
         text[used++] = 0;
 }
 
-static int is_digit(uint8_t ch)
+/* A 0/1 byte, and below every branch counting its own step: written as the
+ * workload's definition writes them, because GCC compiles a shared count
+ * after an if-chain, or a conditional expression, to different branches;
+ * with those the whole workload ran 1.7 % slower than the official one
+ * (scripts/bench-cpu-ab.sh), and the state machine now executes exactly as
+ * many instructions as the official one (callgrind: 135,488,000 for 2000
+ * iterations). */
+static uint8_t is_digit(uint8_t ch)
 {
-    return (ch >= '0') & (ch <= '9');
+    return ((ch >= '0') & (ch <= '9')) ? 1 : 0;
 }
 
 /* Classify the token at *cursor, stopping after its comma, at the end of the
@@ -106,13 +113,16 @@ static int lex_token(uint8_t **cursor, uint32_t *steps)
             steps[LX_START]++;
             break;
         case LX_SIGN:
-            if (is_digit(ch))
+            if (is_digit(ch)) {
                 st = LX_INT;
-            else if (ch == '.')
+                steps[LX_SIGN]++;
+            } else if (ch == '.') {
                 st = LX_FRACTION;
-            else
+                steps[LX_SIGN]++;
+            } else {
                 st = LX_INVALID;
-            steps[LX_SIGN]++;
+                steps[LX_SIGN]++;
+            }
             break;
         case LX_INT:
             if (ch == '.') {
@@ -133,12 +143,22 @@ static int lex_token(uint8_t **cursor, uint32_t *steps)
             }
             break;
         case LX_EXP_MARK:
-            st = (ch == '+' || ch == '-') ? LX_EXP_SIGN : LX_INVALID;
-            steps[LX_EXP_MARK]++;
+            if (ch == '+' || ch == '-') {
+                st = LX_EXP_SIGN;
+                steps[LX_EXP_MARK]++;
+            } else {
+                st = LX_INVALID;
+                steps[LX_EXP_MARK]++;
+            }
             break;
         case LX_EXP_SIGN:
-            st = is_digit(ch) ? LX_SCIENTIFIC : LX_INVALID;
-            steps[LX_EXP_SIGN]++;
+            if (is_digit(ch)) {
+                st = LX_SCIENTIFIC;
+                steps[LX_EXP_SIGN]++;
+            } else {
+                st = LX_INVALID;
+                steps[LX_EXP_SIGN]++;
+            }
             break;
         case LX_SCIENTIFIC:
             if (!is_digit(ch)) {
