@@ -59,7 +59,7 @@ echo "median of the runs' medians: $overall; load $load_before before, $load_aft
   echo "## CoreMark: the project's implementation against EEMBC's in one process ($(date -u +%Y-%m-%d))"
   echo
   echo "\`bash scripts/bench-cpu-ab.sh EEMBC_CHECKOUT $runs $cpu\` at $(git rev-parse --short HEAD), EEMBC at ${commit:0:12},"
-  echo "$(gcc -dumpfullversion) \`${flags[*]}\`, $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)),"
+  echo "GCC $(gcc -dumpfullversion) \`${flags[*]}\`, $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)),"
   echo "pinned to CPU $cpu; 400 slice pairs of 200 iterations per run; load average $load_before before and"
   echo "$load_after after. Project ÷ EEMBC speed per CPU-second (above 1: the project's is faster):"
   echo
