@@ -17,6 +17,7 @@ pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{
     CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, ReportView, build_view,
+    report_runs,
 };
 
 use runner_bench_format::AnyResult;

@@ -310,6 +310,31 @@ pub(crate) struct RunnerPart {
     pub(crate) machine: Option<MachineRow>,
 }
 
+/// The newest result not excluded of each runner, by `key` (the runner):
+/// the latest date wins, then the later path.
+fn newest_per_runner<'a, K: Ord>(runs: impl Iterator<Item = &'a Run>, key: impl Fn(&Run) -> K) -> BTreeMap<K, &'a Run> {
+    let mut newest: BTreeMap<K, &Run> = BTreeMap::new();
+    for run in runs.filter(|r| r.excluded.is_none()) {
+        let key = key(run);
+        let replace = newest.get(&key).is_none_or(|old| (old.date(), &old.rel_path) < (run.date(), &run.rel_path));
+        if replace {
+            newest.insert(key, run);
+        }
+    }
+    newest
+}
+
+/// Which of `runs` the provider reports read (`build_view`): the excluded
+/// ones (their paths and reasons) and each runner's newest of the rest. A
+/// build keeps only these once the model is made, so that it need not hold
+/// every parsed result until the reports are done; the reports are the
+/// same from these as from all the runs.
+pub fn report_runs(runs: &[Run]) -> Vec<bool> {
+    let newest = newest_per_runner(runs.iter(), |r| (r.provider_id(), r.runner_label()));
+    let newest: std::collections::HashSet<*const Run> = newest.values().map(|&r| std::ptr::from_ref(r)).collect();
+    runs.iter().map(|r| r.excluded.is_some() || newest.contains(&std::ptr::from_ref(r))).collect()
+}
+
 /// Builds the report of provider `provider_id` from the accepted runs.
 ///
 /// Takes the newest result per runner among those not excluded, groups
@@ -326,15 +351,7 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
         })
         .collect();
 
-    // Newest result per runner: the latest date wins, then the later path.
-    let mut newest: BTreeMap<String, &Run> = BTreeMap::new();
-    for run in mine.iter().filter(|r| r.excluded.is_none()) {
-        let key = run.runner_label();
-        let replace = newest.get(&key).is_none_or(|old| (old.date(), &old.rel_path) < (run.date(), &run.rel_path));
-        if replace {
-            newest.insert(key, run);
-        }
-    }
+    let newest = newest_per_runner(mine.iter().copied(), Run::runner_label);
 
     let mut groups: BTreeMap<(bool, String), GroupView> = BTreeMap::new();
     let mut measured_of: BTreeMap<(bool, String), Vec<&MeasuredResult>> = BTreeMap::new();

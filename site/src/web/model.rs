@@ -208,15 +208,27 @@ pub type EntryCache = HashMap<u64, Arc<Entry>>;
 /// Entries are independent and computed on every CPU; those in `cache`
 /// are reused, and the cache is left holding this build's entries.
 pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut EntryCache>) -> Model {
+    let entries = entries(runs, stale_before, cache.as_deref());
+    assemble(entries, cache)
+}
+
+/// The entry of each of `runs`, in order, computed on every CPU; those in
+/// `cache` are reused. A build may call it on a part of the runs at a time
+/// (and let go of those runs) before `assemble`.
+pub fn entries(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&EntryCache>) -> Vec<Arc<Entry>> {
     let empty = EntryCache::new();
-    let old = cache.as_ref().map_or(&empty, |c| &**c);
-    let entries: Vec<Arc<Entry>> = runs
-        .par_iter()
+    let old = cache.unwrap_or(&empty);
+    runs.par_iter()
         .map(|r| {
             let key = entry_key(r, stale_before);
             old.get(&key).cloned().unwrap_or_else(|| Arc::new(entry(r, key, stale_before)))
         })
-        .collect();
+        .collect()
+}
+
+/// The model of every run's entry (`entries`), in the runs' order; leaves
+/// `cache` holding these entries.
+pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Model {
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
     }
