@@ -99,7 +99,7 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     assert!(home.contains("<img src=\"&#x2F;plots&#x2F;866df6f892c3&#x2F;coremark.svg\""));
     assert!(home.len() < 200 * 1024, "the home page is {} bytes", home.len());
     let csv = read(out.path(), "data/coremark.csv");
-    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,range,variation,samples,date,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
     // The feed reads back as Atom: newest first, each entry linking to its
     // runner page and naming its result file.
     let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();

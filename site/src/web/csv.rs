@@ -1,12 +1,13 @@
-//! One CSV file per home-page table, every row of every fingerprint, with
-//! the figures as the tables print them. The csv crate writes the RFC 4180
+//! One CSV file per home-page table, every row of every fingerprint: a
+//! number column holds a number or nothing (no "—", no unit sign, a range
+//! in a min and a max column), and each row says whether it is complete. The csv crate writes the RFC 4180
 //! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
 //! doubled, CRLF line ends); the formula defusing (`defuse`) is the site's.
 //! The cache stage has a file per method, as it has a table per method.
 
 use std::borrow::Cow;
 
-use super::model::{Group, Meta};
+use super::model::{Group, Meta, Row};
 
 /// One table being written.
 type Table = csv::Writer<Vec<u8>>;
@@ -14,59 +15,34 @@ type Table = csv::Writer<Vec<u8>>;
 /// `(file name, contents)` of every table.
 pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     let meta_head = ["date", "collector", "imported", "stale", "incomplete", "excluded", "source"];
-    let cpu_head =
-        ["fingerprint", "protocol", "provider", "runner", "binary", "median_it_s", "range", "variation", "samples"];
+    let lead_head = ["fingerprint", "protocol", "provider", "runner"];
+    let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
+    let cpu_head = head(&["binary", "median_it_s", "min_it_s", "max_it_s", "variation_pct", "samples"]);
     let mut cpu = table(&cpu_head, &meta_head);
     let mut cpu_eembc = table(&cpu_head, &meta_head);
     let mut disk = table(
-        &[
-            "fingerprint",
-            "protocol",
-            "provider",
-            "runner",
-            "seq_read_mib_s",
-            "seq_write_mib_s",
-            "rand_read_iops",
-            "rand_write_iops",
-            "samples",
-        ],
+        &head(&["seq_read_mib_s", "seq_write_mib_s", "rand_read_iops", "rand_write_iops", "samples"]),
         &meta_head,
     );
-    let cache_head = [
-        "fingerprint",
-        "protocol",
-        "provider",
-        "runner",
+    let cache_head = head(&[
         "backend",
         "method",
-        "verified",
-        "save_s",
+        "verified_trials",
+        "trials",
+        "save_median_s",
+        "save_min_s",
+        "save_max_s",
         "save_mib_s",
-        "restore_s",
+        "restore_median_s",
+        "restore_min_s",
+        "restore_max_s",
         "restore_mib_s",
-    ];
+    ]);
     let mut cache = table(&cache_head, &meta_head);
     let mut cache_action = table(&cache_head, &meta_head);
-    let mut internet = table(
-        &[
-            "fingerprint",
-            "protocol",
-            "provider",
-            "runner",
-            "service",
-            "status",
-            "download_mbps",
-            "upload_mbps",
-            "request_ms",
-        ],
-        &meta_head,
-    );
+    let mut internet = table(&head(&["service", "status", "download_mbps", "upload_mbps", "request_ms"]), &meta_head);
     let mut build = table(
-        &[
-            "fingerprint",
-            "protocol",
-            "provider",
-            "runner",
+        &head(&[
             "software",
             "backend",
             "cpu_quota",
@@ -75,7 +51,7 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
             "connections",
             "put_per_s",
             "get_per_s",
-        ],
+        ]),
         &meta_head,
     );
     for g in groups {
@@ -90,55 +66,60 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
         for (out, rows) in [(&mut cpu, &g.cpu), (&mut cpu_eembc, &g.cpu_eembc)] {
             for r in rows {
                 let f = &r.fig;
-                row(out, lead(&r.meta), &[&f.binary, &f.median, &f.range, &f.variation, &f.samples], &r.meta);
+                let [min, max] = min_max(&f.range);
+                let figures = [f.binary.clone(), number(&f.median), min, max, number(&f.variation), number(&f.samples)];
+                row(out, lead(&r.meta), &figures, r);
             }
         }
         for r in &g.disk {
             let f = &r.fig;
             let counts = f.counts.clone().unwrap_or_default();
-            row(&mut disk, lead(&r.meta), &[&f.read, &f.write, &f.rand_read, &f.rand_write, &counts], &r.meta);
+            let figures = [number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
+            row(&mut disk, lead(&r.meta), &figures, r);
         }
         for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {
             for r in rows {
                 let f = &r.fig;
-                row(
-                    out,
-                    lead(&r.meta),
-                    &[
-                        &f.backend,
-                        &f.method_label,
-                        &f.verified,
-                        &f.save,
-                        &f.save_mib_per_s,
-                        &f.restore,
-                        &f.restore_mib_per_s,
-                    ],
-                    &r.meta,
-                );
+                let (verified, trials) = f.verified.split_once('/').unwrap_or((&f.verified, ""));
+                let [save_median, save_min, save_max] = median_min_max(&f.save);
+                let [restore_median, restore_min, restore_max] = median_min_max(&f.restore);
+                let figures = [
+                    f.backend.clone(),
+                    f.method_label.clone(),
+                    number(verified),
+                    number(trials),
+                    save_median,
+                    save_min,
+                    save_max,
+                    number(&f.save_mib_per_s),
+                    restore_median,
+                    restore_min,
+                    restore_max,
+                    number(&f.restore_mib_per_s),
+                ];
+                row(out, lead(&r.meta), &figures, r);
             }
         }
         for r in &g.internet {
             let f = &r.fig;
-            row(&mut internet, lead(&r.meta), &[&f.service, &f.status, &f.download, &f.upload, &f.request_ms], &r.meta);
+            let figures =
+                [f.service.clone(), f.status.clone(), number(&f.download), number(&f.upload), number(&f.request_ms)];
+            row(&mut internet, lead(&r.meta), &figures, r);
         }
         for r in &g.http_cache {
             let f = &r.fig;
             let h = &f.row;
-            row(
-                &mut build,
-                lead(&r.meta),
-                &[
-                    &f.software,
-                    &h.backend,
-                    &h.cpu_quota,
-                    &h.memory_quota_gb,
-                    &h.value_bytes,
-                    &h.connections,
-                    &h.put_per_s,
-                    &h.get_per_s,
-                ],
-                &r.meta,
-            );
+            let figures = [
+                f.software.clone(),
+                h.backend.clone(),
+                number(&h.cpu_quota),
+                number(&h.memory_quota_gb),
+                number(&h.value_bytes),
+                number(&h.connections),
+                number(&h.put_per_s),
+                number(&h.get_per_s),
+            ];
+            row(&mut build, lead(&r.meta), &figures, r);
         }
     }
     [
@@ -153,6 +134,30 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     .into_iter()
     .map(|(name, table)| (name, table.into_inner().expect("flushing into memory cannot fail")))
     .collect()
+}
+
+/// A figure as the tables print it (`33392.77`, `9.29%`, `—`) as a number
+/// column holds it: the number without its unit sign (the column's name
+/// carries the unit), or empty where there is no figure.
+fn number(figure: &str) -> String {
+    let n = figure.trim().trim_end_matches('%');
+    if n.parse::<f64>().is_ok() { n.to_string() } else { String::new() }
+}
+
+/// `min–max` as two numbers, empty where missing.
+fn min_max(figure: &str) -> [String; 2] {
+    match figure.split_once('–') {
+        Some((min, max)) => [number(min), number(max)],
+        None => [String::new(), String::new()],
+    }
+}
+
+/// `median; min–max` (the cache tables' seconds) as three numbers, empty
+/// where missing.
+fn median_min_max(figure: &str) -> [String; 3] {
+    let (median, range) = figure.split_once("; ").unwrap_or((figure, ""));
+    let [min, max] = min_max(range);
+    [number(median), min, max]
 }
 
 /// A table with its head row (plain names, never quoted or defused).
@@ -178,14 +183,18 @@ fn write<'a>(out: &mut Table, cells: impl IntoIterator<Item = Cow<'a, str>>) {
     out.write_record(None::<&[u8]>).expect("a row as wide as its head");
 }
 
-fn row(out: &mut Table, lead: Vec<String>, figures: &[&String], m: &Meta) {
+/// One row: the lead, the figures, then the meta columns, whose
+/// `incomplete` is this row's (a result can lack a sample in one stage and
+/// be complete in another).
+fn row<T>(out: &mut Table, lead: Vec<String>, figures: &[String], r: &Row<T>) {
+    let m = &r.meta;
     let flag = |b: bool| if b { "yes" } else { "no" };
     let meta = [
         m.date.as_str(),
         m.collector.as_str(),
         flag(m.imported),
         flag(m.stale),
-        flag(m.incomplete),
+        flag(r.incomplete),
         m.excluded.as_deref().unwrap_or_default(),
         m.source_url.as_str(),
     ];
@@ -240,7 +249,20 @@ fn is_number(field: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{defuse, write, writer};
+    use super::{defuse, median_min_max, min_max, number, write, writer};
+
+    #[test]
+    fn number_columns_hold_numbers_or_nothing() {
+        assert_eq!(number("33392.77"), "33392.77");
+        assert_eq!(number("9.29%"), "9.29");
+        assert_eq!(number("—"), "");
+        assert_eq!(number(""), "");
+        assert_eq!(min_max("29068.42–37639.26"), ["29068.42", "37639.26"]);
+        assert_eq!(min_max("—"), ["", ""]);
+        assert_eq!(median_min_max("7.76; 7.12–22.53"), ["7.76", "7.12", "22.53"]);
+        assert_eq!(median_min_max("7.76"), ["7.76", "", ""]);
+        assert_eq!(median_min_max("—"), ["", "", ""]);
+    }
 
     /// A field as a table writes it: defused, then quoted where it must be.
     fn quote(field: &str) -> String {
