@@ -435,11 +435,13 @@ fn site_build(rel: &str, result: &Path, work: &Path, csv: &str) -> (String, Vec<
     let mut lines = csv.lines();
     let head: Vec<String> = fields(lines.next().unwrap());
     let col = |name: &str| head.iter().position(|h| *h == name).unwrap_or_else(|| panic!("cache.csv has no {name}"));
-    let (backend, verified, incomplete) = (col("backend"), col("verified"), col("incomplete"));
+    let (backend, verified, trials, incomplete) =
+        (col("backend"), col("verified_trials"), col("trials"), col("incomplete"));
+    // Verified trials as the pages print them, "2/3".
     let mut rows: Vec<(String, String, String)> = lines
         .map(|l| {
             let f = fields(l);
-            (f[backend].to_string(), f[verified].to_string(), f[incomplete].to_string())
+            (f[backend].to_string(), format!("{}/{}", f[verified], f[trials]), f[incomplete].to_string())
         })
         .collect();
     rows.sort();
