@@ -149,15 +149,19 @@ fn recorded_flags(compiler: &cc::Tool) -> Vec<String> {
 /// The commit of an eembc/coremark checkout, or empty when git cannot say
 /// (a source archive): the result then records none.
 fn checkout_commit(checkout: &Path) -> String {
+    git_head(checkout).filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or_default()
+}
+
+/// `git rev-parse HEAD` in `dir`, where git can say.
+fn git_head(dir: &Path) -> Option<String> {
     Command::new("git")
         .args(["rev-parse", "HEAD"])
-        .current_dir(checkout)
+        .current_dir(dir)
         .output()
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit()))
-        .unwrap_or_default()
+        .filter(|s| !s.is_empty())
 }
 
 /// The project's sources: its kernels and API, not the validation program,
@@ -217,13 +221,5 @@ fn revision(root: &Path) -> String {
             println!("cargo:rerun-if-changed={}", git.join(reference).display());
         }
     }
-    Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .current_dir(root)
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_string())
+    git_head(root).unwrap_or_else(|| "unknown".to_string())
 }

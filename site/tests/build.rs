@@ -8,20 +8,8 @@ use common::*;
 use serde_json::json;
 use site::cmd::serve::{content_type_of, file_for, with_reload};
 
-/// The repository's results, built with the repository's templates,
-/// content and docs, at a fixed time.
-fn options(results: &Path) -> site::web::Options {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let mut o = site::web::Options::new(results);
-    o.content = root.join("content");
-    o.docs = root.join("docs");
-    o.templates = root.join("templates");
-    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
-    o
-}
-
 fn build(results: &Path, out: &Path) -> site::output::Built {
-    site::output::build_with(&options(results), out, &mut site::output::Writer::default()).unwrap()
+    site::output::build_with(&site_options(results), out, &mut site::output::Writer::default()).unwrap()
 }
 
 fn read(out: &Path, rel: &str) -> String {
@@ -128,7 +116,7 @@ fn home_page_compares_every_runner_with_marks_and_links() {
 #[test]
 fn long_tables_show_the_first_rows_and_link_to_every_row() {
     let out = tempfile::tempdir().unwrap();
-    let mut opts = options(Path::new(REPO_RESULTS));
+    let mut opts = site_options(Path::new(REPO_RESULTS));
     opts.home_rows = 1;
     site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
     let home = read(out.path(), "index.html");
@@ -231,7 +219,7 @@ fn markup_in_result_strings_stays_inert_and_marks_show() {
     )
     .unwrap();
     let out = tempfile::tempdir().unwrap();
-    let mut o = options(dir.path());
+    let mut o = site_options(dir.path());
     o.now = "2030-01-01T00:00:00Z".parse().unwrap();
     site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
     for entry in walkdir::WalkDir::new(out.path()) {
@@ -258,9 +246,12 @@ fn markup_in_result_strings_stays_inert_and_marks_show() {
 fn build_refuses_a_folder_it_did_not_write() {
     let out = tempfile::tempdir().unwrap();
     std::fs::write(out.path().join("keep.txt"), "mine").unwrap();
-    let err =
-        site::output::build_with(&options(Path::new(REPO_RESULTS)), out.path(), &mut site::output::Writer::default())
-            .unwrap_err();
+    let err = site::output::build_with(
+        &site_options(Path::new(REPO_RESULTS)),
+        out.path(),
+        &mut site::output::Writer::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -325,7 +316,7 @@ fn serve_rebuilds_match_fresh_builds() {
     put(results.path(), GOLDEN_PATH, &golden);
     let served = tempfile::tempdir().unwrap();
     let mut writer = site::output::Writer::incremental();
-    let first = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    let first = site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
     assert_eq!(first.written, first.files);
 
     let same_as_fresh = |what: &str| {
@@ -343,13 +334,13 @@ fn serve_rebuilds_match_fresh_builds() {
     // providers' and runners' parts are reused.
     golden["stages"]["cpu"]["samples"][0]["iterations"] = json!(2_000_064);
     put(results.path(), GOLDEN_PATH, &golden);
-    let changed = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    let changed = site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
     assert!(changed.written > 0 && changed.written < changed.files / 2, "{changed:?}");
     same_as_fresh("after a changed figure");
 
     // A removed result takes its runner's page and plot with it.
     std::fs::remove_file(results.path().join(GOLDEN_PATH)).unwrap();
-    site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
     assert!(!served.path().join("runners/example/example-linux-x64/index.html").exists());
     same_as_fresh("after a removed result");
 
@@ -359,7 +350,7 @@ fn serve_rebuilds_match_fresh_builds() {
     let base = templates.path().join("base.html");
     let text = std::fs::read_to_string(&base).unwrap().replace("</footer>", "<p>edited</p></footer>");
     std::fs::write(&base, text).unwrap();
-    let mut opts = options(results.path());
+    let mut opts = site_options(results.path());
     opts.templates = templates.path().to_path_buf();
     site::output::build_with(&opts, served.path(), &mut writer).unwrap();
     let runner = read(served.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
@@ -374,7 +365,7 @@ const FAILED_JOB: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fa
 const FIXTURE_CONTENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/content");
 
 fn build_with_fixture_releases(results: &Path, out: &Path) {
-    let mut o = options(results);
+    let mut o = site_options(results);
     o.content = Path::new(FIXTURE_CONTENT).to_path_buf();
     site::output::build_with(&o, out, &mut site::output::Writer::default()).unwrap();
 }

@@ -62,16 +62,6 @@ fn an_action_step_is_recorded_exactly_on_action_pairs() {
 
 // The website
 
-fn options(results: &Path) -> site::web::Options {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let mut o = site::web::Options::new(results);
-    o.content = root.join("content");
-    o.docs = root.join("docs");
-    o.templates = root.join("templates");
-    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
-    o
-}
-
 fn read(out: &Path, rel: &str) -> String {
     std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
@@ -98,7 +88,7 @@ fn built() -> tempfile::TempDir {
     another_run(&mut arm, 1);
     put(results.path(), ARM_PATH, &arm);
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
     out
 }
 
@@ -222,7 +212,7 @@ fn a_runner_page_shows_the_cache_method() {
 fn imported_figures_are_action_figures() {
     let out = tempfile::tempdir().unwrap();
     let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
-    site::output::build_with(&options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
     let home = read(out.path(), "index.html");
     assert!(!home.contains("id=\"t-e021cd7ddc71-cache\""));
     assert_eq!(

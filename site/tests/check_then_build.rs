@@ -279,18 +279,6 @@ fn apply(v: &mut Value, m: &Mutation) -> Option<String> {
     })
 }
 
-/// The repository's content, docs and templates, at a fixed time, so
-/// that a case builds the same site whenever it runs.
-fn options(results: &Path) -> site::web::Options {
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let mut o = site::web::Options::new(results);
-    o.content = root.join("content");
-    o.docs = root.join("docs");
-    o.templates = root.join("templates");
-    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
-    o
-}
-
 /// The layout's path of a mutant, where the check can read it as a result
 /// and the layout can place it; `None` otherwise.
 fn layout_path(value: &Value) -> Option<String> {
@@ -329,14 +317,14 @@ fn check_then_build(value: &Value) -> Result<Outcome, String> {
     common::put(dir.path(), &rel, value);
     // `site check` as the command runs it: with the release manifests,
     // which the build checks against too.
-    let releases = options(dir.path()).content.join(site::releases::RELEASES_DIR);
+    let releases = common::site_options(dir.path()).content.join(site::releases::RELEASES_DIR);
     let checked = site::check_with_releases(&[dir.path().to_path_buf()], &releases)
         .map_err(|e| format!("check failed: {e:#}"))?;
     if !checked.problems.is_empty() || checked.runs.is_empty() {
         return Ok(Outcome::Rejected);
     }
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&options(dir.path()), out.path(), &mut site::output::Writer::default())
+    site::output::build_with(&common::site_options(dir.path()), out.path(), &mut site::output::Writer::default())
         .map_err(|e| format!("the check accepted the file, and the build failed: {e:#}"))?;
     Ok(Outcome::Built)
 }
@@ -470,7 +458,7 @@ fn build_unchecked(value: Value) -> Result<(), String> {
                 notes: vec![],
             };
             let dir = common::results_dir();
-            site::web::build(&options(dir.path()), vec![run]).map(|_| ()).map_err(|e| format!("{e:#}"))
+            site::web::build(&common::site_options(dir.path()), vec![run]).map(|_| ()).map_err(|e| format!("{e:#}"))
         });
         let _ = tx.send(outcome.unwrap_or_else(|_| Err("panicked".to_string())));
     });

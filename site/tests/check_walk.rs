@@ -300,12 +300,7 @@ fn a_formula_in_free_text_is_defused_in_the_csv_downloads() {
         format!("[[exclude]]\nfile = \"{GOLDEN_PATH}\"\nreason = \" \\t=HYPERLINK(1)\"\n"),
     )
     .unwrap();
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let mut o = site::web::Options::new(dir.path());
-    o.content = root.join("content");
-    o.docs = root.join("docs");
-    o.templates = root.join("templates");
-    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    let o = site_options(dir.path());
     let out = tempfile::tempdir().unwrap();
     site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
     let csv = std::fs::read_to_string(out.path().join("data/coremark.csv")).unwrap();

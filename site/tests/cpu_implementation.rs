@@ -40,12 +40,7 @@ fn built() -> tempfile::TempDir {
     arm["build"]["coremark"]["eembc_commit"] = json!(COMMIT);
     another_run(&mut arm, 1);
     put(results.path(), EEMBC_PATH, &arm);
-    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-    let mut o = site::web::Options::new(results.path());
-    o.content = root.join("content");
-    o.docs = root.join("docs");
-    o.templates = root.join("templates");
-    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    let o = site_options(results.path());
     let out = tempfile::tempdir().unwrap();
     site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
     out

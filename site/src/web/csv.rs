@@ -141,7 +141,7 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
 /// carries the unit), or empty where there is no figure.
 fn number(figure: &str) -> String {
     let n = figure.trim().trim_end_matches('%');
-    if n.parse::<f64>().is_ok() { n.to_string() } else { String::new() }
+    if is_number(n) { n.to_string() } else { String::new() }
 }
 
 /// `min–max` as two numbers, empty where missing.

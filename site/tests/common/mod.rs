@@ -16,6 +16,19 @@ pub const GOLDEN_PATH: &str = "example/example-linux-x64/2026-11-29-18342215517-
 /// copied byte for byte.
 pub const SEEDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/seeds");
 
+/// Build options for `results` with the repository's content, docs and
+/// templates, at a fixed time, so that a case builds the same site whenever
+/// it runs.
+pub fn site_options(results: &Path) -> site::web::Options {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut o = site::web::Options::new(results);
+    o.content = root.join("content");
+    o.docs = root.join("docs");
+    o.templates = root.join("templates");
+    o.now = "2026-12-01T00:00:00Z".parse().unwrap();
+    o
+}
+
 /// The golden result as JSON, to edit into broken fixtures.
 pub fn golden() -> Value {
     serde_json::from_str(&std::fs::read_to_string(GOLDEN).unwrap()).unwrap()
