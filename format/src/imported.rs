@@ -60,6 +60,11 @@ pub struct Source {
     pub document_sha256: crate::values::Sha256Hex,
     /// When it was imported.
     pub imported_at: Timestamp,
+    /// The day the report's figures were measured, where its publisher
+    /// states it (`site import --measured-on`); the site dates the result,
+    /// and counts its age, from this day only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_on: Option<crate::values::Date>,
     /// The tool that imported it, e.g. `site 0.1.0`.
     pub importer: Name,
 }

@@ -30,4 +30,4 @@ pub use measured::MeasuredResult;
 pub use params::{PROTOCOL_VERSION, Parameters, Profile};
 pub use read::{AnyResult, FORMAT_VERSION, MAX_FILE_BYTES, ReadError, from_slice, read_file, to_json};
 pub use stats::median;
-pub use values::{Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Text, Timestamp, hex};
+pub use values::{Date, Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Text, Timestamp, hex};

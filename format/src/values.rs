@@ -377,6 +377,78 @@ impl JsonSchema for Timestamp {
     }
 }
 
+/// A calendar date, `YYYY-MM-DD`: the day a published report's figures
+/// were measured, where its publisher states it (time of day and zone are
+/// not published, so none is invented).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date(String);
+
+impl Date {
+    /// Checks `s` and wraps it: four-digit year, two-digit month and day, a
+    /// day that exists.
+    pub fn new(s: impl Into<String>) -> Result<Self, String> {
+        let s = s.into();
+        let b = s.as_bytes();
+        let form = b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && [0, 1, 2, 3, 5, 6, 8, 9].into_iter().all(|i| b[i].is_ascii_digit());
+        if !form {
+            return Err(format!("{s:?} is not a date in the form YYYY-MM-DD (like 2026-11-29)"));
+        }
+        let num = |from: usize, to: usize| s[from..to].parse::<i16>().unwrap_or(0);
+        let (year, month, day) = (num(0, 4), num(5, 7), num(8, 10));
+        if jiff::civil::Date::new(year, month as i8, day as i8).is_err() {
+            return Err(format!("{s:?} is in the form YYYY-MM-DD but names no real day"));
+        }
+        Ok(Date(s))
+    }
+
+    /// The date as written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Midnight UTC at the start of the day: where a date stands among
+    /// instants (staleness, history order).
+    pub fn instant(&self) -> jiff::Timestamp {
+        // Checked on construction.
+        format!("{}T00:00:00Z", self.0).parse().unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for Date {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Date::new(s).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for Date {
+    fn schema_name() -> Cow<'static, str> {
+        "Date".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "format": "date",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+        })
+    }
+}
+
 /// Lowercase hexadecimal of `bytes`, two digits a byte: how the collector
 /// and the site write every digest (payload, archive and document SHA-256s,
 /// the fingerprint), so the two always spell one digest the same way.
@@ -457,6 +529,29 @@ mod tests {
             hex(&sha2::Sha256::digest(b"abc")),
             "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
+    }
+
+    #[test]
+    fn date_rules() {
+        assert_eq!(Date::new("2026-02-28").unwrap().as_str(), "2026-02-28");
+        assert_eq!(Date::new("2024-02-29").unwrap().instant().to_string(), "2024-02-29T00:00:00Z");
+        assert_eq!(
+            Date::new("2026-2-28").unwrap_err(),
+            "\"2026-2-28\" is not a date in the form YYYY-MM-DD (like 2026-11-29)"
+        );
+        assert_eq!(
+            Date::new("2026-11-29T00:00:00Z").unwrap_err(),
+            "\"2026-11-29T00:00:00Z\" is not a date in the form YYYY-MM-DD (like 2026-11-29)"
+        );
+        assert_eq!(
+            Date::new("2026-02-29").unwrap_err(),
+            "\"2026-02-29\" is in the form YYYY-MM-DD but names no real day"
+        );
+        assert_eq!(
+            Date::new("2026-13-01").unwrap_err(),
+            "\"2026-13-01\" is in the form YYYY-MM-DD but names no real day"
+        );
+        assert!(Date::new("２０２６-01-01").is_err(), "non-ASCII digits");
     }
 
     #[test]

@@ -45,6 +45,12 @@ pub enum Command {
         /// The import time recorded in the files (UTC RFC 3339, default now).
         #[arg(long)]
         imported_at: Option<String>,
+        /// The day the report's figures were measured (YYYY-MM-DD), where
+        /// its publisher states it. The website dates the rows, and counts
+        /// their age, from this day; without it they say "date not
+        /// published" and are never marked stale.
+        #[arg(long)]
+        measured_on: Option<String>,
         /// The document's name or URL as recorded (default: the file name).
         #[arg(long)]
         document: Option<String>,
@@ -122,8 +128,9 @@ pub fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Check { paths, format, content } => cmd::check::run(&paths, format, &content),
         Command::Build { site } => cmd::build::run(&site).map(|_| ExitCode::SUCCESS),
-        Command::Import { file, out, imported_at, document } => {
-            cmd::import::run(&file, &out, imported_at.as_deref(), document.as_deref()).map(|_| ExitCode::SUCCESS)
+        Command::Import { file, out, imported_at, measured_on, document } => {
+            let when = cmd::import::When { imported_at: imported_at.as_deref(), measured_on: measured_on.as_deref() };
+            cmd::import::run(&file, &out, when, document.as_deref()).map(|_| ExitCode::SUCCESS)
         }
         Command::Serve { site, port } => cmd::serve::run(&site, port).map(|_| ExitCode::SUCCESS),
     };

@@ -82,12 +82,13 @@ fn home_page_compares_every_runner_with_marks_and_links() {
         home.contains("<a href=\"&#x2F;runners&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;\">latchkey-linux-x64</a>")
     );
     assert!(home.contains("<a href=\"&#x2F;results&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;2026-11-29-imported-87d31437d07a.json\">JSON</a>"));
-    assert!(home.contains("<td><time datetime=\"2026-11-29T00:00:00Z\">2026-11-29</time></td>\n<td>imported</td>"));
+    // The seeds state no measurement day: the import's day, labelled so.
+    assert!(home.contains("<td><span class=\"undated\">date not published</span> <small>imported <time datetime=\"2026-11-29T00:00:00Z\">2026-11-29</time></small></td>\n<td>imported</td>"));
     assert!(home.contains("<span class=\"mark imported\""));
     assert!(home.contains("<img src=\"&#x2F;plots&#x2F;866df6f892c3&#x2F;coremark.svg\""));
     assert!(home.len() < 200 * 1024, "the home page is {} bytes", home.len());
     let csv = read(out.path(), "data/coremark.csv");
-    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
     // The feed reads back as Atom: newest first, each entry linking to its
     // runner page and naming its result file.
     let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();
@@ -101,7 +102,8 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     assert!(first.links[0].href.ends_with("/runners/ubicloud/ubicloud-linux-x64/"));
     assert_eq!(
         first.summary.as_ref().unwrap().as_str(),
-        "Imported result of ubicloud-linux-x64 (Ubicloud) from 2026-11-29: CoreMark median 33392.77 iterations/s."
+        "Imported result of ubicloud-linux-x64 (Ubicloud) imported 2026-11-29, measurement date not published: CoreMark \
+         median 33392.77 iterations/s."
     );
     let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
     assert_eq!(index["results"].as_array().unwrap().len(), 5);
@@ -503,4 +505,36 @@ fn samples_a_failed_job_left_out_count_as_attempted_and_not_completed() {
     let home = read(out.path(), "index.html");
     // Completed / attempted / requested.
     assert!(home_row(&home, "t-739dba2a6817-disk", "example-linux-x64").contains("<td>4 &#x2F; 5 &#x2F; 5</td>"));
+}
+
+/// Issue 14: an imported row is dated by the day its report was measured,
+/// where `site import --measured-on` recorded it, and its age counts from
+/// that day only; without it the row says so and is never called stale.
+#[test]
+fn imported_rows_are_dated_by_their_measurement_day_only() {
+    let dir = results_dir();
+    let rel = "latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json";
+    let mut v: serde_json::Value = serde_json::from_str(&read(Path::new(REPO_RESULTS), rel)).unwrap();
+    put(dir.path(), rel, &v);
+    let out = tempfile::tempdir().unwrap();
+    let mut opts = site_options(dir.path());
+    opts.stale_days = 1;
+    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = read(out.path(), "index.html");
+    assert!(home.contains("<span class=\"undated\">date not published</span>"), "{home}");
+    assert!(!home.contains("<span class=\"mark stale\" title"), "no measurement day, so no age");
+    let csv = read(out.path(), "data/coremark.csv");
+    assert!(csv.contains(",,2026-11-29,imported,yes,no,no,,"), "{csv}");
+
+    v["source"]["measured_on"] = json!("2026-05-04");
+    put(dir.path(), rel, &v);
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = read(out.path(), "index.html");
+    assert!(home.contains("<td><time datetime=\"2026-05-04T00:00:00Z\">2026-05-04</time></td>"), "{home}");
+    assert!(home.contains("<span class=\"mark stale\" title"));
+    let csv = read(out.path(), "data/coremark.csv");
+    assert!(csv.contains(",2026-05-04,2026-11-29,imported,yes,yes,no,,"), "{csv}");
+    let feed = read(out.path(), "feed.xml");
+    assert!(feed.contains("(Latchkey) from 2026-05-04: CoreMark median"), "{feed}");
 }

@@ -507,3 +507,19 @@ fn imported_and_measured_figures_are_never_ranked_in_one_table() {
     assert_eq!(view.groups.len(), 2);
     assert_eq!(view.groups.iter().filter(|g| g.imported).count(), 1);
 }
+
+#[test]
+fn a_measurement_day_may_precede_the_project_but_not_the_import() {
+    let mut i = committed(UBICLOUD);
+    i["source"]["measured_on"] = json!("2025-06-01");
+    assert_eq!(problems_at(NOW, &[(UBICLOUD, &i)]), Vec::<(String, String, String)>::new());
+    i["source"]["measured_on"] = json!("2026-11-30");
+    assert_eq!(
+        problems_at(NOW, &[(UBICLOUD, &i)]),
+        [problem(
+            UBICLOUD,
+            "$.source.measured_on",
+            "2026-11-30 is after the import (2026-11-29T00:00:00Z): a report cannot be measured after it is imported"
+        )]
+    );
+}

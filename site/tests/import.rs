@@ -25,6 +25,7 @@ fn source(path: &Path) -> ImportSource {
         document: path.file_name().unwrap().to_string_lossy().into_owned(),
         bytes: std::fs::read(path).unwrap(),
         imported_at: Timestamp::new(IMPORTED_AT).unwrap(),
+        measured_on: None,
     }
 }
 
@@ -33,7 +34,13 @@ fn source_of(text: &str) -> ImportSource {
         document: "report.md".to_string(),
         bytes: text.as_bytes().to_vec(),
         imported_at: Timestamp::new(IMPORTED_AT).unwrap(),
+        measured_on: None,
     }
+}
+
+/// The command's dates: imported at `t`, measurement day not stated.
+fn at(t: &str) -> site::cmd::import::When<'_> {
+    site::cmd::import::When { imported_at: Some(t), measured_on: None }
 }
 
 /// Imports `prefix`'s seed into a fresh results folder and checks it.
@@ -235,7 +242,7 @@ fn a_malformed_rbcs_document_names_the_line() {
 #[test]
 fn the_import_command_writes_the_files_where_check_expects_them() {
     let dir = results_dir();
-    let written = site::cmd::import::run(&seed("002_"), dir.path(), Some(IMPORTED_AT), None).unwrap();
+    let written = site::cmd::import::run(&seed("002_"), dir.path(), at(IMPORTED_AT), None).unwrap();
     assert_eq!(written, [dir.path().join("latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json")]);
     assert_eq!(accepted(dir.path()).len(), 1);
 }
@@ -243,8 +250,8 @@ fn the_import_command_writes_the_files_where_check_expects_them() {
 #[test]
 fn a_document_is_imported_once() {
     let dir = results_dir();
-    site::cmd::import::run(&seed("001_"), dir.path(), Some(IMPORTED_AT), None).unwrap();
-    let again = site::cmd::import::run(&seed("001_"), dir.path(), Some("2026-11-30T00:00:00Z"), None).unwrap();
+    site::cmd::import::run(&seed("001_"), dir.path(), at(IMPORTED_AT), None).unwrap();
+    let again = site::cmd::import::run(&seed("001_"), dir.path(), at("2026-11-30T00:00:00Z"), None).unwrap();
     let checked = check(dir.path());
     let first = dir.path().join("starsling/starsling-linux-x64/2026-11-29-imported-196270a7d4b6.json");
     let got: Vec<(String, String, String)> =
@@ -257,4 +264,37 @@ fn a_document_is_imported_once() {
             format!("runner starsling-linux-x64 of this document is already imported by {}", first.display())
         )]
     );
+}
+
+#[test]
+fn the_measurement_day_is_recorded_where_given() {
+    let dir = results_dir();
+    let when = site::cmd::import::When { imported_at: Some(IMPORTED_AT), measured_on: Some("2026-11-20") };
+    let written = site::cmd::import::run(&seed("002_"), dir.path(), when, None).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&written[0]).unwrap()).unwrap();
+    assert_eq!(json["source"]["measured_on"], "2026-11-20");
+    assert_eq!(accepted(dir.path()).len(), 1);
+    // Without it, the file says nothing of the day.
+    let dir = results_dir();
+    let written = site::cmd::import::run(&seed("002_"), dir.path(), at(IMPORTED_AT), None).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&written[0]).unwrap()).unwrap();
+    assert!(json["source"].get("measured_on").is_none());
+}
+
+#[test]
+fn a_bad_measurement_day_is_refused_before_anything_is_written() {
+    let dir = results_dir();
+    let run = |d: &str| {
+        let when = site::cmd::import::When { imported_at: Some(IMPORTED_AT), measured_on: Some(d) };
+        format!("{:#}", site::cmd::import::run(&seed("002_"), dir.path(), when, None).unwrap_err())
+    };
+    assert_eq!(
+        run("2026-11-30"),
+        "--measured-on: 2026-11-30 is after the import's own date (2026-11-29); a report cannot be measured after it is imported"
+    );
+    assert_eq!(
+        run("29.11.2026"),
+        "--measured-on: \"29.11.2026\" is not a date in the form YYYY-MM-DD (like 2026-11-29)"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }

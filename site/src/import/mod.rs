@@ -12,7 +12,7 @@ pub mod rbcs;
 pub mod runner_report;
 
 use runner_bench_format::imported::{ImportedKind, Source};
-use runner_bench_format::{ImportedResult, Name, Sha256Hex, Timestamp, hex};
+use runner_bench_format::{Date, ImportedResult, Name, Sha256Hex, Timestamp, hex};
 use sha2::{Digest, Sha256};
 
 use crate::layout;
@@ -48,6 +48,8 @@ pub struct ImportSource {
     pub bytes: Vec<u8>,
     /// When it is imported.
     pub imported_at: Timestamp,
+    /// The day the figures were measured, where the publisher states it.
+    pub measured_on: Option<Date>,
 }
 
 impl ImportSource {
@@ -58,6 +60,7 @@ impl ImportSource {
             document: name(&self.document)?,
             document_sha256: Sha256Hex::new(hex(&Sha256::digest(&self.bytes))).expect("a SHA-256 is 64 hex digits"),
             imported_at: self.imported_at.clone(),
+            measured_on: self.measured_on.clone(),
             importer: Name::new(format!("site {}", env!("CARGO_PKG_VERSION"))).expect("short"),
         })
     }

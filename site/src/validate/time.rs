@@ -145,8 +145,23 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
 }
 
 /// The time rules of an imported result that need no clock.
+///
+/// The measurement day may precede the project (reports were published
+/// before it began) but not the import.
 pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
     before_epoch(c, file, "$.source.imported_at".to_string(), &i.source.imported_at);
+    if let Some(day) = &i.source.measured_on
+        && day.as_str() > i.source.imported_at.date()
+    {
+        c.push(
+            file,
+            "$.source.measured_on".to_string(),
+            format!(
+                "{day} is after the import ({}): a report cannot be measured after it is imported",
+                i.source.imported_at
+            ),
+        );
+    }
 }
 
 /// Dates after the time of the check, `now`, beyond the clock-skew

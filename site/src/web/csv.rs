@@ -14,7 +14,7 @@ type Table = csv::Writer<Vec<u8>>;
 
 /// `(file name, contents)` of every table.
 pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
-    let meta_head = ["date", "collector", "imported", "stale", "incomplete", "excluded", "source"];
+    let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
     let lead_head = ["fingerprint", "protocol", "provider", "runner"];
     let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
     let cpu_head = head(&["binary", "median_it_s", "min_it_s", "max_it_s", "variation_pct", "samples"]);
@@ -189,8 +189,11 @@ fn write<'a>(out: &mut Table, cells: impl IntoIterator<Item = Cow<'a, str>>) {
 fn row<T>(out: &mut Table, lead: Vec<String>, figures: &[String], r: &Row<T>) {
     let m = &r.meta;
     let flag = |b: bool| if b { "yes" } else { "no" };
+    // `date` is the measurement day only: empty where a report does not
+    // publish it; `imported_on` is the import's day for imported rows.
     let meta = [
-        m.date.as_str(),
+        if m.date_measured { m.date.as_str() } else { "" },
+        m.imported_on.as_deref().unwrap_or_default(),
         m.collector.as_str(),
         flag(m.imported),
         flag(m.stale),

@@ -23,12 +23,16 @@ pub fn render(model: &Model, base_url: &str) -> String {
     for e in entries {
         let m = &e.meta;
         let kind = if m.imported { "Imported result" } else { "Result" };
+        let when = if m.date_measured {
+            format!("from {}", m.date)
+        } else {
+            format!("imported {}, measurement date not published", m.date)
+        };
         let summary = match e.cpu.as_ref().map(|c| c.median.as_str()) {
-            Some(median) => format!(
-                "{kind} of {} ({}) from {}: CoreMark median {median} iterations/s.",
-                m.runner, m.provider_name, m.date
-            ),
-            None => format!("{kind} of {} ({}) from {}.", m.runner, m.provider_name, m.date),
+            Some(median) => {
+                format!("{kind} of {} ({}) {when}: CoreMark median {median} iterations/s.", m.runner, m.provider_name)
+            }
+            None => format!("{kind} of {} ({}) {when}.", m.runner, m.provider_name),
         };
         out.push_str(&format!(
             "<entry>\n<title>{title}</title>\n<id>{base}{source}</id>\n<link href=\"{base}{runner}\"/>\n<updated>{ts}</updated>\n<summary>{summary}</summary>\n</entry>\n",

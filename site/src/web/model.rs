@@ -31,9 +31,16 @@ pub struct Meta {
     pub source_url: String,
     /// The path below results/.
     pub rel_path: String,
-    /// `YYYY-MM-DD` of the run (or of the import).
+    /// `YYYY-MM-DD` of the measurement: the run's, or the day an imported
+    /// report's publisher states; the import's day where none is stated
+    /// (then `date_measured` is false).
     pub date: String,
-    /// RFC 3339, for the feed and the sitemap.
+    /// Whether `date` is the day the figures were measured.
+    pub date_measured: bool,
+    /// `YYYY-MM-DD` of an imported result's import.
+    pub imported_on: Option<String>,
+    /// RFC 3339 of `date`'s instant, for the feed, the sitemap and the
+    /// history plots.
     pub timestamp: String,
     /// The collector version, or `imported`.
     pub collector: String,
@@ -378,7 +385,9 @@ fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
 
 fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     let part: RunnerPart = report::part(run);
-    let (provider_name, collector, imported, instant, stages, requested_missing) = match &*run.result {
+    // When the figures were measured, where known: staleness counts from it
+    // and from nothing else.
+    let (provider_name, collector, imported, measured_at, stages, requested_missing) = match &*run.result {
         AnyResult::Measured(m) => {
             let s = &m.stages;
             let stages = present_stages!(s);
@@ -386,13 +395,15 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
             // internet stage when its parameters enable it.
             let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
             let name = m.provider.name.as_ref().map(|n| n.to_string());
-            (name, m.collector.version.to_string(), false, m.provenance.started_at.instant(), stages, missing)
+            let at = Some(m.provenance.started_at.instant());
+            (name, m.collector.version.to_string(), false, at, stages, missing)
         }
         AnyResult::Imported(i) => {
             let s = &i.stages;
             let stages = present_stages!(s);
             let name = i.provider.name.as_ref().map(|n| n.to_string());
-            (name, "imported".to_string(), true, i.source.imported_at.instant(), stages, false)
+            let at = i.source.measured_on.as_ref().map(|d| d.instant());
+            (name, "imported".to_string(), true, at, stages, false)
         }
     };
     // A job that did not succeed left its part missing or partial, even
@@ -426,11 +437,19 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         provider_url: format!("/providers/{provider_id}/"),
         source_url: format!("/results/{}", run.rel_path),
         rel_path: run.rel_path.clone(),
-        date: run.date().get(..10).unwrap_or(run.date()).to_string(),
-        timestamp: run.date().to_string(),
+        date: match measured_at {
+            Some(t) if imported => t.strftime("%Y-%m-%d").to_string(),
+            _ => run.date().get(..10).unwrap_or(run.date()).to_string(),
+        },
+        date_measured: measured_at.is_some(),
+        imported_on: imported.then(|| run.date().get(..10).unwrap_or(run.date()).to_string()),
+        timestamp: match measured_at {
+            Some(t) if imported => t.to_string(),
+            _ => run.date().to_string(),
+        },
         collector,
         imported,
-        stale: instant < stale_before,
+        stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
         excluded: run.excluded.clone(),
         release,
