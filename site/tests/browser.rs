@@ -359,6 +359,16 @@ fn pages_load_in_chromium_without_errors() {
         ),
         ("provider", "/providers/ubicloud/", vec!["<table>", "<img src=\"/plots/providers/ubicloud/"]),
         ("methodology", "/methodology/", vec!["<h1>Methodology</h1>", "<table>"]),
+        (
+            "build-cache",
+            "/build-cache/",
+            vec!["<h1>Build-cache servers</h1>", "<table id=\"t-build-cache-documents\">"],
+        ),
+        (
+            "server",
+            "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/",
+            vec!["<table id=\"t-table-3\">", "<img src=\"/plots/build-cache/rbcs/celeron-j3455/"],
+        ),
     ] {
         let url = format!("http://127.0.0.1:{port}{path}");
         let dom = browser.load(&url);

@@ -46,6 +46,8 @@ fn build_writes_reports_pages_and_results() {
         "data/cache-action.csv",
         "data/internet.csv",
         "data/build-cache.csv",
+        "build-cache/index.html",
+        "build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/index.html",
         "sitemap.xml",
         "feed.xml",
         "static/site.css",
@@ -73,10 +75,12 @@ fn home_page_compares_every_runner_with_marks_and_links() {
         // The published reports timed action steps.
         "t-866df6f892c3-cache-action",
         "t-866df6f892c3-internet",
-        "t-unknown-build-cache",
     ] {
         assert!(home.contains(&format!("<table class=\"sortable\" id=\"{table}\">")), "{table}");
     }
+    // Build-cache servers are not runners: a link, no table.
+    assert!(!home.contains("-build-cache\""), "{home}");
+    assert!(home.contains("their 1 benchmark document is in <a href=\"/build-cache/\">their own section</a>."));
     // Every row: runner page, source JSON, date, collector, marks.
     assert!(
         home.contains("<a href=\"&#x2F;runners&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;\">latchkey-linux-x64</a>")
@@ -129,7 +133,6 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
          iterations&#x2F;s. Sorting and filtering apply to these rows. <a \
          href=\"&#x2F;tables&#x2F;866df6f892c3&#x2F;cpu&#x2F;\">All 2 CoreMark rows</a></p>"
     ));
-    assert!(home.contains("<a href=\"&#x2F;tables&#x2F;unknown&#x2F;build-cache&#x2F;\">All 48 Build cache rows</a>"));
     // The plots say that they show the first rows only.
     assert!(home.contains("(fingerprint 866df6f892c3; the first 1 rows of each table)."), "{home}");
     let page = read(out.path(), "tables/866df6f892c3/cpu/index.html");

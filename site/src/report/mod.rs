@@ -16,8 +16,8 @@ mod view;
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{
-    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, ReportView, build_view,
-    report_runs,
+    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportView,
+    build_view, report_runs,
 };
 
 use runner_bench_format::AnyResult;

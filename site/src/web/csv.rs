@@ -4,16 +4,19 @@
 //! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
 //! doubled, CRLF line ends); the formula defusing (`defuse`) is the site's.
 //! The cache stage has a file per method, as it has a table per method.
+//! Build-cache servers are not runners: their file has a row per server
+//! document row (`build_cache`), led by the server, not a fingerprint.
 
 use std::borrow::Cow;
 
-use super::model::{Group, Meta, Row};
+use super::model::{Meta, Model};
 
 /// One table being written.
 type Table = csv::Writer<Vec<u8>>;
 
 /// `(file name, contents)` of every table.
-pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
+pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
+    let groups = &model.groups;
     let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
     let lead_head = ["fingerprint", "protocol", "provider", "runner"];
     let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
@@ -42,16 +45,20 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
     let mut cache_action = table(&cache_head, &meta_head);
     let mut internet = table(&head(&["service", "status", "download_mbps", "upload_mbps", "request_ms"]), &meta_head);
     let mut build = table(
-        &head(&[
+        &[
+            "provider",
+            "server",
             "software",
+            "table",
             "backend",
+            "cpu",
             "cpu_quota",
             "memory_gb",
             "value_bytes",
             "connections",
             "put_per_s",
             "get_per_s",
-        ]),
+        ],
         &meta_head,
     );
     for g in groups {
@@ -68,14 +75,14 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
                 let f = &r.fig;
                 let [min, max] = min_max(&f.range);
                 let figures = [f.binary.clone(), number(&f.median), min, max, number(&f.variation), number(&f.samples)];
-                row(out, lead(&r.meta), &figures, r);
+                row(out, lead(&r.meta), &figures, &r.meta, r.incomplete);
             }
         }
         for r in &g.disk {
             let f = &r.fig;
             let counts = f.counts.clone().unwrap_or_default();
             let figures = [number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
-            row(&mut disk, lead(&r.meta), &figures, r);
+            row(&mut disk, lead(&r.meta), &figures, &r.meta, r.incomplete);
         }
         for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {
             for r in rows {
@@ -97,29 +104,37 @@ pub fn tables(groups: &[Group]) -> Vec<(&'static str, Vec<u8>)> {
                     restore_max,
                     number(&f.restore_mib_per_s),
                 ];
-                row(out, lead(&r.meta), &figures, r);
+                row(out, lead(&r.meta), &figures, &r.meta, r.incomplete);
             }
         }
         for r in &g.internet {
             let f = &r.fig;
             let figures =
                 [f.service.clone(), f.status.clone(), number(&f.download), number(&f.upload), number(&f.request_ms)];
-            row(&mut internet, lead(&r.meta), &figures, r);
+            row(&mut internet, lead(&r.meta), &figures, &r.meta, r.incomplete);
         }
-        for r in &g.http_cache {
-            let f = &r.fig;
-            let h = &f.row;
-            let figures = [
-                f.software.clone(),
-                h.backend.clone(),
-                number(&h.cpu_quota),
-                number(&h.memory_quota_gb),
-                number(&h.value_bytes),
-                number(&h.connections),
-                number(&h.put_per_s),
-                number(&h.get_per_s),
-            ];
-            row(&mut build, lead(&r.meta), &figures, r);
+    }
+    for e in model.servers.iter().map(|&i| &model.entries[i]) {
+        let Some(doc) = &e.server else { continue };
+        let m = &e.meta;
+        for t in &doc.tables {
+            for r in &t.rows {
+                let h = &r.fig;
+                let lead = vec![m.provider_id.clone(), m.runner.clone()];
+                let figures = [
+                    doc.software.clone(),
+                    t.title.clone(),
+                    h.backend.clone(),
+                    h.cpu.clone(),
+                    number(&h.cpu_quota),
+                    number(&h.memory_quota_gb),
+                    number(&h.value_bytes),
+                    number(&h.connections),
+                    number(&h.put_per_s),
+                    number(&h.get_per_s),
+                ];
+                row(&mut build, lead, &figures, m, r.incomplete);
+            }
         }
     }
     [
@@ -186,8 +201,7 @@ fn write<'a>(out: &mut Table, cells: impl IntoIterator<Item = Cow<'a, str>>) {
 /// One row: the lead, the figures, then the meta columns, whose
 /// `incomplete` is this row's (a result can lack a sample in one stage and
 /// be complete in another).
-fn row<T>(out: &mut Table, lead: Vec<String>, figures: &[String], r: &Row<T>) {
-    let m = &r.meta;
+fn row(out: &mut Table, lead: Vec<String>, figures: &[String], m: &Meta, incomplete: bool) {
     let flag = |b: bool| if b { "yes" } else { "no" };
     // `date` is the measurement day only: empty where a report does not
     // publish it; `imported_on` is the import's day for imported rows.
@@ -197,7 +211,7 @@ fn row<T>(out: &mut Table, lead: Vec<String>, figures: &[String], r: &Row<T>) {
         m.collector.as_str(),
         flag(m.imported),
         flag(m.stale),
-        flag(r.incomplete),
+        flag(incomplete),
         m.excluded.as_deref().unwrap_or_default(),
         m.source_url.as_str(),
     ];

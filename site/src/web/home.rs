@@ -28,18 +28,10 @@ pub(super) fn home_page(
     for g in &model.groups {
         // The home page plots the rows it shows.
         let cache = plots.map(|old| (old, &mut drawn));
-        let cut = [
-            g.cpu.len(),
-            g.cpu_eembc.len(),
-            g.disk.len(),
-            g.cache.len(),
-            g.cache_action.len(),
-            g.internet.len(),
-            g.http_cache.len(),
-        ]
-        .into_iter()
-        .any(|n| n > home_rows)
-        .then_some(home_rows);
+        let cut = [g.cpu.len(), g.cpu_eembc.len(), g.disk.len(), g.cache.len(), g.cache_action.len(), g.internet.len()]
+            .into_iter()
+            .any(|n| n > home_rows)
+            .then_some(home_rows);
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
         let mut table =
@@ -61,10 +53,6 @@ pub(super) fn home_page(
                 pages::home_rows(tera, templates_key, "cache_action", &g.cache_action, rows, &made)?,
             )?,
             internet: table("internet", pages::home_rows(tera, templates_key, "internet", &g.internet, rows, &made)?)?,
-            http_cache: table(
-                "http_cache",
-                pages::home_rows(tera, templates_key, "http_cache", &g.http_cache, rows, &made)?,
-            )?,
             plots,
         });
     }

@@ -7,10 +7,13 @@
 //!
 //! This file is the order of the stages; each page with the files it brings
 //! is made in its own module: `home` (the comparison tables), `provider`,
-//! `history` (a runner's page), with the comparison plots in `plots`;
+//! `history` (a runner's page), `build_cache_pages` (the build-cache
+//! section: servers are not runners), with the comparison plots in `plots`;
 //! `memory` hands freed memory back between stages, and `error_page` is what
 //! `site serve` shows while a build fails.
 
+pub mod build_cache;
+mod build_cache_pages;
 pub mod content;
 pub mod csv;
 pub mod error;
@@ -32,6 +35,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
+use self::build_cache_pages::build_cache_pages;
 pub use self::error_page::error_page;
 use self::history::runner_page;
 use self::home::home_page;
@@ -202,6 +206,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     let content = content::load(&opts.content, &opts.docs)?;
     let (tera, templates_key) = pages::templates(&opts.templates)?;
     let mut nav: Vec<(u32, NavLink)> = vec![
+        (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
         (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
         (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
     ];
@@ -298,6 +303,9 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     }
     crate::output::log_time(start, "  runners");
     site.add("coverage/index.html", pages::coverage(&tera, &common, &coverage)?);
+    let (servers, server_pages) = build_cache_pages(&tera, &common, &model)?;
+    site.join(servers);
+    html_pages.extend(server_pages);
     html_pages.push("/coverage/".into());
 
     for p in &content {
@@ -339,7 +347,7 @@ fn data_files(
     let mut site = Site::default();
     let (bytes, objects) = index_json::render(model, &common.built, stale_days, index)?;
     site.add("index.json", bytes);
-    for (name, text) in csv::tables(&model.groups) {
+    for (name, text) in csv::tables(model) {
         site.add(format!("data/{name}"), text);
     }
     site.add("feed.xml", feed::render(model, &common.base_url));

@@ -13,8 +13,9 @@ use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{CacheMethod, Conclusion};
 use serde::Serialize;
 
+use super::build_cache::{self, ServerDoc};
 use crate::releases::ReleaseStatus;
-use crate::report::{self, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, RunnerPart};
+use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
 use crate::validate::Run;
 
 /// What every row says about the result it comes from.
@@ -23,7 +24,8 @@ pub struct Meta {
     pub provider_id: String,
     pub provider_name: String,
     pub runner: String,
-    /// `/runners/<provider>/<runner>/`.
+    /// `/runners/<provider>/<runner>/`; a build-cache server's document
+    /// page (`build_cache::doc_url`) where the result measured no runner.
     pub runner_url: String,
     /// `/providers/<provider>/`.
     pub provider_url: String,
@@ -91,19 +93,11 @@ pub struct Entry {
     pub disk: Option<DiskRow>,
     pub cache: Vec<CacheRow>,
     pub internet: Option<InternetRow>,
-    /// Build-cache rows, with the server software.
-    pub http_cache: Vec<HttpCacheRow>,
+    /// Its build-cache benchmark, which the build-cache section shows
+    /// (`build_cache`), never the runner rankings.
+    pub server: Option<ServerDoc>,
     /// What stages it has, for the coverage page.
     pub stages: Stages,
-}
-
-/// A build-cache row with the software it measured.
-#[derive(Debug, Clone, Serialize)]
-pub struct HttpCacheRow {
-    pub software: String,
-    pub table: String,
-    #[serde(flatten)]
-    pub row: HttpCacheRowView,
 }
 
 /// Which stages a result has.
@@ -126,6 +120,12 @@ impl Stages {
             ("Internet", self.internet),
             ("Build cache", self.http_cache),
         ]
+    }
+
+    /// Whether it measured the runner itself: a result with only a
+    /// build-cache stage measured a server, and is no runner's.
+    pub fn runner(&self) -> bool {
+        self.cpu || self.disk || self.cache || self.internet
     }
 
     fn or(self, o: Stages) -> Stages {
@@ -177,7 +177,6 @@ pub struct Group {
     /// methods time different things and are never ranked together.
     pub cache_action: Vec<Row<CacheRow>>,
     pub internet: Vec<Row<InternetRow>>,
-    pub http_cache: Vec<Row<HttpCacheRow>>,
 }
 
 /// A runner: its results, oldest first.
@@ -205,6 +204,9 @@ pub struct Model {
     pub groups: Vec<Group>,
     /// Provider id → display name, by id.
     pub providers: BTreeMap<String, String>,
+    /// Indexes into `entries` of the results with a build-cache stage, in
+    /// path order: one server document each.
+    pub servers: Vec<usize>,
 }
 
 /// What `site serve` keeps between builds: each result's entry by its key,
@@ -243,6 +245,11 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
     let mut by_runner: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
     for (i, e) in entries.iter().enumerate() {
         providers.insert(e.meta.provider_id.clone(), e.meta.provider_name.clone());
+        // A build-cache server is not a runner: it has a page in the
+        // build-cache section instead.
+        if !e.stages.runner() {
+            continue;
+        }
         by_runner.entry((e.meta.provider_id.clone(), e.meta.runner.clone())).or_default().push(i);
     }
     let runners = by_runner
@@ -262,7 +269,8 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
         })
         .collect();
     let groups = groups(&entries);
-    Model { entries, runners, groups, providers }
+    let servers = entries.iter().enumerate().filter(|(_, e)| e.server.is_some()).map(|(i, _)| i).collect();
+    Model { entries, runners, groups, providers, servers }
 }
 
 /// Later date, then later path: the order "newest" means everywhere.
@@ -276,7 +284,8 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
 fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
     let mut shown: Vec<usize> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
+    // Build-cache servers are not ranked with runners.
+    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
         if e.meta.excluded.is_some() {
             shown.push(i);
             continue;
@@ -339,7 +348,6 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             let incomplete = internet_incomplete(&fig);
             Row::new(m, fig, incomplete)
         }));
-        g.http_cache.extend(e.http_cache.iter().cloned().map(|fig| Row::new(m, fig, false)));
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
@@ -354,7 +362,6 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cache, |f| leading(&f.restore), Better::Lower);
         rank(&mut g.cache_action, |f| leading(&f.restore), Better::Lower);
         rank(&mut g.internet, |f| leading(&f.download), Better::Higher);
-        rank(&mut g.http_cache, |f| leading(&f.row.get_per_s), Better::Higher);
     }
     // Newest protocol first; results without a stated protocol last.
     groups.sort_by(|a, b| {
@@ -431,9 +438,15 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         || part.cache.iter().any(cache_incomplete);
     let provider_id = run.provider_id();
     let runner = run.runner_label();
+    let server = part.http_cache.as_ref().and_then(|view| build_cache::server_doc(run, view));
+    // A server's rows link to its document's page: it has no runner page.
+    let runner_url = match &server {
+        Some(doc) if !stages.runner() => doc.url.clone(),
+        _ => format!("/runners/{provider_id}/{runner}/"),
+    };
     let meta = Meta {
         provider_name: provider_name.unwrap_or_else(|| provider_id.clone()),
-        runner_url: format!("/runners/{provider_id}/{runner}/"),
+        runner_url,
         provider_url: format!("/providers/{provider_id}/"),
         source_url: format!("/results/{}", run.rel_path),
         rel_path: run.rel_path.clone(),
@@ -460,19 +473,6 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         provider_id,
         runner,
     };
-    let http_cache = part
-        .http_cache
-        .iter()
-        .flat_map(|h| {
-            h.tables.iter().flat_map(move |t| {
-                t.rows.iter().map(move |r| HttpCacheRow {
-                    software: h.software.clone(),
-                    table: t.title.clone(),
-                    row: r.clone(),
-                })
-            })
-        })
-        .collect();
     Entry {
         key,
         meta,
@@ -481,7 +481,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         disk: part.disk,
         cache: part.cache,
         internet: part.internet,
-        http_cache,
+        server,
         stages,
     }
 }

@@ -18,7 +18,7 @@ use super::model::{Group, Meta, Model, Row, Stages};
 use crate::report::ProfileView;
 
 /// The templates, by name, as built into the binary.
-pub const TEMPLATES: [(&str, &str); 10] = [
+pub const TEMPLATES: [(&str, &str); 12] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
@@ -26,6 +26,8 @@ pub const TEMPLATES: [(&str, &str); 10] = [
     ("table.html", include_str!("../../../templates/table.html")),
     ("provider.html", include_str!("../../../templates/provider.html")),
     ("runner.html", include_str!("../../../templates/runner.html")),
+    ("build_cache.html", include_str!("../../../templates/build_cache.html")),
+    ("server.html", include_str!("../../../templates/server.html")),
     ("coverage.html", include_str!("../../../templates/coverage.html")),
     ("page.html", include_str!("../../../templates/page.html")),
     ("404.html", include_str!("../../../templates/404.html")),
@@ -89,33 +91,31 @@ pub struct GroupPage<'a> {
     pub cache: Table,
     pub cache_action: Table,
     pub internet: Table,
-    pub http_cache: Table,
     pub plots: Vec<PlotRef>,
 }
 
 /// The comparison tables: kind, slug (anchors and URLs), name, and the
 /// headline figure their rows are ranked by (see `model::build`). The CPU
 /// stage has a table per CoreMark implementation and the cache stage one per
-/// method, which are never ranked together.
-pub const TABLES: [(&str, &str, &str, &str); 7] = [
+/// method, which are never ranked together. Build-cache servers are not
+/// runners and have a section of their own (`build_cache_pages`).
+pub const TABLES: [(&str, &str, &str, &str); 6] = [
     ("cpu", "cpu", "CoreMark", "median iterations/s"),
     ("cpu_eembc", "cpu-eembc", "CoreMark, EEMBC's sources", "median iterations/s"),
     ("disk", "disk", "Disk", "random-read IOPS"),
     ("cache", "cache", "Cache, client method", "restore seconds"),
     ("cache_action", "cache-action", "Cache, action method", "restore seconds"),
     ("internet", "internet", "Internet", "download Mbps"),
-    ("http_cache", "build-cache", "Build cache", "GET/s"),
 ];
 
 /// One comparison table as a page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
-    /// `cpu`, `cpu_eembc`, `disk`, `cache`, `cache_action`, `internet` or
-    /// `http_cache`.
+    /// `cpu`, `cpu_eembc`, `disk`, `cache`, `cache_action` or `internet`.
     pub kind: &'static str,
-    /// Its name in anchors and URLs (`build-cache` for `http_cache`).
+    /// Its name in anchors and URLs (`cache-action` for `cache_action`).
     pub slug: &'static str,
-    /// Its name for people, e.g. `Build cache`.
+    /// Its name for people, e.g. `Cache, action method`.
     pub name: &'static str,
     /// The figure its rows are ranked by, e.g. `random-read IOPS`.
     pub ranked_by: &'static str,
@@ -218,6 +218,8 @@ struct HomeContext<'a> {
     results: usize,
     runners: usize,
     providers: usize,
+    /// Build-cache server documents, which the home page links to.
+    servers: usize,
 }
 
 /// The home page: the comparison.
@@ -225,17 +227,17 @@ pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>
     let ctx = HomeContext {
         common,
         title: "CI runner benchmarks",
-        description: "CoreMark, disk, cache, internet and build-cache figures of CI runners, measured with one \
-                      published protocol; every figure links to its result file.",
+        description: "CoreMark, disk, cache and internet figures of CI runners, measured with one published \
+                      protocol; every figure links to its result file.",
         groups,
-        results: model.entries.len(),
+        // Runners' results only: build-cache servers have their own section.
+        results: model.runners.iter().map(|r| r.entries.len()).sum(),
         runners: model.runners.len(),
-        providers: model.providers.len(),
+        providers: model.runners.iter().map(|r| &r.provider_id).collect::<std::collections::BTreeSet<_>>().len(),
+        servers: model.servers.len(),
     };
     let page = render(tera, "home.html", &ctx)?;
-    let tables = groups
-        .iter()
-        .flat_map(|g| [&g.cpu, &g.cpu_eembc, &g.disk, &g.cache, &g.cache_action, &g.internet, &g.http_cache]);
+    let tables = groups.iter().flat_map(|g| [&g.cpu, &g.cpu_eembc, &g.disk, &g.cache, &g.cache_action, &g.internet]);
     splice_rows("home.html", page, tables)
 }
 
@@ -268,6 +270,16 @@ pub struct RunnerLink {
     pub newest: String,
 }
 
+/// A build-cache server document in a list.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerLink {
+    /// Software and server URL or document title.
+    pub label: String,
+    pub url: String,
+    /// The measurement day, or `imported` and the import day.
+    pub date: String,
+}
+
 #[derive(Serialize)]
 struct ProviderContext<'a> {
     common: &'a Common,
@@ -278,10 +290,12 @@ struct ProviderContext<'a> {
     report_html: &'a str,
     notes: &'a [String],
     runners: &'a [RunnerLink],
+    servers: &'a [ServerLink],
     plots: &'a [PlotRef],
 }
 
-/// A provider page: its report as HTML, its plots and runners.
+/// A provider page: its report as HTML, its plots, runners and build-cache
+/// server documents.
 #[allow(clippy::too_many_arguments)]
 pub fn provider(
     tera: &Tera,
@@ -292,6 +306,7 @@ pub fn provider(
     report_html: &str,
     notes: &[String],
     runners: &[RunnerLink],
+    servers: &[ServerLink],
     plots: &[PlotRef],
 ) -> anyhow::Result<String> {
     let ctx = ProviderContext {
@@ -303,6 +318,7 @@ pub fn provider(
         report_html,
         notes,
         runners,
+        servers,
         plots,
     };
     render(tera, "provider.html", &ctx)
@@ -415,7 +431,7 @@ pub fn not_found(tera: &Tera, common: &Common) -> anyhow::Result<String> {
     render(tera, "404.html", &ctx)
 }
 
-fn render(tera: &Tera, name: &str, ctx: &impl Serialize) -> anyhow::Result<String> {
+pub(super) fn render(tera: &Tera, name: &str, ctx: &impl Serialize) -> anyhow::Result<String> {
     let ctx =
         tera::Context::from_serialize(ctx).with_context(|| format!("the context of {name} does not serialize"))?;
     tera.render(name, &ctx).with_context(|| format!("cannot render templates/{name}"))

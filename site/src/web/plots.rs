@@ -20,7 +20,6 @@ impl Group {
             cache: self.cache.iter().take(n).cloned().collect(),
             cache_action: self.cache_action.iter().take(n).cloned().collect(),
             internet: self.internet.iter().take(n).cloned().collect(),
-            http_cache: self.http_cache.iter().take(n).cloned().collect(),
             ..self.without_rows()
         }
     }
@@ -46,7 +45,6 @@ impl Group {
             cache: self.cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             cache_action: self.cache_action.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             internet: self.internet.iter().filter(|r| keep(&r.meta)).cloned().collect(),
-            http_cache: self.http_cache.iter().filter(|r| keep(&r.meta)).cloned().collect(),
             ..self.without_rows()
         }
     }

@@ -3,7 +3,7 @@
 use super::Site;
 use super::history::{cpu_line, history_plot};
 use super::model::Model;
-use super::pages::{self, Common, RunnerLink};
+use super::pages::{self, Common, RunnerLink, ServerLink};
 use super::plot::history::Line;
 use super::plots::group_plots;
 use crate::Run;
@@ -48,6 +48,20 @@ pub(super) fn provider_page(
             newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
         })
         .collect();
+    let servers: Vec<ServerLink> = model
+        .servers
+        .iter()
+        .map(|&i| &model.entries[i])
+        .filter(|e| e.meta.provider_id == id)
+        .filter_map(|e| {
+            let doc = e.server.as_ref()?;
+            Some(ServerLink {
+                label: format!("{}: {}", doc.software, doc.target),
+                url: doc.url.clone(),
+                date: super::build_cache_pages::day(&e.meta),
+            })
+        })
+        .collect();
     let lines: Vec<Line> =
         model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
     plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, &lines)?);
@@ -60,6 +74,7 @@ pub(super) fn provider_page(
         &crate::output::markdown_to_html(&markdown),
         &notes,
         &runners,
+        &servers,
         &plots,
     )?;
     site.add(format!("reports/{id}.md"), markdown);

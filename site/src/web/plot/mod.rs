@@ -2,7 +2,9 @@
 //!
 //! - `ranges`: one horizontal bar per row, its median, with min–max
 //!   whiskers where the row has a range (CoreMark, disk, cache, internet);
-//! - `history`: a line per runner over time.
+//! - `history`: a line per runner over time;
+//! - `requests`: a build-cache server's requests/s by request size, a line
+//!   per phase and quota.
 //!
 //! The build needs no fonts: plotters is built without its font features,
 //! so text is written as `<text>` elements and the browser lays it out.
@@ -12,6 +14,7 @@
 
 pub mod history;
 pub mod ranges;
+pub mod requests;
 
 use plotters::style::RGBColor;
 

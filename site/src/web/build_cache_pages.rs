@@ -1,0 +1,252 @@
+//! The build-cache section's pages: `/build-cache/` lists every server
+//! document and the tables that rows of several documents share
+//! (`build_cache::shared_tables`); `/build-cache/<result path>/` shows one
+//! document: its tables with the conditions beside each, and a plot of
+//! requests/s by request size per table and connection count.
+
+use serde::Serialize;
+
+use super::Site;
+use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerRow, ServerTable, SharedTable, shared_tables};
+use super::model::{Meta, Model};
+use super::pages::{Common, PlotRef, render};
+use super::plot::Spec;
+use super::plot::requests::{self, Series};
+
+/// A document as the section lists it.
+#[derive(Debug, Clone, Serialize)]
+struct DocLink<'a> {
+    meta: &'a Meta,
+    url: &'a str,
+    software: &'a str,
+    target: &'a str,
+    tables: usize,
+    rows: usize,
+}
+
+/// A condition beside a table: the document's, or the table's own.
+#[derive(Debug, Clone, Serialize)]
+struct Beside<'a> {
+    name: &'a str,
+    value: &'a str,
+    /// Stated by the table itself (in place of the document's, where the
+    /// document names it too).
+    own: bool,
+}
+
+/// A document's table as its page shows it.
+#[derive(Debug, Clone, Serialize)]
+struct TableView<'a> {
+    /// `table-1`, `table-2`, … in the document's order.
+    id: String,
+    t: &'a ServerTable,
+    beside: Vec<Beside<'a>>,
+    /// Whether a row lacks a figure (a phase did not end `ok`): the table
+    /// then has a column saying why.
+    incomplete: bool,
+    plots: Vec<PlotRef>,
+    /// Anchors of the section page's shared tables that hold its rows.
+    shared: Vec<String>,
+}
+
+/// A row of a shared table, with its document.
+#[derive(Debug, Clone, Serialize)]
+struct SharedRowView<'a> {
+    doc_url: &'a str,
+    doc: String,
+    meta: &'a Meta,
+    row: &'a ServerRow,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct SharedView<'a> {
+    t: &'a SharedTable,
+    rows: Vec<SharedRowView<'a>>,
+}
+
+#[derive(Serialize)]
+struct SectionContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    docs: Vec<DocLink<'a>>,
+    shared: Vec<SharedView<'a>>,
+}
+
+#[derive(Serialize)]
+struct DocContext<'a> {
+    common: &'a Common,
+    title: String,
+    description: String,
+    meta: &'a Meta,
+    doc: &'a ServerDoc,
+    tables: Vec<TableView<'a>>,
+}
+
+/// The section's index and a page per server document, with the pages'
+/// addresses (for the sitemap).
+pub(super) fn build_cache_pages(
+    tera: &tera::Tera,
+    common: &Common,
+    model: &Model,
+) -> anyhow::Result<(Site, Vec<String>)> {
+    let mut site = Site::default();
+    let mut urls = vec![SECTION_URL.to_string()];
+    let docs: Vec<(&Meta, &ServerDoc)> = model
+        .servers
+        .iter()
+        .filter_map(|&i| Some((&model.entries[i].meta, model.entries[i].server.as_ref()?)))
+        .collect();
+    let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
+    let shared = shared_tables(&only_docs);
+
+    for (d, (meta, doc)) in docs.iter().enumerate() {
+        let tables = doc
+            .tables
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let id = format!("table-{}", i + 1);
+                let plots = table_plots(&mut site, doc, &id, t)?;
+                let shared = shared
+                    .iter()
+                    .filter(|s| s.rows.iter().any(|r| r.doc == d && r.table == i))
+                    .map(|s| format!("{SECTION_URL}#{}", s.id))
+                    .collect();
+                Ok(TableView {
+                    beside: beside(doc, t),
+                    incomplete: t.rows.iter().any(|r| r.incomplete),
+                    id,
+                    t,
+                    plots,
+                    shared,
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let ctx = DocContext {
+            common,
+            title: format!("{} build-cache benchmark: {} ({})", doc.software, doc.target, meta.date),
+            description: format!(
+                "PUT and GET requests per second of the build-cache server {} by backend, request size and client \
+                 connections, with the conditions they were measured under.",
+                doc.software
+            ),
+            meta,
+            doc,
+            tables,
+        };
+        site.add(format!("{}index.html", &doc.url[1..]), render(tera, "server.html", &ctx)?);
+        urls.push(doc.url.clone());
+    }
+
+    let shared_views = shared
+        .iter()
+        .map(|t| SharedView {
+            t,
+            rows: t
+                .rows
+                .iter()
+                .map(|r| {
+                    let (meta, doc) = docs[r.doc];
+                    SharedRowView {
+                        doc_url: &doc.url,
+                        doc: format!("{} ({}, {})", doc.software, meta.runner, day(meta)),
+                        meta,
+                        row: &r.row,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let ctx = SectionContext {
+        common,
+        title: "Build-cache servers",
+        description: "PUT and GET requests per second of remote build-cache servers, one page per benchmark \
+                      document; servers are not runners and are never ranked with them.",
+        docs: docs
+            .iter()
+            .map(|(meta, doc)| DocLink {
+                meta,
+                url: &doc.url,
+                software: &doc.software,
+                target: &doc.target,
+                tables: doc.tables.len(),
+                rows: doc.tables.iter().map(|t| t.rows.len()).sum(),
+            })
+            .collect(),
+        shared: shared_views,
+    };
+    site.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
+    Ok((site, urls))
+}
+
+/// The day a document's figures were measured, or when it was imported
+/// where its publisher states none.
+pub(super) fn day(meta: &Meta) -> String {
+    if meta.date_measured { meta.date.clone() } else { format!("imported {}", meta.date) }
+}
+
+/// The conditions beside a table: the document's, in its order, except
+/// those the table names itself, then the table's own.
+fn beside<'a>(doc: &'a ServerDoc, t: &'a ServerTable) -> Vec<Beside<'a>> {
+    let own_names: Vec<&str> = t.conditions.iter().map(|c| c.name.as_str()).collect();
+    let item = |c: &'a NamedValue, own| Beside { name: &c.name, value: &c.value, own };
+    doc.conditions
+        .iter()
+        .filter(|c| !own_names.contains(&c.name.as_str()))
+        .map(|c| item(c, false))
+        .chain(t.conditions.iter().map(|c| item(c, true)))
+        .collect()
+}
+
+/// One plot per connection count of `t`: requests/s by request size, a PUT
+/// and a GET line per quota.
+fn table_plots(site: &mut Site, doc: &ServerDoc, id: &str, t: &ServerTable) -> anyhow::Result<Vec<PlotRef>> {
+    let mut sizes: Vec<u64> = t.rows.iter().map(|r| r.num.value_bytes).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let mut connections: Vec<u32> = t.rows.iter().map(|r| r.num.connections).collect();
+    connections.sort_unstable();
+    connections.dedup();
+    // Quotas in the table's order.
+    let mut quotas: Vec<(&str, &str)> = Vec::new();
+    for r in &t.rows {
+        let q = (r.fig.cpu_quota.as_str(), r.fig.memory_quota_gb.as_str());
+        if !quotas.contains(&q) {
+            quotas.push(q);
+        }
+    }
+    let mut out = Vec::new();
+    for c in connections {
+        let mut series = Vec::new();
+        for (qi, &(cpu, memory)) in quotas.iter().enumerate() {
+            let rows: Vec<_> = t
+                .rows
+                .iter()
+                .filter(|r| r.num.connections == c && r.fig.cpu_quota == cpu && r.fig.memory_quota_gb == memory)
+                .collect();
+            let at = |v: u64| sizes.iter().position(|&s| s == v).unwrap_or_default();
+            let put = rows.iter().filter_map(|r| Some((at(r.num.value_bytes), r.num.put_per_s?))).collect();
+            let get = rows.iter().filter_map(|r| Some((at(r.num.value_bytes), r.num.get_per_s?))).collect();
+            let label = |phase: &str| format!("{phase}, CPU quota {cpu}, memory {memory} GB");
+            // PUT lines thin, so that the two phases read apart in print too.
+            series.push(Series { label: label("PUT"), points: put, colour: 2 * qi, thin: true });
+            series.push(Series { label: label("GET"), points: get, colour: 2 * qi + 1, thin: false });
+        }
+        let spec = Spec {
+            title: format!("{}, {c} connections: requests/s", t.title),
+            desc: format!(
+                "{} PUT and GET requests per second by request size in bytes over {c} client connections, a line \
+                 per phase and server quota; higher is better.",
+                doc.software
+            ),
+            axis: "requests/s (higher is better)".into(),
+        };
+        if let Some(svg) = requests::draw(&spec, &sizes, &series)? {
+            let path = format!("plots/build-cache/{}/{id}-{c}-connections.svg", doc.stem);
+            out.push(PlotRef { src: format!("/{path}"), title: spec.title, desc: spec.desc });
+            site.add(path, svg);
+        }
+    }
+    Ok(out)
+}
