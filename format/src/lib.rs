@@ -19,6 +19,7 @@ pub mod imported;
 pub mod measured;
 pub mod params;
 pub mod read;
+pub mod rng;
 pub mod schema;
 pub mod stats;
 pub mod values;

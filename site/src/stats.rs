@@ -15,6 +15,7 @@
 //!
 //! docs/methodology.md states the same formulas for readers of the website.
 
+use runner_bench_format::rng::SplitMix64;
 use statrs::statistics::Statistics;
 
 /// Median, range and variation of one figure's accepted samples.
@@ -69,6 +70,119 @@ pub fn mib_per_s(payload_bytes: u64, seconds: f64) -> f64 {
     payload_bytes as f64 / (1024.0 * 1024.0) / seconds
 }
 
+/// Resamples of one bootstrap interval: enough that the interval's ends,
+/// which for the 3 to 10 samples of a figure are order statistics (or means
+/// of two), do not move with the seed in practice, and few enough that a
+/// build of 10,000 results stays quick.
+pub const BOOTSTRAP_RESAMPLES: usize = 2000;
+
+/// The fewest samples a bootstrap interval is computed from: with one or
+/// two, every resample's median lies between the two values, and the
+/// interval says nothing the range does not.
+pub const BOOTSTRAP_MIN_SAMPLES: usize = 3;
+
+/// A 95 % confidence interval of a median.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Interval {
+    /// Lower end.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Interval {
+    /// Whether the two intervals share a value (ends included).
+    pub fn overlaps(&self, other: &Interval) -> bool {
+        self.lo <= other.hi && other.lo <= self.hi
+    }
+}
+
+/// The percentile bootstrap 95 % confidence interval of the median of
+/// `samples` (Efron and Tibshirani, *An Introduction to the Bootstrap*,
+/// 1993, ch. 13): `BOOTSTRAP_RESAMPLES` resamples of n values drawn with
+/// replacement, the median of each, and the 2.5th and 97.5th percentiles
+/// of those medians (the 51st and 1,950th of 2,000 sorted). The generator
+/// is seeded from the samples' own bits (sorted), so the same samples give the same
+/// interval in every build, whatever else the build holds. `None` below
+/// `BOOTSTRAP_MIN_SAMPLES` samples.
+pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
+    let n = samples.len();
+    if n < BOOTSTRAP_MIN_SAMPLES || samples.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    // Sorted first, so that the samples' order in the file does not move
+    // the interval either.
+    let mut sorted = samples.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    let mut rng = SplitMix64::new(n as u64);
+    for x in &sorted {
+        rng = SplitMix64::new(rng.next_u64() ^ x.to_bits());
+    }
+    let mut draw = vec![0.0; n];
+    let mut medians = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
+    for _ in 0..BOOTSTRAP_RESAMPLES {
+        for d in draw.iter_mut() {
+            *d = sorted[rng.below(n as u64) as usize];
+        }
+        medians.push(median_in_place(&mut draw));
+    }
+    medians.sort_unstable_by(f64::total_cmp);
+    let lo = medians[BOOTSTRAP_RESAMPLES * 25 / 1000];
+    let hi = medians[BOOTSTRAP_RESAMPLES * 975 / 1000 - 1];
+    Some(Interval { lo, hi })
+}
+
+/// The median of `v`, reordering it (select, not sort: this runs
+/// `BOOTSTRAP_RESAMPLES` times per interval).
+fn median_in_place(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    let (below, mid, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    let upper = *mid;
+    if n % 2 == 1 {
+        return upper;
+    }
+    let lower = below.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (lower + upper) / 2.0
+}
+
+/// Where a row stands in a ranked table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Rank {
+    /// 1 for the first row; rows that cannot be told apart share the
+    /// place of the first of them.
+    pub place: usize,
+    /// Its interval overlaps another row's of the same place: shown "≈".
+    pub tied: bool,
+}
+
+/// Places for rows already sorted best first, given each row's interval
+/// (`None`: no interval, e.g. an imported row, which keeps its own place by
+/// its median). A row whose interval overlaps that of the first row of the
+/// current place shares that place, and both are marked as tied; any other
+/// row opens a new place, numbered by its position (1, ≈2, ≈2, 4: the
+/// competition ranking of sports tables). Comparing with the first row of
+/// a place, not the previous row, keeps a chain of small overlaps from
+/// tying a table's best and worst.
+pub fn ranks(intervals: &[Option<Interval>]) -> Vec<Rank> {
+    let mut out: Vec<Rank> = Vec::with_capacity(intervals.len());
+    let mut leader: Option<usize> = None;
+    for (i, ci) in intervals.iter().enumerate() {
+        let tie = match (leader, ci) {
+            (Some(l), Some(ci)) => intervals[l].is_some_and(|lci| lci.overlaps(ci)),
+            _ => false,
+        };
+        if tie {
+            let l = leader.unwrap_or(i);
+            out[l].tied = true;
+            out.push(Rank { place: out[l].place, tied: true });
+        } else {
+            leader = ci.is_some().then_some(i);
+            out.push(Rank { place: i + 1, tied: false });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,5 +230,48 @@ mod tests {
         // Seed 001: 3.19 s → 160.30 MiB/s (160.50 at exactly 3.19).
         assert_eq!(format!("{:.2}", mib_per_s(512 * mib, 3.194)), "160.30");
         assert!(close(mib_per_s(mib, 0.5), 2.0));
+    }
+
+    #[test]
+    fn bootstrap_interval_of_known_samples() {
+        // Five samples: the percentile interval's ends are order
+        // statistics; with 2,000 resamples the 2.5 % and 97.5 % points of
+        // the resampled medians fall on the 1st-2nd and 4th-5th values
+        // (P(median ≤ x₁) = P(Bin(5, 0.2) ≥ 3) = 5.8 %).
+        let ci = median_ci95(&[10.0, 11.0, 12.0, 13.0, 14.0]).unwrap();
+        assert_eq!((ci.lo, ci.hi), (10.0, 14.0), "{ci:?}");
+        let ci = median_ci95(&[100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0]).unwrap();
+        assert_eq!((ci.lo, ci.hi), (101.0, 107.0), "{ci:?}");
+        // Identical samples: a point.
+        assert_eq!(median_ci95(&[5.0; 4]), Some(Interval { lo: 5.0, hi: 5.0 }));
+        assert_eq!(median_ci95(&[1.0, 2.0]), None, "too few");
+        assert_eq!(median_ci95(&[1.0, f64::NAN, 2.0]), None);
+    }
+
+    #[test]
+    fn bootstrap_interval_is_the_same_in_every_build_and_order() {
+        let a = median_ci95(&[7.12, 7.76, 22.53, 8.0, 7.5]).unwrap();
+        assert_eq!(median_ci95(&[7.12, 7.76, 22.53, 8.0, 7.5]).unwrap(), a);
+        assert_eq!(median_ci95(&[22.53, 7.5, 8.0, 7.76, 7.12]).unwrap(), a);
+        assert!(a.lo <= 7.76 && 7.76 <= a.hi);
+    }
+
+    #[test]
+    fn even_counts_take_the_mean_of_the_middle_pair() {
+        assert_eq!(median_in_place(&mut [4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert_eq!(median_in_place(&mut [3.0, 1.0, 2.0]), 2.0);
+    }
+
+    #[test]
+    fn rows_whose_intervals_overlap_share_a_place() {
+        let ci = |lo, hi| Some(Interval { lo, hi });
+        let r = ranks(&[ci(90.0, 100.0), ci(85.0, 95.0), ci(70.0, 80.0), ci(60.0, 75.0), None, ci(10.0, 20.0)]);
+        let got: Vec<(usize, bool)> = r.iter().map(|r| (r.place, r.tied)).collect();
+        assert_eq!(got, [(1, true), (1, true), (3, true), (3, true), (5, false), (6, false)]);
+        // A chain of overlaps does not tie the first and the last.
+        let r = ranks(&[ci(9.0, 10.0), ci(8.0, 9.0), ci(7.0, 8.0)]);
+        let got: Vec<(usize, bool)> = r.iter().map(|r| (r.place, r.tied)).collect();
+        assert_eq!(got, [(1, true), (1, true), (3, false)]);
+        assert!(ranks(&[]).is_empty());
     }
 }
