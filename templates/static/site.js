@@ -12,10 +12,11 @@
     var q = params.toString();
     history.replaceState(null, "", location.pathname + (q ? "?" + q : "") + location.hash);
   }
-  // Numbers sort as numbers (the leading figure of "7.76; 7.12–22.53");
-  // an em dash (no figure) always sorts last.
+  // Numbers sort as numbers (the leading figure of "7.76; 7.12–22.53", of
+  // a median followed by its interval, and of a shared place "≈2"); an em
+  // dash (no figure) always sorts last.
   function key(cell) {
-    var t = cell ? cell.textContent.trim() : "";
+    var t = cell ? cell.textContent.trim().replace(/^≈/, "") : "";
     var n = parseFloat(t);
     return isNaN(n) ? { n: null, t: t.toLowerCase() } : { n: n, t: t };
   }

@@ -52,6 +52,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             // have tables of their own anyway.
             official_sources: false,
             median_value: Some(a.median.get()),
+            headline_samples: Vec::new(),
         }
     });
     let disk = r.stages.disk.as_ref().map(|d| DiskRow {
@@ -65,6 +66,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
         write: figures::two_or_none(d.write_mib_per_s.map(|v| v.get())),
         rand_read: figures::two_or_none(d.rand_read_iops.map(|v| v.get())),
         rand_write: figures::two_or_none(d.rand_write_iops.map(|v| v.get())),
+        headline_samples: Vec::new(),
     });
     let cache = r
         .stages
@@ -87,6 +89,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             restore: seconds(&b.restore_s),
             restore_mib_per_s: figures::two(b.restore_mib_per_s.get()),
             restore_variation: figures::percent(b.restore_s.variation_pct.get()),
+            headline_samples: Vec::new(),
         })
         .collect();
     let (endpoint, internet) = match &r.stages.internet {
@@ -101,6 +104,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
                 download: figures::two_or_none(n.download_mbps.map(|v| v.get())),
                 upload: figures::two_or_none(n.upload_mbps.map(|v| v.get())),
                 request_ms: figures::two_or_none(n.request_ms.map(|v| v.get())),
+                headline_samples: Vec::new(),
             };
             (Some(endpoint), Some(row))
         }

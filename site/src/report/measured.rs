@@ -58,6 +58,7 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             pinned: matches!(affinity, Affinity::Pinned { .. }),
             official_sources: m.build.coremark.implementation == CoreMarkImplementation::Eembc,
             median_value: summary.map(|s| s.median),
+            headline_samples: accepted.clone(),
         }
     });
 
@@ -83,6 +84,7 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             write: med(&|s| s.seq_write.map(|o| o.mib_per_s())),
             rand_read: med(&|s| s.rand_read.map(|o| o.iops())),
             rand_write: med(&|s| s.rand_write.map(|o| o.iops())),
+            headline_samples: ok.iter().filter_map(|s| s.rand_read.map(|o| o.iops())).collect(),
         }
     });
 
@@ -110,6 +112,7 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
                 restore,
                 restore_mib_per_s,
                 restore_variation,
+                headline_samples: restores,
             });
         }
     }
@@ -136,6 +139,11 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
                 download: score(&net.download),
                 upload: score(&net.upload),
                 request_ms: figures::two_or_none(stats::median(&ms).filter(|_| complete)),
+                headline_samples: if complete {
+                    net.download.iter().filter_map(|s| s.mbps()).collect()
+                } else {
+                    Vec::new()
+                },
             };
             (Some(endpoint), Some(row))
         }

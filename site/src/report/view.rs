@@ -160,6 +160,11 @@ pub struct CpuRow {
     /// Median iterations/s, for ordering (best first).
     #[serde(skip)]
     pub median_value: Option<f64>,
+    /// The accepted samples of the table's headline figure (iterations/s),
+    /// for its confidence interval; empty for imported rows, which publish
+    /// no samples.
+    #[serde(skip)]
+    pub headline_samples: Vec<f64>,
 }
 
 /// A disk row.
@@ -177,6 +182,9 @@ pub struct DiskRow {
     pub write: String,
     pub rand_read: String,
     pub rand_write: String,
+    /// Random-read IOPS of each completed sample (the headline figure).
+    #[serde(skip)]
+    pub headline_samples: Vec<f64>,
 }
 
 /// Cache rows of one method.
@@ -220,6 +228,9 @@ pub struct CacheRow {
     pub restore: String,
     pub restore_mib_per_s: String,
     pub restore_variation: String,
+    /// Restore seconds of each verified trial (the headline figure).
+    #[serde(skip)]
+    pub headline_samples: Vec<f64>,
 }
 
 /// An internet endpoint.
@@ -239,6 +250,10 @@ pub struct InternetRow {
     pub download: String,
     pub upload: String,
     pub request_ms: String,
+    /// Download Mbps of each sample of a complete test (the headline
+    /// figure).
+    #[serde(skip)]
+    pub headline_samples: Vec<f64>,
 }
 
 /// A notice.

@@ -14,8 +14,10 @@ use runner_bench_format::measured::{CacheMethod, Conclusion};
 use serde::Serialize;
 
 use super::build_cache::{self, ServerDoc};
+use crate::figures;
 use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
+use crate::stats::{self, Interval, Rank};
 use crate::validate::Run;
 
 /// What every row says about the result it comes from.
@@ -149,11 +151,98 @@ pub struct Row<T> {
     pub incomplete: bool,
     /// Excluded or incomplete: shown, marked, and left out of plots.
     pub marked: bool,
+    /// Its place in the table's ranking: clean, current rows with the
+    /// headline figure only (`rank`).
+    pub place: Option<Rank>,
+    /// The 95 % bootstrap interval of the headline median, `lo–hi`
+    /// (measured rows with at least `BOOTSTRAP_MIN_SAMPLES` samples).
+    pub ci: Option<String>,
+    /// The headline figure's interval, for the plots.
+    #[serde(skip)]
+    pub interval: Option<Interval>,
+    /// The headline figure varies by more than `VARIATION_FLAG_PCT`.
+    pub variable: bool,
 }
 
 impl<T> Row<T> {
     fn new(meta: &Meta, fig: T, incomplete: bool) -> Row<T> {
-        Row { marked: incomplete || meta.excluded.is_some(), meta: meta.clone(), fig, incomplete }
+        Row {
+            marked: incomplete || meta.excluded.is_some(),
+            meta: meta.clone(),
+            fig,
+            incomplete,
+            place: None,
+            ci: None,
+            interval: None,
+            variable: false,
+        }
+    }
+}
+
+/// Above this population coefficient of variation of its headline figure,
+/// in percent, a row is flagged as variable: its median says less about the
+/// next run than a steadier row's. 10 %: CoreMark on a dedicated CPU varies
+/// by about 1 %, a noisy neighbour makes it 5 to 10 %, and the seeds' cache
+/// trials vary by up to 61 %.
+pub const VARIATION_FLAG_PCT: f64 = 10.0;
+
+/// The figure a table ranks its rows by (`pages::TABLES` names it).
+trait Headline {
+    /// Which way is better.
+    const BETTER: Better;
+    /// The median.
+    fn value(&self) -> Option<f64>;
+    /// Its samples: measured rows only.
+    fn samples(&self) -> &[f64];
+    /// Its variation as a report published it, for rows without samples.
+    fn published_variation_pct(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl Headline for CpuRow {
+    const BETTER: Better = Better::Higher;
+    fn value(&self) -> Option<f64> {
+        self.median_value
+    }
+    fn samples(&self) -> &[f64] {
+        &self.headline_samples
+    }
+    fn published_variation_pct(&self) -> Option<f64> {
+        leading(&self.variation)
+    }
+}
+
+impl Headline for DiskRow {
+    const BETTER: Better = Better::Higher;
+    fn value(&self) -> Option<f64> {
+        leading(&self.rand_read)
+    }
+    fn samples(&self) -> &[f64] {
+        &self.headline_samples
+    }
+}
+
+impl Headline for CacheRow {
+    const BETTER: Better = Better::Lower;
+    fn value(&self) -> Option<f64> {
+        leading(&self.restore)
+    }
+    fn samples(&self) -> &[f64] {
+        &self.headline_samples
+    }
+    fn published_variation_pct(&self) -> Option<f64> {
+        leading(&self.restore_variation)
+    }
+}
+
+impl Headline for InternetRow {
+    const BETTER: Better = Better::Higher;
+    fn value(&self) -> Option<f64> {
+        leading(&self.download)
+    }
+    fn samples(&self) -> &[f64] {
+        &self.headline_samples
     }
 }
 
@@ -356,12 +445,12 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         // the reader's question is "which is fastest", marked rows stay
         // visible below, and a home page that shows only the first rows of
         // a long table (`Options::home_rows`) shows the best ones.
-        rank(&mut g.cpu, |f| f.median_value, Better::Higher);
-        rank(&mut g.cpu_eembc, |f| f.median_value, Better::Higher);
-        rank(&mut g.disk, |f| leading(&f.rand_read), Better::Higher);
-        rank(&mut g.cache, |f| leading(&f.restore), Better::Lower);
-        rank(&mut g.cache_action, |f| leading(&f.restore), Better::Lower);
-        rank(&mut g.internet, |f| leading(&f.download), Better::Higher);
+        rank(&mut g.cpu);
+        rank(&mut g.cpu_eembc);
+        rank(&mut g.disk);
+        rank(&mut g.cache);
+        rank(&mut g.cache_action);
+        rank(&mut g.internet);
     }
     // Newest protocol first; results without a stated protocol last.
     groups.sort_by(|a, b| {
@@ -514,13 +603,17 @@ enum Better {
     Lower,
 }
 
-/// Sorts a table: clean rows first and current before stale, then by
-/// `headline` (best first; rows without it last), then by provider, runner
-/// and the row's own order.
-fn rank<T>(rows: &mut [Row<T>], headline: impl Fn(&T) -> Option<f64>, better: Better) {
+/// Sorts a table: clean rows first and current before stale, then by the
+/// headline figure (best first; rows without it last), then by provider,
+/// runner and the row's own order. Then gives the clean, current rows with
+/// the figure their places: where two rows' 95 % intervals overlap they
+/// share one, marked "≈" (`stats::ranks`); an imported row has no
+/// interval and keeps a place of its own. Flags every row whose figure
+/// varies by more than `VARIATION_FLAG_PCT`.
+fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
     let key = |r: &Row<T>| {
-        let v = headline(&r.fig).filter(|v| v.is_finite());
-        let v = match better {
+        let v = r.fig.value().filter(|v| v.is_finite());
+        let v = match T::BETTER {
             Better::Higher => v.map_or(f64::INFINITY, |v| -v),
             Better::Lower => v.unwrap_or(f64::INFINITY),
         };
@@ -534,6 +627,22 @@ fn rank<T>(rows: &mut [Row<T>], headline: impl Fn(&T) -> Option<f64>, better: Be
             .then(ka.2.total_cmp(&kb.2))
             .then_with(|| (&a.meta.provider_id, &a.meta.runner).cmp(&(&b.meta.provider_id, &b.meta.runner)))
     });
+    // Intervals for the rows shown in tables only (the newest per runner),
+    // never for all of a runner's history: each costs 2,000 resamples.
+    rows.par_iter_mut().for_each(|r| {
+        r.interval = stats::median_ci95(r.fig.samples());
+        r.ci = r.interval.map(|i| figures::range(i.lo, i.hi));
+        let variation = match r.fig.samples() {
+            [] => r.fig.published_variation_pct(),
+            s => stats::variation_pct(s),
+        };
+        r.variable = variation.is_some_and(|v| v > VARIATION_FLAG_PCT);
+    });
+    let ranked = rows.iter().take_while(|r| !r.marked && !r.meta.stale && r.fig.value().is_some()).count();
+    let intervals: Vec<Option<Interval>> = rows[..ranked].iter().map(|r| r.interval).collect();
+    for (r, place) in rows.iter_mut().zip(stats::ranks(&intervals)) {
+        r.place = Some(place);
+    }
 }
 
 /// The leading number of a formatted figure (`33392.77`, `7.76; 7.12–22.53`),

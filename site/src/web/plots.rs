@@ -110,20 +110,29 @@ pub(super) fn group_plots(
         (&g.cpu, "coremark.svg", "CoreMark iterations/s", "CoreMark"),
         (&g.cpu_eembc, "coremark-eembc.svg", "CoreMark iterations/s, EEMBC's sources", "CoreMark (EEMBC's sources)"),
     ] {
+        // Measured rows' whiskers are the median's 95 % interval, the one
+        // the table ranks by; imported rows have none and show min–max.
+        // (Measured and imported rows never share a group.)
         let cpu: Vec<Bar> = rows
             .iter()
             .filter(|r| !r.marked)
             .filter_map(|r| {
-                Some(Bar { label: label(&r.meta), value: r.fig.median_value?, range: range(&r.fig.range), series: 0 })
+                let whiskers = r.interval.map(|i| (i.lo, i.hi)).or_else(|| range(&r.fig.range));
+                Some(Bar { label: label(&r.meta), value: r.fig.median_value?, range: whiskers, series: 0 })
             })
             .collect();
+        let whiskers = if rows.iter().any(|r| r.interval.is_some()) {
+            "whiskers from the 95 % bootstrap confidence interval of each median"
+        } else {
+            "min–max whiskers (imported figures: no interval can be computed without samples)"
+        };
         add(
             site,
             file,
             Spec {
                 title: title.into(),
                 desc: format!(
-                    "Median {which} iterations per second per runner, with min–max whiskers; higher is better ({fp})."
+                    "Median {which} iterations per second per runner, with {whiskers}; higher is better ({fp})."
                 ),
                 axis: "iterations/s (higher is better)".into(),
             },

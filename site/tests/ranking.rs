@@ -1,0 +1,104 @@
+//! Issue 14: tables rank where the figures can tell runners apart. Each
+//! measured median has a seeded bootstrap 95 % interval, shown under it;
+//! rows whose intervals overlap share a place, marked "≈"; a row whose
+//! headline figure varies by more than 10 % is flagged "variable".
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use serde_json::{Value, json};
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The golden result with its failed fifth CPU sample replaced by the
+/// fourth (a complete CPU row), as runner `label` with GitHub run `run_id`
+/// and every sample's iterations scaled by `scale[i]`.
+fn runner(label: &str, run_id: u64, scale: [f64; 5]) -> (String, Value) {
+    let mut v = golden();
+    let samples = v["stages"]["cpu"]["samples"].as_array_mut().unwrap();
+    samples[4] = samples[3].clone();
+    for (s, k) in samples.iter_mut().zip(scale) {
+        let n = s["iterations"].as_f64().unwrap();
+        s["iterations"] = json!((n * k).round() as u64);
+    }
+    v["runner"]["label"] = json!(label);
+    v["provenance"]["github"]["run_id"] = json!(run_id);
+    another_run(&mut v, run_id as u32);
+    (format!("example/{label}/2026-11-29-{run_id}-1.json"), v)
+}
+
+/// The place cell and the median cell of each row of the home page's
+/// CoreMark table, in order.
+fn cpu_rows(home: &str) -> Vec<(String, String, String)> {
+    let table = home
+        .split("<table class=\"sortable\" id=\"t-")
+        .find(|t| t.split('"').next().unwrap().ends_with("-cpu"))
+        .expect("a CoreMark table");
+    let body = table.split("</table>").next().unwrap().split("<tbody>").nth(1).unwrap();
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            let place = row.split("<td class=\"num place\">").nth(1).unwrap().split("</td>").next().unwrap();
+            let runner = row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap();
+            let median = row.split("<td class=\"num\">").nth(1).unwrap().split("</td>").next().unwrap();
+            (place.to_string(), runner.to_string(), median.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn overlapping_intervals_share_a_place_and_a_wide_spread_is_flagged() {
+    let results = results_dir();
+    for (rel, v) in [
+        runner("example-linux-x64", 11, [1.0; 5]),
+        // 0.1 % faster: its interval overlaps the first's.
+        runner("example-linux-near", 12, [1.001; 5]),
+        runner("example-linux-half", 13, [0.5; 5]),
+        // Slowest, and varying by 21.5 %.
+        runner("example-linux-noisy", 14, [0.3, 0.45, 0.24, 0.3, 0.36]),
+    ] {
+        put(results.path(), &rel, &v);
+    }
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = read(out.path(), "index.html");
+    let rows = cpu_rows(&home);
+    let tie = "<span title=\"Its 95 % interval overlaps that of another row of this place: the two cannot be told \
+               apart\">≈</span>";
+    let ci = |lo: &str, hi: &str| {
+        format!(" <small class=\"ci\" title=\"95 % bootstrap confidence interval of the median\">{lo}–{hi}</small>")
+    };
+    // Five samples: the intervals' ends are the 1st to 2nd and 4th to 5th
+    // order statistics of the samples (stats.rs's tests).
+    assert_eq!(
+        rows,
+        [
+            (format!("{tie}1"), "example-linux-near".to_string(), format!("33372.43{}", ci("33291.91", "33421.73"))),
+            (format!("{tie}1"), "example-linux-x64".to_string(), format!("33339.10{}", ci("33258.64", "33388.34"))),
+            ("3".to_string(), "example-linux-half".to_string(), format!("16669.55{}", ci("16629.32", "16694.19"))),
+            ("4".to_string(), "example-linux-noisy".to_string(), format!("10001.73{}", ci("7982.06", "15024.75"))),
+        ]
+    );
+    let noisy = home.split("example-linux-noisy</a></th>").nth(1).unwrap().split("</tr>").next().unwrap();
+    assert!(noisy.contains("<span class=\"mark variable\""), "{noisy}");
+    let steady = home.split("example-linux-x64</a></th>").nth(1).unwrap().split("</tr>").next().unwrap();
+    assert!(!steady.contains("mark variable"), "{steady}");
+}
+
+#[test]
+fn imported_rows_rank_by_their_median_without_an_interval() {
+    let out = tempfile::tempdir().unwrap();
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
+    site::output::build_with(&site_options(root), out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = read(out.path(), "index.html");
+    let rows = cpu_rows(&home);
+    assert!(!rows.is_empty());
+    for (i, (place, runner, median)) in rows.iter().enumerate() {
+        assert_eq!(place, &(i + 1).to_string(), "{runner}");
+        assert!(!median.contains("class=\"ci\""), "{runner}: {median}");
+    }
+}
