@@ -1,18 +1,22 @@
 //! Rows of a measured result: the figures are computed here from the
 //! accepted samples (see stats.rs and docs/methodology.md).
 
-use runner_bench_format::measured::{CoreMarkImplementation, MeasuredResult, Status};
+use runner_bench_format::measured::{CoreMarkImplementation, DiskOp, DiskSample, MeasuredResult, Status};
 use runner_bench_format::{Affinity, arch_label};
 
 use super::protocol;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, count_word,
+    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart, count_word,
 };
 use crate::figures::{self, NONE};
 use crate::stats::{self, summarize};
 
 const MIB: f64 = 1024.0 * 1024.0;
+
+/// The disk stage's four operations, in the order of its tables.
+const DISK_OPS: [fn(&DiskSample) -> Option<&DiskOp>; 4] =
+    [|s| s.seq_read.as_ref(), |s| s.seq_write.as_ref(), |s| s.rand_read.as_ref(), |s| s.rand_write.as_ref()];
 
 pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
     let runner = m.runner.label.to_string();
@@ -85,6 +89,12 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             rand_read: med(&|s| s.rand_read.map(|o| o.iops())),
             rand_write: med(&|s| s.rand_write.map(|o| o.iops())),
             headline_samples: ok.iter().filter_map(|s| s.rand_read.map(|o| o.iops())).collect(),
+            latency: Some(DISK_OPS.map(|op| {
+                let of = |p: fn(&DiskOp) -> f64| {
+                    figures::two_or_none(stats::median(&ok.iter().filter_map(|s| op(s).map(p)).collect::<Vec<_>>()))
+                };
+                Latency { p50_us: of(|o| o.latency_p50_us.get()), p99_us: of(|o| o.latency_p99_us.get()) }
+            })),
         }
     });
 

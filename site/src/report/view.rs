@@ -185,6 +185,18 @@ pub struct DiskRow {
     /// Random-read IOPS of each completed sample (the headline figure).
     #[serde(skip)]
     pub headline_samples: Vec<f64>,
+    /// Per-call latency of the four operations, in their order (measured
+    /// rows; the published reports print none).
+    pub latency: Option<[Latency; 4]>,
+}
+
+/// One disk operation's per-call latency: the medians over the completed
+/// samples of each sample's 50th and 99th percentile, microseconds, two
+/// decimals (an em dash without samples).
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    pub p50_us: String,
+    pub p99_us: String,
 }
 
 /// Cache rows of one method.

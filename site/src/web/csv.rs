@@ -24,7 +24,21 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
     let mut cpu = table(&cpu_head, &meta_head);
     let mut cpu_eembc = table(&cpu_head, &meta_head);
     let mut disk = table(
-        &head(&["seq_read_mib_s", "seq_write_mib_s", "rand_read_iops", "rand_write_iops", "samples"]),
+        &head(&[
+            "seq_read_mib_s",
+            "seq_write_mib_s",
+            "rand_read_iops",
+            "rand_write_iops",
+            "samples",
+            "seq_read_p50_us",
+            "seq_read_p99_us",
+            "seq_write_p50_us",
+            "seq_write_p99_us",
+            "rand_read_p50_us",
+            "rand_read_p99_us",
+            "rand_write_p50_us",
+            "rand_write_p99_us",
+        ]),
         &meta_head,
     );
     let cache_head = head(&[
@@ -81,7 +95,12 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
         for r in &g.disk {
             let f = &r.fig;
             let counts = f.counts.clone().unwrap_or_default();
-            let figures = [number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
+            let mut figures =
+                vec![number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
+            match &f.latency {
+                Some(ops) => figures.extend(ops.iter().flat_map(|l| [number(&l.p50_us), number(&l.p99_us)])),
+                None => figures.extend(std::iter::repeat_n(String::new(), 8)),
+            }
             row(&mut disk, lead(&r.meta), &figures, &r.meta, r.incomplete);
         }
         for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {

@@ -1,0 +1,59 @@
+//! Issue 14: the disk table shows what the collector records of each call's
+//! latency (p50 and p99 per operation), in the page and in disk.csv;
+//! imported rows, whose reports print none, show nothing invented.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn built(results: &Path) -> tempfile::TempDir {
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    out
+}
+
+#[test]
+fn measured_disk_rows_show_per_call_latency() {
+    let results = results_dir();
+    put(results.path(), GOLDEN_PATH, &golden());
+    let out = built(results.path());
+    let home = read(out.path(), "index.html");
+    // The golden result's four completed samples: medians of their
+    // percentiles.
+    let title = "Per-call latency, µs: medians over the samples of each sample's 50th and 99th percentile";
+    for (p50, p99) in [("598.50", "1021.25"), ("1301.00", "2210.75"), ("98.25", "180.50"), ("44.75", "91.00")] {
+        let cell = format!("<small class=\"lat\" title=\"{title}\">p50 {p50} · p99 {p99} µs</small>");
+        assert!(home.contains(&cell), "{cell}\n{home}");
+    }
+    let csv = read(out.path(), "data/disk.csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "fingerprint,protocol,provider,runner,seq_read_mib_s,seq_write_mib_s,rand_read_iops,rand_write_iops,samples,\
+         seq_read_p50_us,seq_read_p99_us,seq_write_p50_us,seq_write_p99_us,rand_read_p50_us,rand_read_p99_us,\
+         rand_write_p50_us,rand_write_p99_us,date,imported_on,collector,imported,stale,incomplete,excluded,source"
+    );
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .contains(",4 / 5 / 5,598.50,1021.25,1301.00,2210.75,98.25,180.50,44.75,91.00,2026-11-29,"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn imported_disk_rows_have_no_latency() {
+    let out = built(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results")));
+    assert!(!read(out.path(), "index.html").contains("class=\"lat\""));
+    let csv = read(out.path(), "data/disk.csv");
+    for line in csv.lines().skip(1) {
+        assert!(line.contains(",,,,,,,,"), "{line}");
+    }
+}
