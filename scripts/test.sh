@@ -24,7 +24,9 @@ fi
 
 # System packages the tests use. gcc builds the CoreMark workload; nginx,
 # php-fpm and openssl serve the internet stage's LibreSpeed test server
-# (tests/librespeed); curl is the internet benchmark's baseline.
+# (tests/librespeed); nginx's WebDAV module is also the http-cache stage's
+# Gradle, Bazel and WebDAV server (tests/http-cache); curl is the internet
+# benchmark's baseline.
 need=()
 command -v cc >/dev/null || need+=(gcc)
 [ -x /usr/sbin/nginx ] || need+=(nginx)
@@ -34,7 +36,8 @@ command -v curl >/dev/null || need+=(curl)
 # The site's browser test (site/tests/browser.rs) drives Debian's chromium.
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # The cache stage's tests run node (Azurite, the cache service double,
-# @actions/cache), and tar and zstd as the official client does.
+# @actions/cache), and tar and zstd as the official client does; the
+# http-cache stage's run node for turborepo-remote-cache.
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v tar >/dev/null || need+=(tar)
@@ -49,15 +52,18 @@ if [ "${#need[@]}" -gt 0 ]; then
   else sudo apt-get update -qq && sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null; fi
 fi
 
-# npm packages of the cache stage's tests (tests/cache-service), from the
-# committed lock file; skipped while the installed tree matches it.
-lock=tests/cache-service/package-lock.json
-stamp=tests/cache-service/node_modules/.runner-bench-lock-sha256
-if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha256sum "$lock" | cut -d' ' -f1)" ]; then
-  echo "==> npm ci --prefix tests/cache-service"
-  npm ci --prefix tests/cache-service --no-audit --no-fund --loglevel=error >/dev/null
-  sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
-fi
+# npm packages of the cache stage's tests (tests/cache-service) and of the
+# http-cache stage's (tests/http-cache: turborepo-remote-cache), from the
+# committed lock files; each skipped while its installed tree matches it.
+for dir in tests/cache-service tests/http-cache; do
+  lock=$dir/package-lock.json
+  stamp=$dir/node_modules/.runner-bench-lock-sha256
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$(sha256sum "$lock" | cut -d' ' -f1)" ]; then
+    echo "==> npm ci --prefix $dir"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null
+    sha256sum "$lock" | cut -d' ' -f1 > "$stamp"
+  fi
+done
 
 bash scripts/lint-workflows.sh
 

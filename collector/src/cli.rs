@@ -56,8 +56,9 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "standard")]
     pub profile: ProfileArg,
 
-    /// Stages to run, comma-separated, in the order given [default: every
-    /// stage this collector supports].
+    /// Stages to run, comma-separated, in the order given [default: cpu,
+    /// disk, internet; http-cache runs only when named, with
+    /// --http-cache-url].
     #[arg(long, value_enum, value_delimiter = ',')]
     pub stages: Vec<StageArg>,
 
@@ -91,6 +92,9 @@ pub struct RunArgs {
     /// platform's roots, for a private LibreSpeed server.
     #[arg(long, env = "RUNNER_BENCH_INTERNET_CA_CERT")]
     pub internet_ca_cert: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub http_cache: crate::stage::http_cache::HttpCacheArgs,
 
     /// Logical CPU to pin the measuring thread to (Linux) [default: the
     /// lowest-numbered CPU this process may use].

@@ -6,7 +6,7 @@ use runner_bench_format::{Parameters, Profile, Provider, Runner};
 
 use crate::cli::{RunArgs, StageArg};
 use crate::error::UsageError;
-use crate::stage::{StageKind, internet};
+use crate::stage::{StageKind, http_cache, internet};
 
 /// A validated `collector run` invocation.
 #[derive(Debug, Clone)]
@@ -21,6 +21,9 @@ pub struct RunConfig {
     pub disk_dir: PathBuf,
     /// The internet stage's backend and extra CA.
     pub internet: internet::Target,
+    /// The http-cache stage's server and declared conditions, when a URL
+    /// was given.
+    pub http_cache: Option<http_cache::HttpCacheSettings>,
     /// The logical CPU asked for with --cpu, if any.
     pub cpu: Option<u32>,
 }
@@ -45,6 +48,7 @@ impl RunConfig {
         let profile = args.profile.profile();
         let internet = internet_target(args.internet_url, args.internet_name, args.internet_ca_cert)?;
         let disk_dir = folder_or_temp("disk-dir", args.disk_dir)?;
+        let http_cache = args.http_cache.resolve(stages.contains(&StageKind::HttpCache))?;
         Ok(RunConfig {
             profile,
             parameters: profile.parameters(),
@@ -54,6 +58,7 @@ impl RunConfig {
             provider,
             runner,
             internet,
+            http_cache,
             cpu: args.cpu,
         })
     }
@@ -77,7 +82,7 @@ fn internet_target(
 
 fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
     if requested.is_empty() {
-        return Ok(StageKind::AVAILABLE.to_vec());
+        return Ok(StageKind::DEFAULT.to_vec());
     }
     let mut out: Vec<StageKind> = Vec::new();
     for arg in requested {

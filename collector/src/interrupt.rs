@@ -116,6 +116,7 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
     stages.cpu = stages.cpu.take().or_else(|| empty.cpu.clone());
     stages.disk = stages.disk.take().or_else(|| empty.disk.clone());
     stages.internet = stages.internet.take().or_else(|| empty.internet.clone());
+    stages.http_cache = stages.http_cache.take().or_else(|| empty.http_cache.clone());
     let params = &result.parameters;
     let interrupted = || Some(Message::lossy(INTERRUPTED_SAMPLE));
     // The sample in progress is the first one not yet recorded: (its name,
@@ -158,8 +159,23 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
                 None
             }
         }),
+        StageKind::HttpCache => result.stages.http_cache.as_mut().and_then(|stage| {
+            // The cells in the order the stage runs them (entry size, then
+            // connections); the first not recorded was in progress.
+            let cells: Vec<(u64, u32)> = params
+                .http_cache_value_bytes
+                .iter()
+                .flat_map(|&b| params.http_cache_connections.iter().map(move |&c| (b, c)))
+                .collect();
+            let k = stage.runs.len() + 1;
+            let &cell = cells.get(k - 1)?;
+            let declared = stage.server.declared.clone().unwrap_or_default();
+            let phase = || crate::stage::http_cache::interrupted_phase(INTERRUPTED_SAMPLE);
+            stage.runs.push(crate::stage::http_cache::new_run(&declared, cell, phase(), phase()));
+            Some(("run", k, u32::try_from(cells.len()).unwrap_or(u32::MAX)))
+        }),
         // `collector run` runs no other stage.
-        StageKind::Cache | StageKind::HttpCache => None,
+        StageKind::Cache => None,
     };
     let text = match slot {
         Some((what, k, n)) => format!(
@@ -212,6 +228,46 @@ mod tests {
         let cpu = r.stages.cpu.unwrap();
         assert_eq!(cpu.samples.len(), 1);
         assert_eq!((cpu.samples[0].status, cpu.samples[0].affinity), (Status::Error, pinned));
+    }
+
+    #[test]
+    fn the_http_cache_run_in_progress_is_the_next_cell_of_the_grid() {
+        use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheServer, HttpCacheStage};
+        let mut r = golden();
+        r.stages.http_cache = None;
+        let declared = HttpCacheDeclared { backend: Some(Name::lossy("filesystem")), ..HttpCacheDeclared::default() };
+        let stage = HttpCacheStage {
+            server: HttpCacheServer {
+                url: Name::lossy("http://127.0.0.1:1/"),
+                software: Name::lossy("undeclared"),
+                conditions: Vec::new(),
+                protocol: None,
+                observed: None,
+                declared: Some(declared),
+            },
+            runs: Vec::new(),
+        };
+        let empty = Stages { http_cache: Some(stage), ..Stages::default() };
+        let text = mark(&mut r, Some(&(StageKind::HttpCache, empty)), Affinity::Unpinned);
+        let params = &r.parameters;
+        let cells = params.http_cache_value_bytes.len() * params.http_cache_connections.len();
+        assert_eq!(
+            text,
+            format!(
+                "interrupted by a signal during run 1 of {cells}, which is recorded as not completed; the samples and \
+                 stages after it did not run"
+            )
+        );
+        let run = &r.stages.http_cache.as_ref().unwrap().runs[0];
+        assert_eq!(
+            (run.value_bytes, run.connections),
+            (params.http_cache_value_bytes[0], params.http_cache_connections[0])
+        );
+        assert_eq!(run.backend.as_str(), "filesystem");
+        for phase in [&run.put, &run.get] {
+            assert_eq!((phase.status, phase.message.as_ref().unwrap().as_str()), (Status::Error, INTERRUPTED_SAMPLE));
+        }
+        assert_eq!(r.problems(), vec![]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::coremark;
 use crate::interrupt::Journal;
 use crate::output::ResultWriter;
 use crate::progress::Progress;
-use crate::stage::{StageKind, cpu, disk, internet};
+use crate::stage::{StageKind, cpu, disk, http_cache, internet};
 use crate::{affinity, machine, provenance, summary};
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -105,6 +105,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 })?;
                 result.stages.internet = Some(stage);
             }
+            StageKind::HttpCache => {
+                let settings = config.http_cache.clone().expect("config requires --http-cache-url for this stage");
+                let plan = http_cache::HttpCachePlan::new(&config.parameters, settings);
+                journal.stage_start(
+                    kind,
+                    Stages { http_cache: Some(http_cache::empty_stage(&plan)), ..Stages::default() },
+                );
+                progress.stage_start(kind, plan.cells().len());
+                progress.note(&format!(
+                    "{} ({}): {} entries per run, PUT then GET, over {:?} keep-alive connections at {:?} bytes",
+                    plan.target.base,
+                    plan.target.protocol.name(),
+                    plan.entries,
+                    plan.connections,
+                    plan.value_bytes,
+                ));
+                let stage = http_cache::run(&plan, &mut progress, |partial, notice| {
+                    result.stages.http_cache = Some(partial.clone());
+                    result.notices.extend(notice.cloned());
+                    save(&mut result)
+                })?;
+                result.stages.http_cache = Some(stage);
+            }
             other => unreachable!("config admits only available stages, not {}", other.name()),
         }
         progress.stage_end();
@@ -143,6 +166,11 @@ fn stages_without_completed_sample(stages: &Stages) -> Vec<String> {
     if let Some(net) = &stages.internet {
         let transfers = net.download.iter().chain(&net.upload).map(|s| of(s.status, &s.message));
         statuses.push(("internet", transfers.chain(net.request.iter().map(|s| of(s.status, &s.message))).collect()));
+    }
+    if let Some(cache) = &stages.http_cache {
+        let phases =
+            cache.runs.iter().flat_map(|r| [of(r.put.status, &r.put.message), of(r.get.status, &r.get.message)]);
+        statuses.push(("http-cache", phases.collect()));
     }
     statuses
         .into_iter()

@@ -228,6 +228,25 @@ fn help_explains_every_option() {
         assert!(help.contains(option), "{option} missing from:\n{help}");
     }
     assert!(help.contains("RUNNER_BENCH_PROVIDER"), "{help}");
+    for option in [
+        "--http-cache-url",
+        "--http-cache-protocol",
+        "--http-cache-ca-cert",
+        "--http-cache-token-env",
+        "--http-cache-basic-env",
+        "--http-cache-team",
+        "--http-cache-software",
+        "--http-cache-backend",
+        "--http-cache-cpu-quota",
+        "--http-cache-memory-quota-gb",
+        "--http-cache-compression",
+        "--http-cache-digest",
+    ] {
+        assert!(help.contains(option), "{option} missing from:\n{help}");
+    }
+    for protocol in ["gradle", "bazel", "turborepo", "webdav"] {
+        assert!(help.contains(protocol), "{protocol} missing from:\n{help}");
+    }
 }
 
 #[test]

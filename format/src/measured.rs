@@ -885,8 +885,98 @@ pub struct HttpCacheServer {
     pub url: Name,
     /// Server software, e.g. `RBCS 0.3.0`.
     pub software: Name,
-    /// Test conditions, as the RBCS benchmark lists them.
+    /// Test conditions, as the RBCS benchmark lists them. A measured
+    /// stage lists here, in words, its protocol, then what `observed` and
+    /// `declared` hold, each value ending in `(observed)` or `(declared)`.
     pub conditions: Vec<Condition>,
+    /// The API the collector spoke to the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<HttpCacheProtocol>,
+    /// What the collector measured about the way to the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<HttpCacheObserved>,
+    /// What the server's owner stated with flags: the collector cannot see
+    /// it, so it is recorded as declared, never as measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<HttpCacheDeclared>,
+}
+
+/// A build-cache API: the shape of its PUT and GET requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum HttpCacheProtocol {
+    /// Gradle's HTTP build cache: `PUT`/`GET <base>/<key>`.
+    Gradle,
+    /// Bazel's HTTP remote cache: `PUT`/`GET <base>/cas/<sha256 of the body>`.
+    Bazel,
+    /// Turborepo's remote cache API: `PUT`/`GET
+    /// <base>/v8/artifacts/<hash>?teamId=<team>` with a bearer token.
+    Turborepo,
+    /// Plain HTTP/WebDAV: `PUT`/`GET <base>/<name>`.
+    Webdav,
+}
+
+impl HttpCacheProtocol {
+    /// The protocol's name in flags and result files.
+    pub fn name(self) -> &'static str {
+        match self {
+            HttpCacheProtocol::Gradle => "gradle",
+            HttpCacheProtocol::Bazel => "bazel",
+            HttpCacheProtocol::Turborepo => "turborepo",
+            HttpCacheProtocol::Webdav => "webdav",
+        }
+    }
+}
+
+/// The conditions the collector observed itself, before the grid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCacheObserved {
+    /// Whether the URL is https.
+    pub tls: bool,
+    /// The HTTP version the server answered with, e.g. `HTTP/1.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_version: Option<Name>,
+    /// How the collector authenticated: `none`, `basic` or `bearer` (never
+    /// the credentials).
+    pub authentication: Name,
+    /// Median time of a zero-byte request (a GET of an absent key) on a
+    /// warm keep-alive connection, ms: the round trip through the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_ms: Option<NonNeg>,
+    /// Throughput of one large GET on a warm connection, Mbps (10^6 bit/s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_mbps: Option<NonNeg>,
+    /// Bytes of that GET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_bytes: Option<u64>,
+    /// Why an observation is missing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Message>,
+}
+
+/// The conditions only the server's owner knows, as they declared them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HttpCacheDeclared {
+    /// Server software and version, e.g. `nginx 1.24.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub software: Option<Name>,
+    /// Storage backend, e.g. `filesystem`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<Name>,
+    /// Server CPU quota, CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota: Option<NonNeg>,
+    /// Server memory quota, GB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_quota_gb: Option<NonNeg>,
+    /// Compression the server applies, e.g. `none` or `deflate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<Name>,
+    /// Digest the server keys entries by, e.g. `SHA-256`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<Name>,
 }
 
 /// One named test condition, e.g. `TLS: disabled`.
@@ -936,6 +1026,16 @@ pub struct HttpCachePhase {
     pub failed: u32,
     /// Seconds for the phase.
     pub seconds: NonNeg,
+    /// Median time of one request, from sending it to the last byte of its
+    /// answer, ms (every answered request, failed ones too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p50_ms: Option<NonNeg>,
+    /// 90th percentile of that time, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p90_ms: Option<NonNeg>,
+    /// 99th percentile of that time, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_p99_ms: Option<NonNeg>,
 }
 
 impl HttpCachePhase {
@@ -969,6 +1069,9 @@ mod tests {
             succeeded: u32::MAX,
             failed: u32::MAX,
             seconds: NonNeg::new(2.0).unwrap(),
+            latency_p50_ms: None,
+            latency_p90_ms: None,
+            latency_p99_ms: None,
         };
         assert_eq!(phase.requests_per_s(), Some(f64::from(u32::MAX)));
     }

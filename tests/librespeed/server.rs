@@ -175,23 +175,23 @@ fn find_php_fpm() -> PathBuf {
     found.pop().unwrap_or_else(|| panic!("php-fpm is not installed (no /usr/sbin/php-fpm*); {PACKAGES}"))
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind(("127.0.0.1", 0)).and_then(|l| l.local_addr()).expect("a free loopback port").port()
 }
 
 #[cfg(unix)]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// The servers run on Linux only; elsewhere this is only compiled.
 #[cfg(not(unix))]
-fn is_root() -> bool {
+pub(crate) fn is_root() -> bool {
     false
 }
 
-fn spawn(cmd: &mut Command, output: &Path) -> Result<Child, String> {
+pub(crate) fn spawn(cmd: &mut Command, output: &Path) -> Result<Child, String> {
     let out = fs::File::create(output).map_err(|e| e.to_string())?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
     cmd.stdin(Stdio::null()).stdout(out).stderr(err).spawn().map_err(|e| format!("{cmd:?}: {e}"))
@@ -199,7 +199,7 @@ fn spawn(cmd: &mut Command, output: &Path) -> Result<Child, String> {
 
 /// SIGTERM, so the masters take their workers down, then SIGKILL if one is
 /// still there after two seconds.
-fn stop(child: &mut Child) {
+pub(crate) fn stop(child: &mut Child) {
     #[cfg(unix)]
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: signalling our own child, which has not been reaped yet.

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod cpu;
 pub mod disk;
 pub mod http;
+pub mod http_cache;
 pub mod internet;
 
 use crate::cli::StageArg;
@@ -21,7 +22,11 @@ pub enum StageKind {
 
 impl StageKind {
     /// The stages this version of the collector can run.
-    pub const AVAILABLE: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
+    pub const AVAILABLE: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
+
+    /// The stages `collector run` runs when none are named: the http-cache
+    /// stage needs a server to measure, so it runs only when asked for.
+    pub const DEFAULT: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
 
     pub fn from_arg(arg: StageArg) -> Self {
         match arg {

@@ -45,8 +45,8 @@ use anyhow::Context;
 use runner_bench_format::measured::{InternetStage, Status, TransferSample};
 use runner_bench_format::{Message, Name, Notice, Parameters};
 
-pub use target::{DEFAULT_URL, Target, TargetField};
-pub use transfer::Transfers;
+pub use target::{DEFAULT_URL, Target, TargetField, load_ca};
+pub use transfer::{Transfers, chain};
 
 use crate::progress::Progress;
 
@@ -213,7 +213,7 @@ fn transfer_notice(plan: &InternetPlan, direction: Direction, i: u32, sample: &T
 }
 
 /// "60s", or "1.5s" for a timeout that is not whole seconds.
-fn secs_label(d: Duration) -> String {
+pub fn secs_label(d: Duration) -> String {
     match d.subsec_nanos() {
         0 => format!("{}s", d.as_secs()),
         _ => format!("{}s", d.as_secs_f64()),

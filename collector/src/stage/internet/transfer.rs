@@ -221,7 +221,7 @@ fn client(plan: &InternetPlan) -> reqwest::Result<Client> {
 }
 
 /// An error and its causes, "outer: inner: innermost", without repeats.
-fn chain(err: &dyn std::error::Error) -> String {
+pub fn chain(err: &dyn std::error::Error) -> String {
     let mut parts: Vec<String> = vec![err.to_string()];
     let mut source = err.source();
     while let Some(e) = source {

@@ -1,0 +1,200 @@
+//! The conditions of a measurement: what the collector observes before the
+//! grid (TLS, HTTP version, the round trip of a zero-byte request, the
+//! bandwidth of one large GET), what the server's owner declares with
+//! flags, and both in the RBCS benchmark's words for the result's list.
+//!
+//! The probe runs on one keep-alive connection, opened by a first request
+//! that is not timed, so neither figure includes a TCP or TLS handshake.
+//! Its zero-byte requests are GETs of keys no one stored: the server looks
+//! the key up and answers 404 with no body, a round trip through the
+//! server as every cache request makes one. An authentication failure, a
+//! refused connection or a server that does not take PUTs there ends the
+//! probe with an error, and the stage then runs no cell.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use reqwest::{Client, Version};
+use runner_bench_format::measured::{Condition, HttpCacheDeclared, HttpCacheObserved};
+use runner_bench_format::{Message, Name, NonNeg, median};
+
+use super::entries::{self, Entry};
+use super::grid::{Phase, status_error};
+use super::protocol::Target;
+use crate::rng::SplitMix64;
+use crate::stage::internet::chain;
+
+/// Zero-byte requests timed for the RTT.
+pub const RTT_REQUESTS: usize = 5;
+/// Bytes of the entry the bandwidth GET reads.
+pub const BANDWIDTH_BYTES: u64 = 8 << 20;
+
+/// What the probe saw, and, if the server cannot be measured, why.
+pub struct Probe {
+    pub observed: HttpCacheObserved,
+    pub fatal: Option<String>,
+}
+
+/// Runs the probe on `client`. Never fails: a failure is the probe's
+/// `fatal`, or for the bandwidth alone a message in `observed`.
+pub async fn probe(target: &Target, client: &Client, rng: &mut SplitMix64) -> Probe {
+    let mut observed = unobserved(target);
+    let mut absent = || {
+        let mut bytes = [0u8; 32];
+        rng.fill(&mut bytes);
+        runner_bench_format::hex(&bytes)
+    };
+    // The first request opens the connection; it is not timed.
+    let version = match zero_byte(target, client, &absent()).await {
+        Ok(version) => version,
+        Err(why) => return Probe { observed, fatal: Some(why) },
+    };
+    observed.http_version = Some(Name::lossy(&format!("{version:?}")));
+    let mut ms = Vec::with_capacity(RTT_REQUESTS);
+    for _ in 0..RTT_REQUESTS {
+        let start = Instant::now();
+        if let Err(why) = zero_byte(target, client, &absent()).await {
+            return Probe { observed, fatal: Some(why) };
+        }
+        ms.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    observed.rtt_ms = median(&ms).and_then(|m| NonNeg::new(m).ok());
+
+    let entry = entries::random(1, BANDWIDTH_BYTES, rng).remove(0);
+    if let Err(why) = store(target, client, &entry).await {
+        return Probe { observed, fatal: Some(why) };
+    }
+    match timed_get(target, client, &entry).await {
+        Ok(seconds) if seconds > Duration::ZERO => {
+            observed.bandwidth_mbps = NonNeg::new(BANDWIDTH_BYTES as f64 * 8.0 / 1e6 / seconds.as_secs_f64()).ok();
+            observed.bandwidth_bytes = Some(BANDWIDTH_BYTES);
+        }
+        Ok(_) => {}
+        Err(why) => observed.message = Some(Message::lossy(&format!("no bandwidth: {why}"))),
+    }
+    Probe { observed, fatal: None }
+}
+
+/// What is known of a server before any request: TLS and authentication.
+pub fn unobserved(target: &Target) -> HttpCacheObserved {
+    HttpCacheObserved {
+        tls: target.tls(),
+        http_version: None,
+        authentication: Name::lossy(target.auth.name()),
+        rtt_ms: None,
+        bandwidth_mbps: None,
+        bandwidth_bytes: None,
+        message: None,
+    }
+}
+
+/// A GET of a key no one stored: 404 (or, from a server that answers every
+/// key, 2xx) is a good answer; a refused credential is not. Returns the
+/// HTTP version the server answered with.
+async fn zero_byte(target: &Target, client: &Client, key: &str) -> Result<Version, String> {
+    let response = target.get(client, key).send().await.map_err(|e| chain(&e.without_url()))?;
+    let status = response.status();
+    if !(status.is_success() || status.as_u16() == 404) {
+        return Err(status_error(Phase::Get, status));
+    }
+    let version = response.version();
+    response.bytes().await.map_err(|e| chain(&e.without_url()))?;
+    Ok(version)
+}
+
+async fn store(target: &Target, client: &Client, entry: &Entry) -> Result<(), String> {
+    let response =
+        target.put(client, &entry.key, entry.body.clone()).send().await.map_err(|e| chain(&e.without_url()))?;
+    let status = response.status();
+    let _ = response.bytes().await;
+    if !status.is_success() {
+        return Err(status_error(Phase::Put, status));
+    }
+    Ok(())
+}
+
+async fn timed_get(target: &Target, client: &Client, entry: &Entry) -> Result<Duration, String> {
+    let start = Instant::now();
+    let response = target.get(client, &entry.key).send().await.map_err(|e| chain(&e.without_url()))?;
+    let status = response.status();
+    let body: Bytes = response.bytes().await.map_err(|e| chain(&e.without_url()))?;
+    let elapsed = start.elapsed();
+    if !status.is_success() {
+        return Err(status_error(Phase::Get, status));
+    }
+    entries::verify(&entry.key, &body)?;
+    Ok(elapsed)
+}
+
+/// The conditions in the RBCS benchmark's words, each value marked
+/// `(observed)` or `(declared)`; what is neither observed nor declared is
+/// left out.
+pub fn list(protocol: &str, observed: &HttpCacheObserved, declared: &HttpCacheDeclared) -> Vec<Condition> {
+    let mut out: Vec<(String, String)> = vec![("Protocol".into(), protocol.to_string())];
+    let seen = |v: String| format!("{v} (observed)");
+    let said = |v: &str| format!("{v} (declared)");
+    out.push(("TLS".into(), seen(if observed.tls { "enabled" } else { "disabled" }.into())));
+    if let Some(v) = &observed.http_version {
+        out.push(("HTTP version".into(), seen(v.to_string())));
+    }
+    out.push(("Authentication".into(), seen(observed.authentication.to_string())));
+    if let Some(ms) = observed.rtt_ms {
+        out.push(("Network RTT".into(), seen(format!("{:.3} ms", ms.get()))));
+    }
+    if let Some(mbps) = observed.bandwidth_mbps {
+        out.push(("Network bandwidth".into(), seen(format!("{:.0} Mbps", mbps.get()))));
+    }
+    let text = |name: &str, v: &Option<Name>| v.as_ref().map(|v| (name.to_string(), said(v.as_str())));
+    let number =
+        |name: &str, v: Option<NonNeg>, unit: &str| v.map(|v| (name.to_string(), said(&format!("{}{unit}", v.get()))));
+    out.extend(text("Software", &declared.software));
+    out.extend(text("Backend", &declared.backend));
+    out.extend(number("CPU quota", declared.cpu_quota, " CPUs"));
+    out.extend(number("Memory quota", declared.memory_quota_gb, " GB"));
+    out.extend(text("Compression", &declared.compression));
+    out.extend(text("Digest", &declared.digest));
+    out.into_iter().map(|(name, value)| Condition { name: Name::lossy(&name), value: Name::lossy(&value) }).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conditions_say_which_are_observed_and_which_declared() {
+        let observed = HttpCacheObserved {
+            tls: false,
+            http_version: Some(Name::lossy("HTTP/1.1")),
+            authentication: Name::lossy("bearer"),
+            rtt_ms: NonNeg::new(0.2125).ok(),
+            bandwidth_mbps: NonNeg::new(9876.4).ok(),
+            bandwidth_bytes: Some(BANDWIDTH_BYTES),
+            message: None,
+        };
+        let declared = HttpCacheDeclared {
+            software: Some(Name::lossy("nginx 1.22.1")),
+            backend: Some(Name::lossy("filesystem")),
+            cpu_quota: NonNeg::new(4.0).ok(),
+            memory_quota_gb: None,
+            compression: Some(Name::lossy("none")),
+            digest: None,
+        };
+        let got: Vec<String> =
+            list("gradle", &observed, &declared).iter().map(|c| format!("{}: {}", c.name, c.value)).collect();
+        assert_eq!(
+            got,
+            [
+                "Protocol: gradle",
+                "TLS: disabled (observed)",
+                "HTTP version: HTTP/1.1 (observed)",
+                "Authentication: bearer (observed)",
+                "Network RTT: 0.212 ms (observed)",
+                "Network bandwidth: 9876 Mbps (observed)",
+                "Software: nginx 1.22.1 (declared)",
+                "Backend: filesystem (declared)",
+                "CPU quota: 4 CPUs (declared)",
+                "Compression: none (declared)",
+            ]
+        );
+    }
+}

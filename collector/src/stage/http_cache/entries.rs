@@ -1,0 +1,86 @@
+//! The entries a run stores and reads back: unique random bodies named by
+//! their SHA-256, and the check that a GET returned exactly one of them.
+
+use bytes::Bytes;
+use runner_bench_format::hex;
+use sha2::{Digest, Sha256};
+
+use crate::rng::SplitMix64;
+
+/// One entry: its key (hex SHA-256 of the body) and its body.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub key: String,
+    pub body: Bytes,
+}
+
+/// `n` entries of `value_bytes` random bytes each. The bytes come from one
+/// buffer, so generating them is one pass and cloning a body copies nothing.
+pub fn random(n: u32, value_bytes: u64, rng: &mut SplitMix64) -> Vec<Entry> {
+    let size = usize::try_from(value_bytes).expect("an entry size fits in memory");
+    let mut all = vec![0u8; size * n as usize];
+    rng.fill(&mut all);
+    let all = Bytes::from(all);
+    (0..n as usize)
+        .map(|i| {
+            let body = all.slice(i * size..(i + 1) * size);
+            Entry { key: key_of(&body), body }
+        })
+        .collect()
+}
+
+/// The key of a body: its lowercase hex SHA-256.
+pub fn key_of(body: &[u8]) -> String {
+    hex(&Sha256::digest(body))
+}
+
+/// Whether a GET of `key` returned its entry, byte for byte; if not, why.
+pub fn verify(key: &str, got: &[u8]) -> Result<(), String> {
+    let digest = key_of(got);
+    if digest == key {
+        Ok(())
+    } else {
+        Err(format!("GET {key} returned {} bytes whose SHA-256 is {digest}, not the entry's", got.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_are_unique_and_named_by_their_digest() {
+        let mut rng = SplitMix64::new(7);
+        let entries = random(50, 128, &mut rng);
+        assert_eq!(entries.len(), 50);
+        let mut keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), 50);
+        for e in &entries {
+            assert_eq!(e.body.len(), 128);
+            assert_eq!(verify(&e.key, &e.body), Ok(()));
+        }
+    }
+
+    /// A cache that answers a GET with other bytes (a corrupted file, or
+    /// another entry) is a failed request, whatever its status said.
+    #[test]
+    fn a_body_that_differs_fails_verification() {
+        let mut rng = SplitMix64::new(1);
+        let entries = random(2, 16, &mut rng);
+        let mut corrupted = entries[0].body.to_vec();
+        corrupted[3] ^= 1;
+        let err = verify(&entries[0].key, &corrupted).unwrap_err();
+        assert_eq!(
+            err,
+            format!(
+                "GET {} returned 16 bytes whose SHA-256 is {}, not the entry's",
+                entries[0].key,
+                key_of(&corrupted)
+            )
+        );
+        assert!(verify(&entries[0].key, &entries[1].body).is_err());
+        assert!(verify(&entries[0].key, b"").is_err());
+    }
+}

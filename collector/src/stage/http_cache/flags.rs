@@ -1,0 +1,162 @@
+//! The http-cache stage's flags on `collector run`, checked into a `Target`
+//! and the declared conditions before anything is measured.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
+use runner_bench_format::{Name, NonNeg};
+
+use super::protocol::{Auth, Target, base_url};
+use crate::error::UsageError;
+use crate::stage::internet;
+
+/// A build-cache protocol, as a flag value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProtocolArg {
+    /// Gradle's HTTP build cache: PUT/GET <url>/<key>.
+    Gradle,
+    /// Bazel's HTTP remote cache: PUT/GET <url>/cas/<sha256>.
+    Bazel,
+    /// Turborepo's remote cache API: PUT/GET <url>/v8/artifacts/<hash>?teamId=<team>.
+    Turborepo,
+    /// Plain HTTP/WebDAV: PUT/GET <url>/<name>.
+    Webdav,
+}
+
+impl ProtocolArg {
+    fn protocol(self) -> HttpCacheProtocol {
+        match self {
+            ProtocolArg::Gradle => HttpCacheProtocol::Gradle,
+            ProtocolArg::Bazel => HttpCacheProtocol::Bazel,
+            ProtocolArg::Turborepo => HttpCacheProtocol::Turborepo,
+            ProtocolArg::Webdav => HttpCacheProtocol::Webdav,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct HttpCacheArgs {
+    /// Base URL of the build-cache server the http-cache stage measures,
+    /// e.g. `https://cache.example.org/cache/`; required by that stage.
+    #[arg(long, env = "RUNNER_BENCH_HTTP_CACHE_URL")]
+    pub http_cache_url: Option<String>,
+
+    /// The API that server speaks.
+    #[arg(long, value_enum, default_value = "gradle", env = "RUNNER_BENCH_HTTP_CACHE_PROTOCOL")]
+    pub http_cache_protocol: ProtocolArg,
+
+    /// PEM file of a CA certificate the http-cache stage trusts besides the
+    /// platform's roots.
+    #[arg(long, env = "RUNNER_BENCH_HTTP_CACHE_CA_CERT")]
+    pub http_cache_ca_cert: Option<PathBuf>,
+
+    /// Name of an environment variable holding a bearer token for the
+    /// cache (Turborepo's TURBO_TOKEN, for one). The token is sent, never
+    /// recorded.
+    #[arg(long, value_name = "VAR", conflicts_with = "http_cache_basic_env")]
+    pub http_cache_token_env: Option<String>,
+
+    /// Name of an environment variable holding `user:password` for HTTP
+    /// basic authentication. Sent, never recorded.
+    #[arg(long, value_name = "VAR")]
+    pub http_cache_basic_env: Option<String>,
+
+    /// Turborepo's team id (the `teamId` of every request).
+    #[arg(long, default_value = "runner-bench")]
+    pub http_cache_team: String,
+
+    /// Declared: the server's software and version, e.g. `nginx 1.22.1`.
+    #[arg(long)]
+    pub http_cache_software: Option<String>,
+
+    /// Declared: the server's storage backend, e.g. `filesystem`.
+    #[arg(long)]
+    pub http_cache_backend: Option<String>,
+
+    /// Declared: the server's CPU quota, CPUs.
+    #[arg(long)]
+    pub http_cache_cpu_quota: Option<f64>,
+
+    /// Declared: the server's memory quota, GB.
+    #[arg(long)]
+    pub http_cache_memory_quota_gb: Option<f64>,
+
+    /// Declared: the compression the server applies, e.g. `none`.
+    #[arg(long)]
+    pub http_cache_compression: Option<String>,
+
+    /// Declared: the digest the server keys entries by, e.g. `SHA-256`.
+    #[arg(long)]
+    pub http_cache_digest: Option<String>,
+}
+
+/// The stage's server and what its owner declared.
+#[derive(Debug, Clone)]
+pub struct HttpCacheSettings {
+    pub target: Target,
+    pub declared: HttpCacheDeclared,
+}
+
+impl HttpCacheArgs {
+    /// The checked settings, or None without a URL; `needed` when the
+    /// stage was asked for, which then requires the URL.
+    pub fn resolve(&self, needed: bool) -> Result<Option<HttpCacheSettings>, UsageError> {
+        let invalid = |flag: &'static str| move |reason: String| UsageError::InvalidValue { flag, reason };
+        let Some(url) = &self.http_cache_url else {
+            return match needed {
+                true => Err(invalid("http-cache-url")(
+                    "the http-cache stage needs the cache server's base URL, e.g. --http-cache-url \
+                     https://cache.example.org/cache/"
+                        .to_string(),
+                )),
+                false => Ok(None),
+            };
+        };
+        let base = base_url(url).map_err(invalid("http-cache-url"))?;
+        let extra_ca = match &self.http_cache_ca_cert {
+            Some(path) => internet::load_ca(path).map_err(invalid("http-cache-ca-cert"))?,
+            None => Vec::new(),
+        };
+        let auth = match (&self.http_cache_token_env, &self.http_cache_basic_env) {
+            (Some(var), _) => Auth::Bearer(secret(var).map_err(invalid("http-cache-token-env"))?),
+            (None, Some(var)) => {
+                let pair = secret(var).map_err(invalid("http-cache-basic-env"))?;
+                let (user, password) = pair
+                    .split_once(':')
+                    .ok_or_else(|| invalid("http-cache-basic-env")(format!("{var} holds no `user:password`")))?;
+                Auth::Basic { user: user.to_string(), password: password.to_string() }
+            }
+            (None, None) => Auth::None,
+        };
+        let target = Target {
+            base,
+            protocol: self.http_cache_protocol.protocol(),
+            auth,
+            team: self.http_cache_team.clone(),
+            extra_ca,
+        };
+        let text = |flag: &'static str, v: &Option<String>| v.clone().map(Name::new).transpose().map_err(invalid(flag));
+        let number = |flag: &'static str, v: Option<f64>| v.map(NonNeg::new).transpose().map_err(invalid(flag));
+        let declared = HttpCacheDeclared {
+            software: text("http-cache-software", &self.http_cache_software)?,
+            backend: text("http-cache-backend", &self.http_cache_backend)?,
+            cpu_quota: number("http-cache-cpu-quota", self.http_cache_cpu_quota)?,
+            memory_quota_gb: number("http-cache-memory-quota-gb", self.http_cache_memory_quota_gb)?,
+            compression: text("http-cache-compression", &self.http_cache_compression)?,
+            digest: text("http-cache-digest", &self.http_cache_digest)?,
+        };
+        Ok(Some(HttpCacheSettings { target, declared }))
+    }
+}
+
+/// The value of the environment variable `var`, which must be set and not
+/// empty. Its value never appears in a message.
+fn secret(var: &str) -> Result<String, String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Ok(v),
+        Ok(_) => Err(format!("the environment variable {var} is empty")),
+        Err(std::env::VarError::NotPresent) => Err(format!("the environment variable {var} is not set")),
+        Err(std::env::VarError::NotUnicode(_)) => Err(format!("the environment variable {var} is not UTF-8")),
+    }
+}

@@ -1,0 +1,252 @@
+//! The http-cache stage: a remote build-cache server's PUT and GET
+//! requests per second, measured the way the RBCS benchmark measures them.
+//!
+//! - First a probe on one warm keep-alive connection (conditions.rs): the
+//!   HTTP version, the median time of zero-byte requests (the RTT through
+//!   the server) and the bandwidth of one 8 MiB GET. A server that refuses
+//!   the connection or the credentials, or that does not take PUTs at the
+//!   URL, ends the stage here: every cell is recorded as not run, with the
+//!   reason, and the run goes on to its next stage.
+//! - Then each cell of the profile's grid, entry size × connections
+//!   (grid.rs): `http_cache_entries` unique random entries PUT over that
+//!   many concurrent keep-alive connections, then all GET back over the
+//!   same connections, every body checked against its SHA-256 key
+//!   (entries.rs). requests/s = (succeeded + failed) ÷ seconds, as RBCS
+//!   computes it; failures are counted, never retried.
+//! - A run (PUT and GET) has `sample_timeout_s`; a run that reaches it is
+//!   recorded as `timeout` with what it had done.
+//! - What only the server's owner knows (software, backend, quotas,
+//!   compression, digest) comes from flags (flags.rs) and is recorded as
+//!   declared.
+//!
+//! The requests run on the stages' current-thread runtime (stage/http.rs):
+//! the connections are tasks on the measuring thread, as oha's are tasks on
+//! its runtime.
+
+mod conditions;
+mod entries;
+pub mod flags;
+mod grid;
+mod protocol;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use runner_bench_format::measured::{
+    HttpCacheDeclared, HttpCachePhase, HttpCacheRun, HttpCacheServer, HttpCacheStage, Status,
+};
+use runner_bench_format::{Message, Name, Notice, Parameters};
+
+pub use flags::{HttpCacheArgs, HttpCacheSettings};
+use grid::{Phase, not_run};
+use protocol::Target;
+
+use crate::progress::Progress;
+use crate::rng::SplitMix64;
+use crate::stage::http;
+use crate::stage::internet::{chain, secs_label};
+
+/// What a value stands for when its owner declared none.
+const UNDECLARED: &str = "undeclared";
+
+/// What the stage needs to know.
+#[derive(Debug, Clone)]
+pub struct HttpCachePlan {
+    pub target: Target,
+    pub declared: HttpCacheDeclared,
+    pub entries: u32,
+    pub value_bytes: Vec<u64>,
+    pub connections: Vec<u32>,
+    /// The bound on one run (its PUT and GET phases together), and on the probe.
+    pub timeout: Duration,
+}
+
+impl HttpCachePlan {
+    pub fn new(params: &Parameters, settings: HttpCacheSettings) -> Self {
+        HttpCachePlan {
+            target: settings.target,
+            declared: settings.declared,
+            entries: params.http_cache_entries,
+            value_bytes: params.http_cache_value_bytes.clone(),
+            connections: params.http_cache_connections.clone(),
+            timeout: Duration::from_secs(params.sample_timeout_s.into()),
+        }
+    }
+
+    /// The grid's cells in the order they run: entry size, then connections.
+    pub fn cells(&self) -> Vec<(u64, u32)> {
+        self.value_bytes.iter().flat_map(|&b| self.connections.iter().map(move |&c| (b, c))).collect()
+    }
+}
+
+/// The stage before the probe: the server as the flags describe it.
+pub fn empty_stage(plan: &HttpCachePlan) -> HttpCacheStage {
+    HttpCacheStage {
+        server: HttpCacheServer {
+            url: Name::lossy(plan.target.base.as_str()),
+            software: plan.declared.software.clone().unwrap_or_else(|| Name::lossy(UNDECLARED)),
+            conditions: Vec::new(),
+            protocol: Some(plan.target.protocol),
+            observed: None,
+            declared: Some(plan.declared.clone()),
+        },
+        runs: Vec::new(),
+    }
+}
+
+/// A run of the grid with both phases; the declared backend and quotas.
+pub fn new_run(
+    declared: &HttpCacheDeclared,
+    (value_bytes, connections): (u64, u32),
+    put: HttpCachePhase,
+    get: HttpCachePhase,
+) -> HttpCacheRun {
+    HttpCacheRun {
+        backend: declared.backend.clone().unwrap_or_else(|| Name::lossy(UNDECLARED)),
+        cpu_quota: declared.cpu_quota,
+        memory_quota_gb: declared.memory_quota_gb,
+        value_bytes,
+        connections,
+        put,
+        get,
+    }
+}
+
+/// A phase cut short by an interruption (`interrupt`), with its message.
+pub fn interrupted_phase(message: &str) -> HttpCachePhase {
+    HttpCachePhase { message: Some(Message::lossy(message)), ..not_run("") }
+}
+
+/// Runs the probe, then every cell. `after_run` sees the stage after the
+/// probe and after each cell, with the notice that step raised, so the
+/// caller can record both before the next begins.
+pub fn run(
+    plan: &HttpCachePlan,
+    progress: &mut Progress,
+    mut after_run: impl FnMut(&HttpCacheStage, Option<&Notice>) -> anyhow::Result<()>,
+) -> anyhow::Result<HttpCacheStage> {
+    let rt = http::runtime().context("the http-cache stage's HTTP runtime did not start")?;
+    let mut rng = SplitMix64::unseeded();
+    let mut stage = empty_stage(plan);
+    let protocol = plan.target.protocol.name();
+
+    let probe = match grid::client(&plan.target, plan.timeout) {
+        Ok(client) => {
+            let probe = conditions::probe(&plan.target, &client, &mut rng);
+            rt.block_on(async { tokio::time::timeout(plan.timeout, probe).await }).unwrap_or_else(|_| {
+                conditions::Probe {
+                    observed: conditions::unobserved(&plan.target),
+                    fatal: Some(format!("the probe exceeded {}", secs_label(plan.timeout))),
+                }
+            })
+        }
+        Err(e) => conditions::Probe {
+            observed: conditions::unobserved(&plan.target),
+            fatal: Some(format!("the HTTP client failed: {}", chain(&e))),
+        },
+    };
+    stage.server.conditions = conditions::list(protocol, &probe.observed, &plan.declared);
+    progress.note(&format!(
+        "{} ({protocol}): {}",
+        plan.target.base,
+        stage
+            .server
+            .conditions
+            .iter()
+            .skip(1)
+            .map(|c| format!("{} {}", c.name, c.value))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let probe_notice = probe.observed.message.as_ref().map(|m| notice(&format!("{}: {m}", plan.target.base)));
+    stage.server.observed = Some(probe.observed);
+
+    let cells = plan.cells();
+    if let Some(why) = probe.fatal {
+        let text = format!("{}: {why}; no cell of the grid was measured", plan.target.base);
+        progress.note(&format!("error: {text}"));
+        for &cell in &cells {
+            stage.runs.push(new_run(&plan.declared, cell, not_run(&why), not_run(&why)));
+        }
+        after_run(&stage, Some(&notice(&text)))?;
+        return Ok(stage);
+    }
+    after_run(&stage, probe_notice.as_ref())?;
+
+    let target = Arc::new(plan.target.clone());
+    let n = cells.len();
+    let mut spent = Duration::ZERO;
+    for (k, &cell) in cells.iter().enumerate() {
+        let per_cell = if k > 0 { spent / k as u32 } else { plan.timeout };
+        progress.sample_start(k + 1, n, per_cell * (n - k) as u32);
+        let started = Instant::now();
+        let run = cell_run(&rt, plan, &target, cell, &mut rng);
+        spent += started.elapsed();
+        progress.sample_done(k + 1, n, &describe(&run));
+        let failed = [(Phase::Put, &run.put), (Phase::Get, &run.get)]
+            .into_iter()
+            .filter(|(_, p)| p.status != Status::Ok)
+            .map(|(phase, p)| format!("{} {}", phase.name(), p.message.as_ref().map_or("failed", Message::as_str)))
+            .collect::<Vec<_>>();
+        let notice = (!failed.is_empty())
+            .then(|| notice(&format!("{} bytes over {} connections: {}", cell.0, cell.1, failed.join("; "))));
+        stage.runs.push(run);
+        after_run(&stage, notice.as_ref())?;
+    }
+    Ok(stage)
+}
+
+/// One cell: its entries and connections, the PUT phase, then the GET
+/// phase in what is left of the run's bound.
+fn cell_run(
+    rt: &tokio::runtime::Runtime,
+    plan: &HttpCachePlan,
+    target: &Arc<Target>,
+    cell: (u64, u32),
+    rng: &mut SplitMix64,
+) -> HttpCacheRun {
+    let (value_bytes, connections) = cell;
+    let entries = Arc::new(entries::random(plan.entries, value_bytes, rng));
+    let clients = match grid::clients(target, connections, plan.timeout) {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("the HTTP client failed: {}", chain(&e));
+            return new_run(&plan.declared, cell, not_run(&why), not_run(&why));
+        }
+    };
+    let deadline = Instant::now() + plan.timeout;
+    let put = rt.block_on(grid::phase(Phase::Put, target, &clients, &entries, deadline, plan.timeout));
+    let get = match put.status {
+        Status::Timeout => not_run("the run's time bound ran out in the PUT phase"),
+        _ if put.succeeded == 0 => not_run("the PUT phase stored no entry"),
+        _ => rt.block_on(grid::phase(Phase::Get, target, &clients, &entries, deadline, plan.timeout)),
+    };
+    new_run(&plan.declared, cell, put, get)
+}
+
+/// "4096 B × 4: PUT 5321/s, GET 8110/s (p99 1.2 ms, 0.8 ms)", or what failed.
+fn describe(run: &HttpCacheRun) -> String {
+    let phase = |name: &str, p: &HttpCachePhase| match p.requests_per_s() {
+        Some(rate) => format!(
+            "{name} {rate:.0}/s (p99 {:.2} ms{})",
+            p.latency_p99_ms.map_or(0.0, |v| v.get()),
+            if p.failed > 0 { format!(", {} failed", p.failed) } else { String::new() }
+        ),
+        None => {
+            format!("{name} {:?}: {}", p.status, p.message.as_ref().map_or("failed", Message::as_str)).to_lowercase()
+        }
+    };
+    format!("{} B × {}: {}, {}", run.value_bytes, run.connections, phase("PUT", &run.put), phase("GET", &run.get))
+}
+
+fn notice(text: &str) -> Notice {
+    Notice { stage: Name::lossy("http-cache"), message: Message::lossy(text) }
+}
+
+#[cfg(test)]
+#[path = "../../../../tests/http-cache/server.rs"]
+mod server;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! The http-cache stage as a user runs it: `collector run --stages
+//! http-cache` against turborepo-remote-cache and nginx on loopback
+//! (tests/http-cache/server.rs). The stage's cases one cell at a time
+//! (every protocol, a corrupted body, the time bound) are tested on the
+//! stage itself, in collector/src/stage/http_cache/tests.rs.
+
+#[path = "../../tests/http-cache/server.rs"]
+mod server;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::cargo_bin;
+use runner_bench_format::measured::{HttpCacheProtocol, Status};
+use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
+use server::{Nginx, Turbo};
+
+const SECRET: &str = "s3cret-token-that-must-not-be-written";
+
+fn collector(out: &Path, stages: &str) -> Command {
+    let mut cmd = Command::new(cargo_bin("collector"));
+    for var in
+        ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "RUNNER_BENCH_HTTP_CACHE_URL", "RUNNER_BENCH_HTTP_CACHE_PROTOCOL"]
+    {
+        cmd.env_remove(var);
+    }
+    cmd.args(["run", "--profile", "quick", "--stages", stages, "--provider", "local", "--runner", "dev-linux-x64"])
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
+fn measured(path: &Path) -> MeasuredResult {
+    match read_file(path).unwrap() {
+        AnyResult::Measured(r) => *r,
+        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_turborepo_run_measures_the_grid_and_never_writes_the_token() {
+    let turbo = Turbo::start(SECRET);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", &turbo.url(), "--http-cache-protocol", "turborepo"])
+        .args(["--http-cache-token-env", "HC_TEST_TOKEN"])
+        .args(["--http-cache-software", "turborepo-remote-cache 2.12.0", "--http-cache-backend", "local"])
+        .args(["--http-cache-cpu-quota", "2", "--http-cache-compression", "none"])
+        .env("HC_TEST_TOKEN", SECRET)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(!text.contains(SECRET), "the token is in the result file");
+    assert!(!stderr(&output).contains(SECRET), "the token is on the terminal");
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    assert_eq!(r.notices, vec![]);
+    // The site's own checks, the code behind `site check`, on the file at
+    // its submission path (which the first check names).
+    let report = site::check(std::slice::from_ref(&out)).unwrap().human_report();
+    let expected = report.split("expected results/").nth(1).and_then(|t| t.split(',').next()).expect(&report);
+    let submitted = dir.path().join("results").join(expected);
+    std::fs::create_dir_all(submitted.parent().unwrap()).unwrap();
+    std::fs::copy(&out, &submitted).unwrap();
+    let checked = site::check(&[submitted]).unwrap();
+    assert!(checked.problems.is_empty(), "site check: {}", checked.human_report());
+    let params = Profile::Quick.parameters();
+    let stage = r.stages.http_cache.unwrap();
+    assert_eq!(stage.server.url.as_str(), turbo.url());
+    assert_eq!(stage.server.protocol, Some(HttpCacheProtocol::Turborepo));
+    assert_eq!(stage.server.software.as_str(), "turborepo-remote-cache 2.12.0");
+    let declared = stage.server.declared.unwrap();
+    assert_eq!(declared.cpu_quota.unwrap().get(), 2.0);
+    assert_eq!(declared.memory_quota_gb, None);
+    let observed = stage.server.observed.unwrap();
+    assert_eq!(observed.authentication.as_str(), "bearer");
+    assert!(observed.rtt_ms.is_some() && observed.bandwidth_mbps.is_some(), "{observed:?}");
+    let conditions: Vec<String> = stage.server.conditions.iter().map(|c| format!("{}: {}", c.name, c.value)).collect();
+    assert!(conditions.contains(&"Compression: none (declared)".to_string()), "{conditions:?}");
+    assert!(conditions.contains(&"TLS: disabled (observed)".to_string()), "{conditions:?}");
+    assert_eq!(stage.runs.len(), params.http_cache_value_bytes.len() * params.http_cache_connections.len());
+    for run in &stage.runs {
+        assert_eq!(run.backend.as_str(), "local");
+        assert_eq!(run.cpu_quota.unwrap().get(), 2.0);
+        for phase in [&run.put, &run.get] {
+            assert_eq!(phase.status, Status::Ok);
+            assert_eq!(phase.succeeded, params.http_cache_entries);
+            assert!(phase.latency_p99_ms.is_some());
+        }
+    }
+    assert!(stderr(&output).contains("sample 1 of 1: 4096 B × 4: PUT "), "{}", stderr(&output));
+}
+
+/// A server that cannot be measured is an error in the result and on the
+/// terminal, and the stages after it still run; the command then fails, as
+/// for any stage with no completed sample.
+#[test]
+fn a_refused_upload_is_reported_and_the_run_goes_on() {
+    let nginx = Nginx::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache,cpu").args(["--http-cache-url", &nginx.url("readonly")]).output().unwrap();
+    assert!(!output.status.success());
+    let why = "HTTP 405 Method Not Allowed on PUT: the server does not take uploads there; check --http-cache-url \
+               and --http-cache-protocol";
+    let err = stderr(&output);
+    assert!(
+        err.contains(&format!("error: {}: {why}; no cell of the grid was measured", nginx.url("readonly"))),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "the http-cache stage has no completed sample: all 2 failed, the first with \"not run: {why}\""
+        )),
+        "{err}"
+    );
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    assert_eq!(r.stages.cpu.unwrap().samples.len(), Profile::Quick.parameters().cpu_samples as usize);
+    let run = &r.stages.http_cache.unwrap().runs[0];
+    assert_eq!(run.put.message.as_ref().unwrap().as_str(), format!("not run: {why}"));
+    assert_eq!(r.notices.len(), 1);
+}
+
+#[test]
+fn the_stage_needs_a_url_and_a_set_credential_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache").output().unwrap();
+    assert_eq!(
+        stderr(&output),
+        "error: --http-cache-url: the http-cache stage needs the cache server's base URL, e.g. --http-cache-url \
+         https://cache.example.org/cache/\n"
+    );
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-token-env", "HC_TEST_UNSET"])
+        .env_remove("HC_TEST_UNSET")
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&output), "error: --http-cache-token-env: the environment variable HC_TEST_UNSET is not set\n");
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-basic-env", "HC_TEST_BASIC"])
+        .env("HC_TEST_BASIC", SECRET)
+        .output()
+        .unwrap();
+    assert_eq!(stderr(&output), "error: --http-cache-basic-env: HC_TEST_BASIC holds no `user:password`\n");
+    let output = collector(&out, "http-cache").args(["--http-cache-url", "ftp://x/"]).output().unwrap();
+    assert_eq!(stderr(&output), "error: --http-cache-url: \"ftp://x/\" is not an http:// or https:// URL\n");
+    assert!(!out.exists(), "nothing is measured before the flags are checked");
+}
