@@ -122,7 +122,7 @@ async fn timed_get(target: &Target, client: &Client, entry: &Entry) -> Result<Du
     if !status.is_success() {
         return Err(status_error(Phase::Get, status));
     }
-    entries::verify(&entry.key, &body)?;
+    entries::verify(entry, &body)?;
     Ok(elapsed)
 }
 

@@ -132,7 +132,7 @@ async fn request(phase: Phase, target: &Target, client: &Client, entry: &Entry) 
     }
     match phase {
         Phase::Put => Ok(()),
-        Phase::Get => entries::verify(&entry.key, &body),
+        Phase::Get => entries::verify(entry, &body),
     }
 }
 

@@ -19,9 +19,10 @@
 //!   compression, digest) comes from flags (flags.rs) and is recorded as
 //!   declared.
 //!
-//! The requests run on the stages' current-thread runtime (stage/http.rs):
-//! the connections are tasks on the measuring thread, as oha's are tasks on
-//! its runtime.
+//! The requests run on a multi-thread runtime with a worker per logical CPU
+//! (stage/http.rs): the connections are tasks spread over every CPU, as
+//! oha's are on its runtime. GET bodies are compared byte for byte with what
+//! was PUT (entries.rs), which costs far less than hashing them.
 
 mod conditions;
 mod entries;
@@ -126,7 +127,7 @@ pub fn run(
     progress: &mut Progress,
     mut after_run: impl FnMut(&HttpCacheStage, Option<&Notice>) -> anyhow::Result<()>,
 ) -> anyhow::Result<HttpCacheStage> {
-    let rt = http::runtime().context("the http-cache stage's HTTP runtime did not start")?;
+    let rt = http::multi_thread_runtime().context("the http-cache stage's HTTP runtime did not start")?;
     let mut rng = SplitMix64::unseeded();
     let mut stage = empty_stage(plan);
     let protocol = plan.target.protocol.name();

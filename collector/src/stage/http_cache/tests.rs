@@ -92,7 +92,7 @@ fn gradle_bazel_and_webdav_against_nginx_store_every_entry_where_their_clients_w
         assert_eq!(files.len(), 161, "{protocol:?}");
         for f in files.iter().take(5) {
             let name = f.file_name().into_string().unwrap();
-            assert_eq!(entries::verify(&name, &std::fs::read(f.path()).unwrap()), Ok(()));
+            assert_eq!(entries::key_of(&std::fs::read(f.path()).unwrap()), name);
         }
     }
 }
