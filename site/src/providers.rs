@@ -306,7 +306,10 @@ pub struct MachineView {
     pub disk: String,
     pub arch: String,
     pub os: String,
-    /// `$0.0080/min`, or "not stated".
+    /// The three sizes in one phrase, e.g. `2 vCPU, 8 GiB memory, disk not
+    /// stated`; "not stated" where none is.
+    pub size: String,
+    /// `$0.008/min`, or "not stated".
     pub price: String,
     /// US dollars per minute, where stated.
     pub usd_per_minute: Option<f64>,
@@ -328,8 +331,20 @@ impl MachineView {
             .filter(|p| read_on(p).is_some())
             .and_then(|p| format!("{}T00:00:00Z", p.read_on).parse::<jiff::Timestamp>().ok())
             .is_some_and(|read| (now.as_second() - read.as_second()).div_euclid(86_400) > PRICE_STALE_DAYS);
+        let size = if s.vcpu.is_none() && s.memory_gib.is_none() && s.disk_gb.is_none() {
+            none()
+        } else {
+            [
+                s.vcpu.map_or_else(|| format!("vCPU {NOT_STATED}"), |v| format!("{v} vCPU")),
+                s.memory_gib
+                    .map_or_else(|| format!("memory {NOT_STATED}"), |m| format!("{} GiB memory", trim_number(m))),
+                s.disk_gb.map_or_else(|| format!("disk {NOT_STATED}"), |d| format!("{d} GB disk")),
+            ]
+            .join(", ")
+        };
         MachineView {
             stated: spec.is_some(),
+            size,
             vcpu: s.vcpu.map_or_else(none, |v| v.to_string()),
             memory: s.memory_gib.map_or_else(none, |m| format!("{} GiB", trim_number(m))),
             disk: s.disk_gb.map_or_else(none, |d| format!("{d} GB")),
@@ -389,6 +404,7 @@ mod tests {
             (m.vcpu.as_str(), m.memory.as_str(), m.disk.as_str(), m.arch.as_str(), m.os.as_str(), m.price.as_str()),
             ("2", "8 GiB", "75 GB", "x64", "linux", "$0.008/min")
         );
+        assert_eq!(m.size, "2 vCPU, 8 GiB memory, 75 GB disk");
         assert!(m.stated && !m.price_stale);
         // 30000 it/s at 0.8 ¢/min.
         assert_eq!(m.per_cent(Some(30000.0)).as_deref(), Some("37500.00"));
@@ -406,6 +422,10 @@ mod tests {
             parse("x.toml", "example", "name = \"Example\"\n[runners.example-linux-x64]\narch = \"arm64\"\n").unwrap();
         let m = MachineView::new(p.runners.get("example-linux-x64"), now());
         assert_eq!((m.arch.as_str(), m.memory.as_str(), m.price.as_str()), ("arm64", "not stated", "not stated"));
+        assert_eq!(m.size, "not stated");
+        let p = parse("x.toml", "example", "name = \"Example\"\n[runners.example-linux-x64]\ndisk_gb = 120\n").unwrap();
+        let m = MachineView::new(p.runners.get("example-linux-x64"), now());
+        assert_eq!(m.size, "vCPU not stated, memory not stated, 120 GB disk");
     }
 
     #[test]

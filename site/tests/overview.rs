@@ -66,7 +66,7 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
     build(content.path(), out.path()).unwrap();
     let rows = overview_rows(out.path());
     let not_stated = "<td class=\"num\">not stated</td>";
-    let ns4 = not_stated.repeat(4);
+    let ns4 = format!("<td>not stated</td>{not_stated}");
     let none = "<td class=\"num\">—</td>";
     let (p5, p6) = ("866df6f892c3", "e021cd7ddc71");
     let per = |v: &str| format!("<span class=\"per-cent\" title=\"Per US cent per minute\">{v} per ¢/min</span>");
@@ -84,7 +84,7 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
     // (its fingerprint's group); price-performance where a price is stated.
     let expected = [
         format!(
-            "{}<td class=\"num\">2</td><td class=\"num\">8 GiB</td><td class=\"num\">75 GB</td><td class=\"num\" \
+            "{}<td data-sort=\"2\">2 vCPU, 8 GiB memory, 75 GB disk</td><td class=\"num\" \
              data-sort=\"0.008\"><a href=\"https:&#x2F;&#x2F;starsling.example&#x2F;pricing\" rel=\"nofollow \
              noopener\">$0.008&#x2F;min</a><span class=\"reason\">read 2026-11-20</span></td>{}{}{}{unavailable}</tr>",
             head("starsling", "StarSling", "starsling-linux-x64", "x64", "linux"),
@@ -100,7 +100,7 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
             cell(p6, "45.94", "95 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
-            "{}<td class=\"num\">4</td>{not_stated}{not_stated}<td class=\"num\" data-sort=\"0.004\"><a \
+            "{}<td data-sort=\"4\">4 vCPU, memory not stated, disk not stated</td><td class=\"num\" data-sort=\"0.004\"><a \
              href=\"https:&#x2F;&#x2F;latchkey.example&#x2F;pricing\" rel=\"nofollow noopener\">$0.004&#x2F;min</a><span \
              class=\"reason\">read 2026-06-03</span> <span class=\"mark stale\" title=\"Read more than 180 days before \
              this build\">stale</span></td>{}{}{}{}</tr>",
@@ -261,4 +261,26 @@ fn the_repository_provider_files_parse_and_state_no_price() {
     assert!(providers.files.values().flat_map(|p| p.runners.values()).all(|r| r.price.is_none()));
     let checked = site::check(&[Path::new(REPO_RESULTS).to_path_buf()]).unwrap();
     assert_eq!(providers.warnings(&checked.runs), []);
+}
+
+#[test]
+fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
+    // The golden result: its CoreMark, disk and internet rows and its
+    // attached-volume cache row are marked (incomplete); its GitHub Actions
+    // cache row is not, so it is the cache headline though slower.
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(dir.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    assert_eq!(
+        overview_rows(out.path()),
+        ["<tr data-arch=\"not stated\" data-os=\"not stated\"><th scope=\"row\"><a \
+             href=\"&#x2F;runners&#x2F;example&#x2F;example-linux-x64&#x2F;\">example-linux-x64</a></th><td><a \
+             href=\"/providers/example/\">Example Cloud</a></td><td>not stated</td><td>not stated</td><td>not \
+             stated</td><td class=\"num\">not stated</td><td class=\"num marked\">33328.37</td><td class=\"num \
+             marked\">9788.01</td><td class=\"num\">23.17 <span class=\"rel best\" title=\"Against the best \
+             comparable result (group 739dba2a6817)\">100 %</span><span class=\"reason\">GitHub Actions cache, \
+             client</span></td><td class=\"num marked\">—<span class=\"reason\">LibreSpeed (Sharktech, \
+             Amsterdam)</span></td></tr>"]
+    );
 }

@@ -23,7 +23,7 @@ pub struct Headline {
     /// As the tables print it, e.g. `33392.77`.
     pub value: String,
     /// Against the best unmarked row of the same table, e.g. `87 %`;
-    /// none without a figure.
+    /// none without a figure or where this row is marked.
     pub relative: Option<String>,
     /// The best comparable result has it.
     pub best: bool,
@@ -112,8 +112,10 @@ impl<T> Chosen<'_, T> {
         text: impl Fn(&T) -> String,
         note: impl Fn(&T) -> Option<String>,
     ) -> Headline {
+        // A marked row (incomplete or excluded) is not compared, as the
+        // comparison tables rank it after the others and plot it not at all.
         let (relative, best) = match (self.value, self.best) {
-            (Some(v), Some(b)) if b > 0.0 => (Some(format!("{:.0} %", 100.0 * v / b)), v >= b),
+            (Some(v), Some(b)) if b > 0.0 && !self.row.marked => (Some(format!("{:.0} %", 100.0 * v / b)), v >= b),
             _ => (None, false),
         };
         Headline {
@@ -130,8 +132,8 @@ impl<T> Chosen<'_, T> {
 
 /// The runner's row of a stage from its newest result that the groups
 /// show (excluded results are never a headline; of several rows of one
-/// result, such as cache backends, the fastest), and the best unmarked
-/// figure of the table it is in.
+/// result, such as cache backends, an unmarked one, then the fastest), and
+/// the best unmarked figure of the table it is in.
 fn newest<'a, T, const N: usize>(
     groups: &'a [Group],
     (provider, label): (&str, &str),
@@ -148,12 +150,17 @@ fn newest<'a, T, const N: usize>(
                     continue;
                 }
                 let v = value(row);
+                // The newest result; of its rows, an unmarked one, then the
+                // fastest.
                 let better = match &chosen {
                     None => true,
                     Some(c) => {
                         let (new, old) = (newer_key(&row.meta), newer_key(&c.row.meta));
+                        let fig = |v: Option<f64>| v.unwrap_or(f64::NEG_INFINITY);
                         new > old
-                            || (new == old && v.unwrap_or(f64::NEG_INFINITY) > c.value.unwrap_or(f64::NEG_INFINITY))
+                            || (new == old
+                                && (!row.marked, fig(v)).partial_cmp(&(!c.row.marked, fig(c.value)))
+                                    == Some(std::cmp::Ordering::Greater))
                     }
                 };
                 if better {
