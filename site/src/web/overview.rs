@@ -11,6 +11,9 @@
 //! CoreMark median iterations/s, disk random-read IOPS, cache restore
 //! MiB/s (the runner's fastest backend), internet download Mbit/s.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
 use serde::Serialize;
 
 use super::model::{self, Group, Model, Row, leading};
@@ -54,21 +57,20 @@ pub struct OverviewRow {
 /// Every runner's row, in the default order: highest CoreMark median
 /// first (runners without one last), then provider and label.
 pub fn rows(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<OverviewRow> {
+    // One pass over the groups per stage, not one per runner: a build of
+    // thousands of runners stays linear in the rows.
+    let g = &model.groups;
+    let mut cpu = newest(g, |g| [&g.cpu[..], &g.cpu_eembc[..]], |f: &CpuRow| f.median_value);
+    let mut disk = newest(g, |g| [&g.disk[..]], |f: &DiskRow| leading(&f.rand_read));
+    let mut cache = newest(g, |g| [&g.cache[..], &g.cache_action[..]], |f: &CacheRow| leading(&f.restore_mib_per_s));
+    let mut internet = newest(g, |g| [&g.internet[..]], |f: &InternetRow| leading(&f.download));
     let mut rows: Vec<(Option<f64>, OverviewRow)> = model
         .runners
         .iter()
         .map(|r| {
             let machine = providers.machine(&r.provider_id, &r.label, now);
             let who = (r.provider_id.as_str(), r.label.as_str());
-            let cpu = newest(&model.groups, who, |g| [&g.cpu[..], &g.cpu_eembc[..]], |f: &CpuRow| f.median_value);
-            let disk = newest(&model.groups, who, |g| [&g.disk[..]], |f: &DiskRow| leading(&f.rand_read));
-            let cache = newest(
-                &model.groups,
-                who,
-                |g| [&g.cache[..], &g.cache_action[..]],
-                |f: &CacheRow| leading(&f.restore_mib_per_s),
-            );
-            let internet = newest(&model.groups, who, |g| [&g.internet[..]], |f: &InternetRow| leading(&f.download));
+            let cpu = cpu.remove(&who);
             let sort = cpu.as_ref().and_then(|c| c.value);
             let row = OverviewRow {
                 provider_id: r.provider_id.clone(),
@@ -76,15 +78,17 @@ pub fn rows(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<O
                 label: r.label.clone(),
                 url: format!("/runners/{}/{}/", r.provider_id, r.label),
                 cpu: cpu.map(|c| c.headline(&machine, |f| f.median.clone(), |_| None)),
-                disk: disk.map(|c| c.headline(&machine, |f| f.rand_read.clone(), |_| None)),
-                cache: cache.map(|c| {
+                disk: disk.remove(&who).map(|c| c.headline(&machine, |f| f.rand_read.clone(), |_| None)),
+                cache: cache.remove(&who).map(|c| {
                     c.headline(
                         &machine,
                         |f| f.restore_mib_per_s.clone(),
                         |f| Some(format!("{}, {}", f.backend, f.method_label)),
                     )
                 }),
-                internet: internet.map(|c| c.headline(&machine, |f| f.download.clone(), |f| Some(f.service.clone()))),
+                internet: internet
+                    .remove(&who)
+                    .map(|c| c.headline(&machine, |f| f.download.clone(), |f| Some(f.service.clone()))),
                 machine,
             };
             (sort, row)
@@ -130,41 +134,41 @@ impl<T> Chosen<'_, T> {
     }
 }
 
-/// The runner's row of a stage from its newest result that the groups
-/// show (excluded results are never a headline; of several rows of one
-/// result, such as cache backends, an unmarked one, then the fastest), and
-/// the best unmarked figure of the table it is in.
+/// Each runner's row of a stage (by provider id and label) from its newest
+/// result that the groups show (excluded results are never a headline; of
+/// several rows of one result, such as cache backends, an unmarked one,
+/// then the fastest), and the best unmarked figure of the table it is in.
 fn newest<'a, T, const N: usize>(
     groups: &'a [Group],
-    (provider, label): (&str, &str),
     tables: impl Fn(&'a Group) -> [&'a [Row<T>]; N],
     value: impl Fn(&T) -> Option<f64>,
-) -> Option<Chosen<'a, T>> {
+) -> HashMap<(&'a str, &'a str), Chosen<'a, T>> {
     let value = |r: &Row<T>| value(&r.fig).filter(|v| v.is_finite());
-    let mut chosen: Option<Chosen<'a, T>> = None;
+    let mut chosen: HashMap<(&'a str, &'a str), Chosen<'a, T>> = HashMap::new();
     for g in groups {
         for table in tables(g) {
             let best = table.iter().filter(|r| !r.marked).filter_map(value).reduce(f64::max);
-            for row in table {
-                if row.meta.provider_id != provider || row.meta.runner != label || row.meta.excluded.is_some() {
-                    continue;
-                }
+            for row in table.iter().filter(|r| r.meta.excluded.is_none()) {
                 let v = value(row);
-                // The newest result; of its rows, an unmarked one, then the
-                // fastest.
-                let better = match &chosen {
-                    None => true,
-                    Some(c) => {
-                        let (new, old) = (newer_key(&row.meta), newer_key(&c.row.meta));
+                let new = Chosen { row, value: v, best, group: &g.id };
+                match chosen.entry((row.meta.provider_id.as_str(), row.meta.runner.as_str())) {
+                    Entry::Vacant(e) => {
+                        e.insert(new);
+                    }
+                    Entry::Occupied(mut e) => {
+                        // The newest result; of its rows, an unmarked one,
+                        // then the fastest.
+                        let c = e.get();
+                        let (newer, older) = (newer_key(&row.meta), newer_key(&c.row.meta));
                         let fig = |v: Option<f64>| v.unwrap_or(f64::NEG_INFINITY);
-                        new > old
-                            || (new == old
+                        if newer > older
+                            || (newer == older
                                 && (!row.marked, fig(v)).partial_cmp(&(!c.row.marked, fig(c.value)))
                                     == Some(std::cmp::Ordering::Greater))
+                        {
+                            e.insert(new);
+                        }
                     }
-                };
-                if better {
-                    chosen = Some(Chosen { row, value: v, best, group: &g.id });
                 }
             }
         }
