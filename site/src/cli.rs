@@ -26,7 +26,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
         /// Hand-written content; the collector's release manifests are
-        /// read from its `releases/` folder.
+        /// read from its `releases/` folder, the provider files (what
+        /// runners are and cost) from `providers/`.
         #[arg(long, default_value = "content")]
         content: PathBuf,
     },
@@ -75,7 +76,8 @@ pub struct SiteArgs {
     /// Where to write the website.
     #[arg(long, default_value = "public")]
     pub out: PathBuf,
-    /// Hand-written pages (`*.md` with front matter).
+    /// Hand-written pages (`*.md` with front matter) and the provider
+    /// files in its `providers/` folder.
     #[arg(long, default_value = "content")]
     pub content: PathBuf,
     /// The documents published as pages (methodology, result format).

@@ -29,6 +29,7 @@ pub mod layout;
 pub mod load;
 pub mod locate;
 pub mod output;
+pub mod providers;
 pub mod releases;
 pub mod report;
 pub mod stats;

@@ -338,6 +338,14 @@ fn pages_load_in_chromium_without_errors() {
     put(&results, GOLDEN_PATH, &v);
     let content = work.path().join("content");
     copy_dir(&Path::new(REPO).join("content"), &content);
+    // A provider file's text is shown too (the runner page, the overview).
+    std::fs::write(
+        content.join("providers/example.toml"),
+        "name = \"<script>alert(3)</script>\"\n[runners.example-linux-x64]\narch = \"x64\"\nos = \"linux\"\nprice = \
+         { usd_per_minute = 0.008, source = \"https://example.com/'><img/src=x/onerror=alert(4)>\", read_on = \
+         \"2026-11-20\" }\n",
+    )
+    .unwrap();
 
     let port = free_port();
     let out = work.path().join("public");
@@ -369,6 +377,12 @@ fn pages_load_in_chromium_without_errors() {
             "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/",
             vec!["<table id=\"t-table-3\">", "<img src=\"/plots/build-cache/rbcs/celeron-j3455/"],
         ),
+        (
+            "overview",
+            "/overview/",
+            vec!["<table class=\"sortable overview\" id=\"t-overview\">", "<select id=\"filter-arch\">", "per ¢/min"],
+        ),
+        ("runner", "/runners/example/example-linux-x64/", vec!["<dl class=\"machine\">", "per ¢/min"]),
     ] {
         let url = format!("http://127.0.0.1:{port}{path}");
         let dom = browser.load(&url);
@@ -378,6 +392,9 @@ fn pages_load_in_chromium_without_errors() {
             assert!(dom.contains(e), "{name}: no {e}");
         }
         assert!(!dom.contains("<script>alert") && !dom.contains("<img src=\"x\""), "{name}: injected markup is live");
+        // No page scrolls sideways (wide tables scroll in their own box).
+        let wide = browser.eval("document.documentElement.scrollWidth <= window.innerWidth");
+        assert_eq!(wide, Ok(json!(true)), "{name}: the page is wider than the window");
         // No image (the plots) failed to load; those below the fold load
         // lazily, so not all have loaded yet.
         let broken =
@@ -399,6 +416,14 @@ fn pages_load_in_chromium_without_errors() {
     assert!(dom.contains("id=\"filter\""), "no filter box");
     let problems = browser.problems();
     assert!(problems.is_empty(), "sorted home: console messages, errors or dialogs:\n{}", problems.join("\n"));
+    // The overview's filters, from the address: only the arm64 runner.
+    let dom = browser.load(&format!("http://127.0.0.1:{port}/overview/?arch=arm64"));
+    let shown = browser.eval(
+        "Array.from(document.querySelectorAll('#t-overview tbody tr')).filter(r => !r.hidden).map(r => r.dataset.arch)",
+    );
+    assert_eq!(shown, Ok(json!(["arm64"])), "the architecture filter was not applied:\n{dom}");
+    let problems = browser.problems();
+    assert!(problems.is_empty(), "filtered overview: console messages, errors or dialogs:\n{}", problems.join("\n"));
     // chromium also logs console messages to its stderr.
     let log = std::fs::read_to_string(work.path().join("chromium.log")).unwrap();
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();

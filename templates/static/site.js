@@ -16,7 +16,8 @@
   // a median followed by its interval, and of a shared place "≈2"); an em
   // dash (no figure) always sorts last.
   function key(cell) {
-    var t = cell ? cell.textContent.trim().replace(/^≈/, "") : "";
+    // A cell may give its sort value (a price shown as "$0.008/min").
+    var t = cell ? (cell.getAttribute("data-sort") || cell.textContent).trim().replace(/^≈/, "") : "";
     var n = parseFloat(t);
     return isNaN(n) ? { n: null, t: t.toLowerCase() } : { n: n, t: t };
   }
@@ -79,6 +80,55 @@
     input.addEventListener("input", apply);
     hide.addEventListener("change", apply);
     apply();
+  }
+
+  // The overview: filters by architecture and OS, from the values the page
+  // lists (text only: options are made with textContent, never markup).
+  var filters = document.getElementById("overview-filters");
+  var overview = document.getElementById("t-overview");
+  if (filters && overview) {
+    var selects = {};
+    ["arch", "os"].forEach(function (name) {
+      var label = document.createElement("label");
+      label.appendChild(document.createTextNode(name === "arch" ? "Architecture " : "OS "));
+      var select = document.createElement("select");
+      select.id = "filter-" + name;
+      var values = [""].concat((filters.getAttribute("data-" + name) || "").split(",").filter(Boolean));
+      values.forEach(function (v) {
+        var o = document.createElement("option");
+        o.value = v;
+        o.textContent = v || "all";
+        select.appendChild(o);
+      });
+      select.value = values.indexOf(params.get(name) || "") >= 0 ? (params.get(name) || "") : "";
+      label.appendChild(select);
+      filters.appendChild(label);
+      selects[name] = select;
+    });
+    var count = document.createElement("span");
+    count.setAttribute("role", "status");
+    count.setAttribute("aria-live", "polite");
+    filters.appendChild(count);
+    filters.hidden = false;
+    var filter = function () {
+      var n = 0, rows = overview.tBodies[0].rows;
+      Array.prototype.forEach.call(rows, function (row) {
+        var show = ["arch", "os"].every(function (name) {
+          var v = selects[name].value;
+          return !v || row.getAttribute("data-" + name) === v;
+        });
+        row.hidden = !show;
+        if (show) { n++; }
+      });
+      count.textContent = n + " of " + rows.length + " runners shown";
+      ["arch", "os"].forEach(function (name) {
+        if (selects[name].value) { params.set(name, selects[name].value); } else { params.delete(name); }
+      });
+      save();
+    };
+    selects.arch.addEventListener("change", filter);
+    selects.os.addEventListener("change", filter);
+    filter();
   }
   root.dataset.js = "ok";
 })();

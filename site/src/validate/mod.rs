@@ -210,12 +210,12 @@ impl Checked {
 /// Workflow-command data escaping (GitHub's `escapeData`), after the
 /// control characters of every report (`escape::text`), so that no text
 /// from a file reaches an annotation raw.
-fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     escape::text(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
 }
 
 /// Workflow-command property escaping (GitHub's `escapeProperty`).
-fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

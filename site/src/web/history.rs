@@ -3,23 +3,27 @@
 
 use super::Site;
 use super::model::{self, Entry, Model};
-use super::pages::{self, Common, HistoryRow, PlotRef};
+use super::pages::{self, Common, HistoryRow, MachinePart, PerCent, PlotRef};
 use super::plot::Spec;
 use super::plot::history::{self, Line};
+use crate::providers::MachineView;
 
-/// One runner's page and history plot.
+/// One runner's page and history plot; `machine` is what its provider
+/// states about it (`providers`).
 pub(super) fn runner_page(
     tera: &tera::Tera,
     common: &Common,
     model: &Model,
     r: &model::Runner,
+    machine: &MachinePart<'_>,
 ) -> anyhow::Result<Site> {
     let mut part = Site::default();
-    let rows: Vec<HistoryRow> = r.entries.iter().rev().map(|&i| history_row(&model.entries[i])).collect();
+    let rows: Vec<HistoryRow> =
+        r.entries.iter().rev().map(|&i| history_row(&model.entries[i], machine.machine)).collect();
     let line = cpu_line(model, &r.label, &r.entries);
     let plots =
         history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
-    let html = pages::runner(tera, common, &r.provider_id, &r.provider_name, &r.label, &rows, &plots)?;
+    let html = pages::runner(tera, common, &r.provider_id, &r.provider_name, &r.label, machine, &rows, &plots)?;
     part.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
     Ok(part)
 }
@@ -55,10 +59,19 @@ pub(super) fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Lin
     })
 }
 
-fn history_row(e: &Entry) -> HistoryRow {
+fn history_row(e: &Entry, machine: &MachineView) -> HistoryRow {
     let none = || crate::figures::NONE.to_string();
     let first_cache = e.cache.first();
+    let per = |figure: Option<&String>| machine.per_cent(figure.and_then(|f| model::leading(f)));
+    let per_cent = PerCent {
+        cpu: machine.per_cent(e.cpu.as_ref().and_then(|c| c.median_value)),
+        disk_read: per(e.disk.as_ref().map(|d| &d.read)),
+        disk_write: per(e.disk.as_ref().map(|d| &d.write)),
+        download: per(e.internet.as_ref().map(|n| &n.download)),
+        upload: per(e.internet.as_ref().map(|n| &n.upload)),
+    };
     HistoryRow {
+        per_cent,
         meta: e.meta.clone(),
         cpu: e.cpu.as_ref().map_or_else(none, |c| c.median.clone()),
         disk_read: e.disk.as_ref().map_or_else(none, |d| d.read.clone()),

@@ -25,6 +25,7 @@ pub mod index_json;
 pub mod memo;
 mod memory;
 pub mod model;
+pub mod overview;
 pub mod pages;
 pub mod plot;
 mod plots;
@@ -43,7 +44,7 @@ use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
 use self::memory::release_free_memory;
 use self::model::Model;
-use self::pages::{Common, CoverageRow, NavLink};
+use self::pages::{Common, CoverageRow, MachinePart, NavLink};
 pub use self::plots::PlotCache;
 use self::provider::provider_page;
 use crate::Run;
@@ -204,9 +205,17 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     let model = model::assemble(entries, memo.as_deref_mut().map(|m| &mut m.entries));
     crate::output::log_time(start, "  model");
     let content = content::load(&opts.content, &opts.docs)?;
+    // What runners are and cost; a file with a problem fails the build, as
+    // `site check` reports it.
+    let providers = crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR));
+    if !providers.errors.is_empty() {
+        let lines: Vec<String> = providers.errors.iter().map(ToString::to_string).collect();
+        anyhow::bail!("the provider files have problems:\n{}", lines.join("\n"));
+    }
     let (tera, templates_key) = pages::templates(&opts.templates)?;
     let mut nav: Vec<(u32, NavLink)> = vec![
         (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
+        (10, NavLink { url: "/overview/".into(), title: "Overview".into() }),
         (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
         (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
     ];
@@ -282,8 +291,17 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
         .par_iter()
         .map(|r| {
             let part = format!("runners/{}/{}", r.provider_id, r.label);
-            let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r)));
-            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, r))?;
+            let machine = providers.machine(&r.provider_id, &r.label, opts.now);
+            let file = providers.provider(&r.provider_id);
+            let machine = MachinePart {
+                machine: &machine,
+                provider_file_name: file.map(|f| f.name.as_str()),
+                provider_site: file.and_then(|f| f.site.as_deref()),
+            };
+            // The machine view has numbers, which do not hash: its JSON does.
+            let stated = serde_json::to_string(&machine)?;
+            let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
+            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, r, &machine))?;
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -307,6 +325,9 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     site.join(servers);
     html_pages.extend(server_pages);
     html_pages.push("/coverage/".into());
+    let rows = overview::rows(&model, &providers, opts.now);
+    site.add("overview/index.html", pages::overview(&tera, &common, &rows)?);
+    html_pages.push("/overview/".into());
 
     for p in &content {
         site.add(format!("{}/index.html", p.slug), pages::page(&tera, &common, p)?);

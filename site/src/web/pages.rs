@@ -15,10 +15,12 @@ use tera::Tera;
 
 use super::content::Page;
 use super::model::{Group, Meta, Model, Row, Stages};
+use super::overview::OverviewRow;
+use crate::providers::MachineView;
 use crate::report::ProfileView;
 
 /// The templates, by name, as built into the binary.
-pub const TEMPLATES: [(&str, &str); 12] = [
+pub const TEMPLATES: [(&str, &str); 13] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
@@ -29,6 +31,7 @@ pub const TEMPLATES: [(&str, &str); 12] = [
     ("build_cache.html", include_str!("../../../templates/build_cache.html")),
     ("server.html", include_str!("../../../templates/server.html")),
     ("coverage.html", include_str!("../../../templates/coverage.html")),
+    ("overview.html", include_str!("../../../templates/overview.html")),
     ("page.html", include_str!("../../../templates/page.html")),
     ("404.html", include_str!("../../../templates/404.html")),
 ];
@@ -338,6 +341,28 @@ pub struct HistoryRow {
     pub cache_method: String,
     pub download: String,
     pub upload: String,
+    /// Each speed figure per US cent per minute, where the runner's price
+    /// is stated (`providers::value_per_cent`).
+    pub per_cent: PerCent,
+}
+
+/// A history row's speed figures per US cent per minute.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PerCent {
+    pub cpu: Option<String>,
+    pub disk_read: Option<String>,
+    pub disk_write: Option<String>,
+    pub download: Option<String>,
+    pub upload: Option<String>,
+}
+
+/// What a runner page says about the runner's machine and provider.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachinePart<'a> {
+    pub machine: &'a MachineView,
+    /// The provider's name and site as its file states them.
+    pub provider_file_name: Option<&'a str>,
+    pub provider_site: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -348,17 +373,21 @@ struct RunnerContext<'a> {
     provider_id: &'a str,
     provider_name: &'a str,
     label: &'a str,
+    machine: &'a MachinePart<'a>,
     rows: &'a [HistoryRow],
     plots: &'a [PlotRef],
 }
 
-/// A runner page: its history across runs, newest first.
+/// A runner page: what it is and costs, and its history across runs,
+/// newest first.
+#[allow(clippy::too_many_arguments)]
 pub fn runner(
     tera: &Tera,
     common: &Common,
     provider_id: &str,
     provider_name: &str,
     label: &str,
+    machine: &MachinePart<'_>,
     rows: &[HistoryRow],
     plots: &[PlotRef],
 ) -> anyhow::Result<String> {
@@ -369,10 +398,37 @@ pub fn runner(
         provider_id,
         provider_name,
         label,
+        machine,
         rows,
         plots,
     };
     render(tera, "runner.html", &ctx)
+}
+
+#[derive(Serialize)]
+struct OverviewContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    rows: &'a [OverviewRow],
+    /// The filters' choices.
+    arch: Vec<String>,
+    os: Vec<String>,
+}
+
+/// The overview: one row per runner (`overview::rows`).
+pub fn overview(tera: &Tera, common: &Common, rows: &[OverviewRow]) -> anyhow::Result<String> {
+    let (arch, os) = super::overview::choices(rows);
+    let ctx = OverviewContext {
+        common,
+        title: "Overview",
+        description: "Every runner in one table: the headline figure of each stage against the best comparable \
+                      result, with size and price.",
+        rows,
+        arch,
+        os,
+    };
+    render(tera, "overview.html", &ctx)
 }
 
 /// A row of the coverage page.

@@ -1,0 +1,510 @@
+//! What runners are and cost: `content/providers/<id>.toml`, one file per
+//! provider, written by hand and reviewed by pull request
+//! (CONTRIBUTING.md). Each names the provider and its site and, per runner
+//! label, the machine (vCPU, memory, disk, architecture, OS) and the price
+//! per minute with where and when it was read. Every field but the name is
+//! optional: what a file leaves out, the site shows as "not stated", never
+//! a guess.
+//!
+//! ```toml
+//! name = "Example Cloud"
+//! site = "https://example.com"
+//!
+//! [runners.example-linux-x64]
+//! vcpu = 2
+//! memory_gib = 8
+//! disk_gb = 75
+//! arch = "x64"
+//! os = "linux"
+//! price = { usd_per_minute = 0.008, source = "https://example.com/pricing", read_on = "2026-11-20" }
+//! ```
+//!
+//! A file is read strictly (unknown fields are refused) and every problem
+//! names the file, the field and the reason.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The folder below the content folder that holds the provider files.
+pub const PROVIDERS_DIR: &str = "providers";
+
+/// A price read longer ago than this is shown as stale: providers change
+/// prices, and a reader choosing by cost should know how old one is.
+pub const PRICE_STALE_DAYS: i64 = 180;
+
+/// What the site shows for a detail a provider file does not give.
+pub const NOT_STATED: &str = "not stated";
+
+/// A problem in a provider file (or, from `site check`, a warning).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {field}: {reason}")]
+pub struct ProviderError {
+    /// The file, as found (e.g. `content/providers/ubicloud.toml`).
+    pub file: String,
+    /// The field, e.g. `runners.ubicloud-linux-x64.price.read_on`; `$` for
+    /// the whole file, or `line N` where the TOML does not parse.
+    pub field: String,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// One provider file.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderFile {
+    /// The provider's name for people, e.g. `Ubicloud`.
+    pub name: String,
+    /// The provider's web site, `https://…`.
+    #[serde(default)]
+    pub site: Option<String>,
+    /// Runner label → what the provider states about it.
+    #[serde(default)]
+    pub runners: BTreeMap<String, RunnerSpec>,
+}
+
+/// What a provider states about one runner label.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunnerSpec {
+    /// Virtual CPUs.
+    #[serde(default)]
+    pub vcpu: Option<u32>,
+    /// Memory, GiB.
+    #[serde(default)]
+    pub memory_gib: Option<f64>,
+    /// Disk, GB (decimal, as providers state it).
+    #[serde(default)]
+    pub disk_gb: Option<u32>,
+    /// Architecture, as result files name it: `x64`, `arm64`, …
+    #[serde(default)]
+    pub arch: Option<String>,
+    /// `linux`, `macos` or `windows`, as result files name it.
+    #[serde(default)]
+    pub os: Option<String>,
+    /// The price per minute, with its source.
+    #[serde(default)]
+    pub price: Option<Price>,
+}
+
+/// A price per minute, where it was read and when.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// US dollars per minute of the runner.
+    pub usd_per_minute: f64,
+    /// The page the price was read from, `https://…`.
+    pub source: String,
+    /// The day it was read there, `YYYY-MM-DD`.
+    pub read_on: String,
+}
+
+/// The files that passed every rule, by provider id, and the problems of
+/// the others (a file with any is left out, so nothing unchecked is shown).
+#[derive(Debug, Clone, Default)]
+pub struct Providers {
+    /// Provider id (the file name without `.toml`) → file.
+    pub files: BTreeMap<String, ProviderFile>,
+    /// Where each accepted file was found, by provider id.
+    pub paths: BTreeMap<String, String>,
+    /// Every problem of every file.
+    pub errors: Vec<ProviderError>,
+}
+
+/// Reads every `*.toml` in `dir` (a missing folder holds no files).
+pub fn load(dir: &Path) -> Providers {
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "toml"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    let mut out = Providers::default();
+    for path in files {
+        let file = path.display().to_string();
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let parsed = match std::fs::read_to_string(&path) {
+            Ok(text) => parse(&file, &stem, &text),
+            Err(e) => Err(vec![error(&file, "$", format!("cannot read the file: {e}"))]),
+        };
+        match parsed {
+            Ok(p) => {
+                out.paths.insert(stem.clone(), file);
+                out.files.insert(stem, p);
+            }
+            Err(errors) => out.errors.extend(errors),
+        }
+    }
+    out
+}
+
+fn error(file: &str, field: impl Into<String>, reason: impl Into<String>) -> ProviderError {
+    ProviderError { file: file.to_string(), field: field.into(), reason: reason.into() }
+}
+
+/// Parses and checks one file; `stem` is its name without `.toml`, the
+/// provider id of the result files it describes.
+pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<ProviderError>> {
+    if !is_slug(stem) {
+        return Err(vec![error(
+            file,
+            "$",
+            "the file name must be a provider id (lowercase letters, digits and -) followed by .toml",
+        )]);
+    }
+    let de = toml::de::Deserializer::parse(text).map_err(|e| vec![toml_error(file, text, &e)])?;
+    let p: ProviderFile = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let field = if path == "." { "$".to_string() } else { path };
+        vec![error(file, field, e.into_inner().message())]
+    })?;
+    let mut errors = Vec::new();
+    let mut bad = |field: String, reason: String| errors.push(error(file, field, reason));
+    if p.name.trim().is_empty() || p.name.chars().any(crate::escape::is_escaped) || p.name.len() > 100 {
+        bad("name".into(), "must be 1 to 100 characters of text without control characters".into());
+    }
+    if let Some(site) = &p.site
+        && !is_https(site)
+    {
+        bad("site".into(), format!("must be an https:// address, found \"{}\"", crate::escape::text(site)));
+    }
+    for (label, r) in &p.runners {
+        let at = |f: &str| format!("runners.{label}.{f}");
+        if !is_slug(label) {
+            bad(format!("runners.{label}"), "a runner label is lowercase letters, digits and -".into());
+            continue;
+        }
+        if r.vcpu == Some(0) {
+            bad(at("vcpu"), "must be at least 1".into());
+        }
+        if let Some(m) = r.memory_gib
+            && !(m.is_finite() && m > 0.0)
+        {
+            bad(at("memory_gib"), "must be a number of GiB above 0".into());
+        }
+        if r.disk_gb == Some(0) {
+            bad(at("disk_gb"), "must be at least 1".into());
+        }
+        if let Some(a) = &r.arch
+            && !is_slug(a)
+        {
+            bad(at("arch"), "must be an architecture as result files name it, e.g. x64 or arm64".into());
+        }
+        if let Some(os) = &r.os
+            && !["linux", "macos", "windows"].contains(&os.as_str())
+        {
+            bad(at("os"), format!("must be linux, macos or windows, found \"{}\"", crate::escape::text(os)));
+        }
+        if let Some(price) = &r.price {
+            if !(price.usd_per_minute.is_finite() && price.usd_per_minute > 0.0) {
+                bad(at("price.usd_per_minute"), "must be a number of US dollars above 0".into());
+            }
+            if !is_https(&price.source) {
+                bad(
+                    at("price.source"),
+                    format!(
+                        "must be the https:// address of the price, found \"{}\"",
+                        crate::escape::text(&price.source)
+                    ),
+                );
+            }
+            if read_on(price).is_none() {
+                bad(
+                    at("price.read_on"),
+                    format!("must be a date like 2026-11-20, found \"{}\"", crate::escape::text(&price.read_on)),
+                );
+            }
+        }
+    }
+    if errors.is_empty() { Ok(p) } else { Err(errors) }
+}
+
+/// The day a price was read, where `read_on` is a `YYYY-MM-DD` date.
+fn read_on(price: &Price) -> Option<jiff::civil::Date> {
+    (price.read_on.len() == 10).then(|| jiff::civil::Date::strptime("%Y-%m-%d", &price.read_on).ok()).flatten()
+}
+
+/// A TOML syntax error at its line: `line 3: invalid string`.
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ProviderError {
+    let field = match e.span() {
+        Some(span) => format!("line {}", 1 + text[..span.start.min(text.len())].matches('\n').count()),
+        None => "$".to_string(),
+    };
+    error(file, field, e.message())
+}
+
+fn is_slug(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 100 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+fn is_https(s: &str) -> bool {
+    s.strip_prefix("https://").is_some_and(|rest| {
+        !rest.is_empty() && rest.len() < 500 && !rest.chars().any(|c| c.is_whitespace() || crate::escape::is_escaped(c))
+    })
+}
+
+impl Providers {
+    /// What `site check` warns about: a file whose provider has no result
+    /// among `runs`, and a runner label that no result of its provider
+    /// has. Warnings, not errors: a check may be given a part of results/,
+    /// and a provider may describe a runner before its first result is
+    /// merged; either way the site shows nothing of it.
+    pub fn warnings(&self, runs: &[crate::Run]) -> Vec<ProviderError> {
+        let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in runs {
+            labels.entry(r.provider_id()).or_default().push(r.runner_label());
+        }
+        let mut out = Vec::new();
+        for (id, p) in &self.files {
+            let file = self.paths.get(id).cloned().unwrap_or_default();
+            let Some(known) = labels.get(id) else {
+                out.push(error(
+                    &file,
+                    "$",
+                    format!("no result has the provider id \"{id}\"; the site shows nothing of this file"),
+                ));
+                continue;
+            };
+            for label in p.runners.keys() {
+                if !known.contains(label) {
+                    out.push(error(
+                        &file,
+                        format!("runners.{label}"),
+                        format!("no result of {id} has this runner label; the site shows nothing of it"),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// The provider's file, where it has one.
+    pub fn provider(&self, id: &str) -> Option<&ProviderFile> {
+        self.files.get(id)
+    }
+
+    /// What a runner is and costs, as pages show it: "not stated" for what
+    /// its provider's file does not give.
+    pub fn machine(&self, provider_id: &str, label: &str, now: jiff::Timestamp) -> MachineView {
+        let spec = self.files.get(provider_id).and_then(|p| p.runners.get(label));
+        MachineView::new(spec, now)
+    }
+}
+
+/// A runner's machine and price as pages show them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MachineView {
+    /// Whether the provider's file has an entry for the runner.
+    pub stated: bool,
+    pub vcpu: String,
+    /// `8 GiB`.
+    pub memory: String,
+    /// `75 GB`.
+    pub disk: String,
+    pub arch: String,
+    pub os: String,
+    /// The three sizes in one phrase, e.g. `2 vCPU, 8 GiB memory, disk not
+    /// stated`; "not stated" where none is.
+    pub size: String,
+    /// `$0.008/min`, or "not stated".
+    pub price: String,
+    /// US dollars per minute, where stated.
+    pub usd_per_minute: Option<f64>,
+    pub price_source: Option<String>,
+    pub price_read_on: Option<String>,
+    /// Read longer than `PRICE_STALE_DAYS` before the build.
+    pub price_stale: bool,
+}
+
+impl MachineView {
+    /// The view of `spec` (none: every detail "not stated") at build time `now`.
+    pub fn new(spec: Option<&RunnerSpec>, now: jiff::Timestamp) -> MachineView {
+        let none = || NOT_STATED.to_string();
+        let default = RunnerSpec::default();
+        let s = spec.unwrap_or(&default);
+        let price = s.price.as_ref();
+        // Whole days from the start of the day it was read (UTC).
+        let price_stale = price
+            .filter(|p| read_on(p).is_some())
+            .and_then(|p| format!("{}T00:00:00Z", p.read_on).parse::<jiff::Timestamp>().ok())
+            .is_some_and(|read| (now.as_second() - read.as_second()).div_euclid(86_400) > PRICE_STALE_DAYS);
+        let size = if s.vcpu.is_none() && s.memory_gib.is_none() && s.disk_gb.is_none() {
+            none()
+        } else {
+            [
+                s.vcpu.map_or_else(|| format!("vCPU {NOT_STATED}"), |v| format!("{v} vCPU")),
+                s.memory_gib
+                    .map_or_else(|| format!("memory {NOT_STATED}"), |m| format!("{} GiB memory", trim_number(m))),
+                s.disk_gb.map_or_else(|| format!("disk {NOT_STATED}"), |d| format!("{d} GB disk")),
+            ]
+            .join(", ")
+        };
+        MachineView {
+            stated: spec.is_some(),
+            size,
+            vcpu: s.vcpu.map_or_else(none, |v| v.to_string()),
+            memory: s.memory_gib.map_or_else(none, |m| format!("{} GiB", trim_number(m))),
+            disk: s.disk_gb.map_or_else(none, |d| format!("{d} GB")),
+            arch: s.arch.clone().unwrap_or_else(none),
+            os: s.os.clone().unwrap_or_else(none),
+            price: price.map_or_else(none, |p| format!("${}/min", trim_number(p.usd_per_minute))),
+            usd_per_minute: price.map(|p| p.usd_per_minute),
+            price_source: price.map(|p| p.source.clone()),
+            price_read_on: price.map(|p| p.read_on.clone()),
+            price_stale,
+        }
+    }
+
+    /// A speed figure per US cent per minute (`value_per_cent`), formatted,
+    /// where a price is stated and the figure is a number.
+    pub fn per_cent(&self, value: Option<f64>) -> Option<String> {
+        Some(crate::figures::two(value_per_cent(value?, self.usd_per_minute?)?))
+    }
+}
+
+/// Price-performance: a speed figure (higher is better) per US cent per
+/// minute, `value / (100 × usd_per_minute)` (docs/methodology.md).
+pub fn value_per_cent(value: f64, usd_per_minute: f64) -> Option<f64> {
+    let cents = 100.0 * usd_per_minute;
+    (value.is_finite() && cents.is_finite() && cents > 0.0).then(|| value / cents)
+}
+
+/// `8`, `0.5`, `0.008`: a stated number as written, without trailing zeros.
+fn trim_number(v: f64) -> String {
+    let s = format!("{v}");
+    if s.contains('e') { format!("{v:.6}").trim_end_matches('0').trim_end_matches('.').to_string() } else { s }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FULL: &str = "name = \"Example Cloud\"\nsite = \"https://example.com\"\n\n[runners.example-linux-x64]\n\
+                        vcpu = 2\nmemory_gib = 8\ndisk_gb = 75\narch = \"x64\"\nos = \"linux\"\n\
+                        price = { usd_per_minute = 0.008, source = \"https://example.com/pricing\", read_on = \
+                        \"2026-11-20\" }\n";
+
+    fn errors(text: &str) -> Vec<String> {
+        parse("content/providers/example.toml", "example", text).unwrap_err().iter().map(ToString::to_string).collect()
+    }
+
+    fn now() -> jiff::Timestamp {
+        "2026-12-01T00:00:00Z".parse().unwrap()
+    }
+
+    #[test]
+    fn a_full_file_parses_and_shows_every_detail() {
+        let p = parse("example.toml", "example", FULL).unwrap();
+        assert_eq!(p.name, "Example Cloud");
+        let m = MachineView::new(p.runners.get("example-linux-x64"), now());
+        assert_eq!(
+            (m.vcpu.as_str(), m.memory.as_str(), m.disk.as_str(), m.arch.as_str(), m.os.as_str(), m.price.as_str()),
+            ("2", "8 GiB", "75 GB", "x64", "linux", "$0.008/min")
+        );
+        assert_eq!(m.size, "2 vCPU, 8 GiB memory, 75 GB disk");
+        assert!(m.stated && !m.price_stale);
+        // 30000 it/s at 0.8 ¢/min.
+        assert_eq!(m.per_cent(Some(30000.0)).as_deref(), Some("37500.00"));
+        assert_eq!(m.per_cent(None), None);
+    }
+
+    #[test]
+    fn what_a_file_leaves_out_is_not_stated() {
+        let m = MachineView::new(None, now());
+        assert_eq!(m.vcpu, "not stated");
+        assert_eq!(m.price, "not stated");
+        assert!(!m.stated && !m.price_stale);
+        assert_eq!(m.per_cent(Some(1.0)), None);
+        let p =
+            parse("x.toml", "example", "name = \"Example\"\n[runners.example-linux-x64]\narch = \"arm64\"\n").unwrap();
+        let m = MachineView::new(p.runners.get("example-linux-x64"), now());
+        assert_eq!((m.arch.as_str(), m.memory.as_str(), m.price.as_str()), ("arm64", "not stated", "not stated"));
+        assert_eq!(m.size, "not stated");
+        let p = parse("x.toml", "example", "name = \"Example\"\n[runners.example-linux-x64]\ndisk_gb = 120\n").unwrap();
+        let m = MachineView::new(p.runners.get("example-linux-x64"), now());
+        assert_eq!(m.size, "vCPU not stated, memory not stated, 120 GB disk");
+    }
+
+    #[test]
+    fn a_price_read_more_than_180_days_before_the_build_is_stale() {
+        let price = |read_on: &str| RunnerSpec {
+            price: Some(Price { usd_per_minute: 0.01, source: "https://x.example".into(), read_on: read_on.into() }),
+            ..RunnerSpec::default()
+        };
+        // 2026-06-04 is 180 days before 2026-12-01, 2026-06-03 is 181.
+        assert!(!MachineView::new(Some(&price("2026-06-04")), now()).price_stale);
+        assert!(MachineView::new(Some(&price("2026-06-03")), now()).price_stale);
+    }
+
+    #[test]
+    fn price_performance_is_the_figure_per_cent_per_minute() {
+        assert_eq!(value_per_cent(33392.77, 0.008), Some(33392.77 / 0.8));
+        assert_eq!(value_per_cent(1.0, 0.0), None);
+        assert_eq!(value_per_cent(f64::NAN, 0.01), None);
+    }
+
+    #[test]
+    fn bad_files_name_the_file_the_field_and_the_reason() {
+        assert_eq!(
+            errors("name = \"X\"\nwebsite = \"https://x\"\n"),
+            ["content/providers/example.toml: website: unknown field `website`, expected one of `name`, `site`, \
+              `runners`"]
+        );
+        assert_eq!(
+            errors("name = \"X\"\n[runners.example-linux-x64]\ncores = 2\n"),
+            ["content/providers/example.toml: runners.example-linux-x64.cores: unknown field `cores`, expected one \
+              of `vcpu`, `memory_gib`, `disk_gb`, `arch`, `os`, `price`"]
+        );
+        assert_eq!(
+            errors("name = \"X\"\n[runners.example-linux-x64]\nvcpu = \"two\"\n"),
+            ["content/providers/example.toml: runners.example-linux-x64.vcpu: invalid type: string \"two\", \
+              expected u32"]
+        );
+        assert_eq!(errors("site = \"https://x\"\n"), ["content/providers/example.toml: $: missing field `name`"]);
+        assert_eq!(
+            errors("name = \"X\n"),
+            ["content/providers/example.toml: line 1: invalid basic string, expected `\"`"]
+        );
+        assert_eq!(
+            errors(
+                "name = \" \"\nsite = \"http://x\"\n[runners.example-linux-x64]\nvcpu = 0\nmemory_gib = -1\n\
+                 disk_gb = 0\narch = \"X64\"\nos = \"ubuntu\"\nprice = { usd_per_minute = 0, source = \"x\", \
+                 read_on = \"1 Nov 2026\" }\n"
+            ),
+            [
+                "content/providers/example.toml: name: must be 1 to 100 characters of text without control characters",
+                "content/providers/example.toml: site: must be an https:// address, found \"http://x\"",
+                "content/providers/example.toml: runners.example-linux-x64.vcpu: must be at least 1",
+                "content/providers/example.toml: runners.example-linux-x64.memory_gib: must be a number of GiB above 0",
+                "content/providers/example.toml: runners.example-linux-x64.disk_gb: must be at least 1",
+                "content/providers/example.toml: runners.example-linux-x64.arch: must be an architecture as result \
+                 files name it, e.g. x64 or arm64",
+                "content/providers/example.toml: runners.example-linux-x64.os: must be linux, macos or windows, \
+                 found \"ubuntu\"",
+                "content/providers/example.toml: runners.example-linux-x64.price.usd_per_minute: must be a number of \
+                 US dollars above 0",
+                "content/providers/example.toml: runners.example-linux-x64.price.source: must be the https:// \
+                 address of the price, found \"x\"",
+                "content/providers/example.toml: runners.example-linux-x64.price.read_on: must be a date like \
+                 2026-11-20, found \"1 Nov 2026\"",
+            ]
+        );
+        assert_eq!(
+            errors("name = \"X\"\n[runners.Bad_Label]\n"),
+            ["content/providers/example.toml: runners.Bad_Label: a runner label is lowercase letters, digits and -"]
+        );
+        assert_eq!(
+            parse("content/providers/Bad.toml", "Bad", FULL).unwrap_err()[0].to_string(),
+            "content/providers/Bad.toml: $: the file name must be a provider id (lowercase letters, digits and -) \
+             followed by .toml"
+        );
+        // A control character in a name is refused, and echoed escaped.
+        assert_eq!(
+            errors("name = \"X\"\nsite = \"https://x\\u001b[31m\"\n"),
+            ["content/providers/example.toml: site: must be an https:// address, found \"https://x\\u{1b}[31m\""]
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! The overview page, runner pages' machine and price, and the provider
+//! files (`content/providers/*.toml`) as `site build` and `site check` read
+//! them. The prices here are made up for the tests: the repository's own
+//! provider files state none, since no source at hand gives one.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+
+const REPO_RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
+
+/// A content folder with these provider files (`(id, text)`).
+fn content(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let providers = dir.path().join("providers");
+    std::fs::create_dir_all(&providers).unwrap();
+    for (id, text) in files {
+        std::fs::write(providers.join(format!("{id}.toml")), text).unwrap();
+    }
+    dir
+}
+
+/// Builds the repository's results with `content`, at 2026-12-01.
+fn build(content: &Path, out: &Path) -> anyhow::Result<site::output::Built> {
+    let mut o = site_options(Path::new(REPO_RESULTS));
+    o.content = content.to_path_buf();
+    site::output::build_with(&o, out, &mut site::output::Writer::default())
+}
+
+fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The rows of the overview table, one per line.
+fn overview_rows(out: &Path) -> Vec<String> {
+    let page = read(out, "overview/index.html");
+    let table = &page[page.find("id=\"t-overview\"").unwrap()..];
+    let body = &table[table.find("<tbody>").unwrap() + 7..table.find("</tbody>").unwrap()];
+    body.lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+}
+
+const STARSLING: &str = "name = \"StarSling\"\nsite = \"https://starsling.example\"\n\
+                         [runners.starsling-linux-x64]\nvcpu = 2\nmemory_gib = 8\ndisk_gb = 75\narch = \"x64\"\n\
+                         os = \"linux\"\nprice = { usd_per_minute = 0.008, source = \
+                         \"https://starsling.example/pricing\", read_on = \"2026-11-20\" }\n";
+/// A price read 181 days before the build: stale.
+const LATCHKEY: &str = "name = \"Latchkey\"\n[runners.latchkey-linux-x64]\nvcpu = 4\narch = \"x64\"\nprice = { \
+                        usd_per_minute = 0.004, source = \"https://latchkey.example/pricing\", read_on = \
+                        \"2026-06-03\" }\n";
+
+/// A stage's cell: the figure, its share of the best of `group`, then `rest`.
+fn cell(group: &str, value: &str, rel: &str, best: bool, rest: &str) -> String {
+    let best = if best { " best" } else { "" };
+    format!(
+        "<td class=\"num\">{value} <span class=\"rel{best}\" title=\"Against the best comparable result (group \
+         {group})\">{rel}</span>{rest}</td>"
+    )
+}
+
+#[test]
+fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
+    let content = content(&[("starsling", STARSLING), ("latchkey", LATCHKEY)]);
+    let out = tempfile::tempdir().unwrap();
+    build(content.path(), out.path()).unwrap();
+    let rows = overview_rows(out.path());
+    let not_stated = "<td class=\"num\">not stated</td>";
+    let ns4 = format!("<td>not stated</td>{not_stated}");
+    let none = "<td class=\"num\">—</td>";
+    let (p5, p6) = ("866df6f892c3", "e021cd7ddc71");
+    let per = |v: &str| format!("<span class=\"per-cent\" title=\"Per US cent per minute\">{v} per ¢/min</span>");
+    let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
+    let libre = note("LibreSpeed (Sharktech, Amsterdam)");
+    let unavailable = format!("<td class=\"num marked\">—{libre}</td>");
+    let head = |provider: &str, name: &str, label: &str, arch: &str, os: &str| {
+        format!(
+            "<tr data-arch=\"{arch}\" data-os=\"{os}\"><th scope=\"row\"><a \
+             href=\"&#x2F;runners&#x2F;{provider}&#x2F;{label}&#x2F;\">{label}</a></th><td><a \
+             href=\"/providers/{provider}/\">{name}</a></td><td>{arch}</td><td>{os}</td>"
+        )
+    };
+    // Highest CoreMark first; each figure against the best of its table
+    // (its fingerprint's group); price-performance where a price is stated.
+    let expected = [
+        format!(
+            "{}<td data-sort=\"2\">2 vCPU, 8 GiB memory, 75 GB disk</td><td class=\"num\" \
+             data-sort=\"0.008\"><a href=\"https:&#x2F;&#x2F;starsling.example&#x2F;pricing\" rel=\"nofollow \
+             noopener\">$0.008&#x2F;min</a><span class=\"reason\">read 2026-11-20</span></td>{}{}{}{unavailable}</tr>",
+            head("starsling", "StarSling", "starsling-linux-x64", "x64", "linux"),
+            cell(p5, "38217.67", "100 %", true, &per("47772.09")),
+            cell(p5, "14237.22", "100 %", true, &per("17796.52")),
+            cell(p5, "63.60", "49 %", false, &format!("{}{}", per("79.50"), note("GitHub Actions cache, action"))),
+        ),
+        format!(
+            "{}{ns4}{}{}{}{unavailable}</tr>",
+            head("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated"),
+            cell(p6, "33392.77", "100 %", true, ""),
+            cell(p6, "9757.28", "100 %", true, ""),
+            cell(p6, "45.94", "95 %", false, &note("Ubicloud transparent cache, action")),
+        ),
+        format!(
+            "{}<td data-sort=\"4\">4 vCPU, memory not stated, disk not stated</td><td class=\"num\" data-sort=\"0.004\"><a \
+             href=\"https:&#x2F;&#x2F;latchkey.example&#x2F;pricing\" rel=\"nofollow noopener\">$0.004&#x2F;min</a><span \
+             class=\"reason\">read 2026-06-03</span> <span class=\"mark stale\" title=\"Read more than 180 days before \
+             this build\">stale</span></td>{}{}{}{}</tr>",
+            head("latchkey", "Latchkey", "latchkey-linux-x64", "x64", "not stated"),
+            cell(p5, "30065.35", "79 %", false, &per("75163.37")),
+            cell(p5, "2051.53", "14 %", false, &per("5128.82")),
+            cell(p5, "130.94", "100 %", true, &format!("{}{}", per("327.35"), note("Latchkey Fast Cache, action"))),
+            cell(p5, "201.70", "100 %", true, &format!("{}{libre}", per("504.25"))),
+        ),
+        format!(
+            "{}{ns4}{}{}{}{unavailable}</tr>",
+            head("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated"),
+            cell(p6, "21630.02", "65 %", false, ""),
+            cell(p6, "4346.70", "45 %", false, ""),
+            cell(p6, "48.58", "100 %", true, &note("Ubicloud transparent cache, action")),
+        ),
+        format!(
+            "{}{ns4}{none}{none}{none}{none}</tr>",
+            head("rbcs", "RBCS", "celeron-j3455", "not stated", "not stated")
+        ),
+    ];
+    assert_eq!(rows.len(), expected.len(), "{rows:#?}");
+    for (got, want) in rows.iter().zip(&expected) {
+        assert_eq!(got, want);
+    }
+    let page = read(out.path(), "overview/index.html");
+    // The filters' choices, for the script.
+    assert!(page.contains("data-arch=\"not stated,x64\" data-os=\"linux,not stated\""), "{page}");
+    // Linked from every page's navigation and from the home page.
+    assert!(read(out.path(), "index.html").contains("the <a href=\"/overview/\">overview</a>"));
+    assert!(page.contains("<a href=\"&#x2F;overview&#x2F;\">Overview</a>"), "{page}");
+    assert!(read(out.path(), "sitemap.xml").contains("/overview/</loc>"));
+}
+
+#[test]
+fn runner_pages_show_the_machine_and_price_or_not_stated() {
+    let content = content(&[("starsling", STARSLING), ("latchkey", LATCHKEY)]);
+    let out = tempfile::tempdir().unwrap();
+    build(content.path(), out.path()).unwrap();
+    let page = read(out.path(), "runners/starsling/starsling-linux-x64/index.html");
+    assert!(
+        page.contains(
+            "<dl class=\"machine\">\n<dt>vCPU</dt><dd>2</dd>\n<dt>Memory</dt><dd>8 GiB</dd>\n<dt>Disk</dt><dd>75 \
+             GB</dd>\n<dt>Architecture</dt><dd>x64</dd>\n<dt>OS</dt><dd>linux</dd>\n<dt>Price</dt><dd>$0.008&#x2F;min, \
+             read on 2026-11-20 at <a href=\"https:&#x2F;&#x2F;starsling.example&#x2F;pricing\" rel=\"nofollow \
+             noopener\">https:&#x2F;&#x2F;starsling.example&#x2F;pricing</a></dd>\n</dl>"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("<p>As stated in the provider file of <a href=\"https:&#x2F;&#x2F;starsling.example\""));
+    // Every speed figure of the history has its price-performance.
+    assert!(
+        page.contains("38217.67 <span class=\"per-cent\" title=\"Per US cent per minute\">47772.09 per ¢/min</span>")
+    );
+    assert!(
+        page.contains("6118.47 <span class=\"per-cent\" title=\"Per US cent per minute\">7648.09 per ¢/min</span>")
+    );
+    let stale = read(out.path(), "runners/latchkey/latchkey-linux-x64/index.html");
+    assert!(
+        stale.contains("<span class=\"mark stale\" title=\"Read more than 180 days before this build\">stale</span>")
+    );
+    let none = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
+    assert!(none.contains("<dt>vCPU</dt><dd>not stated</dd>"), "{none}");
+    assert!(none.contains("<dt>Price</dt><dd>not stated</dd>"));
+    assert!(none.contains("No provider file states this runner's machine or price"));
+    assert!(!none.contains("per ¢/min"));
+}
+
+#[test]
+fn text_from_provider_files_is_escaped() {
+    let injected = "name = \"<script>alert(3)</script>\"\nsite = \"https://x.example/\\\"><img/src=x/onerror=alert(4)>\"\n\
+                    [runners.starsling-linux-x64]\nprice = { usd_per_minute = 0.01, source = \
+                    \"https://x.example/'><script>alert(5)</script>\", read_on = \"2026-11-20\" }\n";
+    let content = content(&[("starsling", injected)]);
+    let out = tempfile::tempdir().unwrap();
+    build(content.path(), out.path()).unwrap();
+    for rel in ["runners/starsling/starsling-linux-x64/index.html", "overview/index.html"] {
+        let page = read(out.path(), rel);
+        assert!(!page.contains("<script>alert") && !page.contains("<img/src") && !page.contains("'>"), "{rel}");
+    }
+    let page = read(out.path(), "runners/starsling/starsling-linux-x64/index.html");
+    assert!(page.contains("&lt;script&gt;alert(3)&lt;&#x2F;script&gt;</a>"), "{page}");
+    assert!(page.contains("&quot;&gt;&lt;img&#x2F;src=x&#x2F;onerror=alert(4)&gt;"), "{page}");
+}
+
+#[test]
+fn a_bad_provider_file_fails_the_build_and_the_check() {
+    let content = content(&[("starsling", "name = \"StarSling\"\n[runners.starsling-linux-x64]\ncores = 2\n")]);
+    let file = content.path().join("providers/starsling.toml").display().to_string();
+    let out = tempfile::tempdir().unwrap();
+    let err = build(content.path(), out.path()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the provider files have problems:\n{file}: runners.starsling-linux-x64.cores: unknown field `cores`, \
+             expected one of `vcpu`, `memory_gib`, `disk_gb`, `arch`, `os`, `price`"
+        )
+    );
+    let checked = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+        .args(["check", "--content"])
+        .arg(content.path())
+        .arg(REPO_RESULTS)
+        .output()
+        .unwrap();
+    assert_eq!(checked.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(checked.stdout).unwrap(),
+        format!(
+            "{file}\n  runners.starsling-linux-x64.cores: unknown field `cores`, expected one of `vcpu`, \
+             `memory_gib`, `disk_gb`, `arch`, `os`, `price`\n1 rejected, 5 of 5 result files accepted\n"
+        )
+    );
+}
+
+#[test]
+fn check_warns_of_a_provider_or_label_without_results() {
+    let content = content(&[
+        ("nobody", "name = \"Nobody\"\n"),
+        ("starsling", "name = \"StarSling\"\n[runners.starsling-linux-arm64]\narch = \"arm64\"\n"),
+    ]);
+    let dir = content.path().join("providers").display().to_string();
+    let run = |format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_site"))
+            .args(["check", "--format", format, "--content"])
+            .arg(content.path())
+            .arg(REPO_RESULTS)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "warnings do not fail the check");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(
+        run("human"),
+        format!(
+            "5 files accepted\nwarning: {dir}/nobody.toml: $: no result has the provider id \"nobody\"; the site shows \
+             nothing of this file\nwarning: {dir}/starsling.toml: runners.starsling-linux-arm64: no result of \
+             starsling has this runner label; the site shows nothing of it\n"
+        )
+    );
+    let github = run("github");
+    let p = dir.replace(':', "%3A").replace(',', "%2C");
+    assert!(
+        github.ends_with(&format!(
+            "::warning file={p}/starsling.toml,title=site check::runners.starsling-linux-arm64: no result of starsling \
+             has this runner label; the site shows nothing of it\n"
+        )),
+        "{github}"
+    );
+}
+
+#[test]
+fn the_repository_provider_files_parse_and_state_no_price() {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content/providers"));
+    let providers = site::providers::load(dir);
+    assert_eq!(providers.errors, []);
+    assert_eq!(providers.files.keys().collect::<Vec<_>>(), ["latchkey", "rbcs", "starsling", "ubicloud"]);
+    // No source at hand states a price: none is written, none guessed.
+    assert!(providers.files.values().flat_map(|p| p.runners.values()).all(|r| r.price.is_none()));
+    let checked = site::check(&[Path::new(REPO_RESULTS).to_path_buf()]).unwrap();
+    assert_eq!(providers.warnings(&checked.runs), []);
+}
+
+#[test]
+fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
+    // The golden result: its CoreMark, disk and internet rows and its
+    // attached-volume cache row are marked (incomplete); its GitHub Actions
+    // cache row is not, so it is the cache headline though slower.
+    let dir = results_dir();
+    put(dir.path(), GOLDEN_PATH, &golden());
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(dir.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    assert_eq!(
+        overview_rows(out.path()),
+        ["<tr data-arch=\"not stated\" data-os=\"not stated\"><th scope=\"row\"><a \
+             href=\"&#x2F;runners&#x2F;example&#x2F;example-linux-x64&#x2F;\">example-linux-x64</a></th><td><a \
+             href=\"/providers/example/\">Example Cloud</a></td><td>not stated</td><td>not stated</td><td>not \
+             stated</td><td class=\"num\">not stated</td><td class=\"num marked\">33328.37</td><td class=\"num \
+             marked\">9788.01</td><td class=\"num\">23.17 <span class=\"rel best\" title=\"Against the best \
+             comparable result (group 739dba2a6817)\">100 %</span><span class=\"reason\">GitHub Actions cache, \
+             client</span></td><td class=\"num marked\">—<span class=\"reason\">LibreSpeed (Sharktech, \
+             Amsterdam)</span></td></tr>"]
+    );
+}
