@@ -17,6 +17,16 @@ use std::time::Instant;
 #[path = "build_10k/hugo_site.rs"]
 mod hugo_site;
 
+/// The serve rebuild below runs in this process: with the allocator and
+/// options of the `site` binary (src/main.rs), as `site serve` runs it.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+#[cfg(target_os = "linux")]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+static MALLOC_CONF: &[u8; 34] = b"dirty_decay_ms:0,muzzy_decay_ms:0\0";
+
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1.json");
 const RUNNERS: usize = 1_000;
 const RUNS: usize = 10;

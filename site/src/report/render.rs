@@ -1,6 +1,7 @@
 //! Renders a `ReportView` with the tera template `templates/report.md`.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use anyhow::Context;
 use tera::{Tera, Value};
@@ -22,11 +23,25 @@ pub fn markdown_filter(value: &Value, _: &HashMap<String, Value>) -> tera::Resul
     }
 }
 
+/// The report template, parsed once per process: parsing it took about as
+/// long as rendering it, and a build renders a report per provider (and
+/// `site serve` again per changed provider).
+fn report_tera() -> anyhow::Result<&'static Tera> {
+    static TERA: OnceLock<Result<Tera, String>> = OnceLock::new();
+    let parsed = TERA.get_or_init(|| {
+        let mut tera = Tera::default();
+        tera.add_raw_template("report.md", REPORT_TEMPLATE)
+            .context("templates/report.md does not parse")
+            .map_err(|e| format!("{e:#}"))?;
+        tera.register_filter("md", markdown_filter);
+        Ok(tera)
+    });
+    parsed.as_ref().map_err(|e| anyhow::anyhow!("{e}"))
+}
+
 /// The provider report as markdown.
 pub fn render_report(view: &ReportView) -> anyhow::Result<String> {
-    let mut tera = Tera::default();
-    tera.add_raw_template("report.md", REPORT_TEMPLATE).context("templates/report.md does not parse")?;
-    tera.register_filter("md", markdown_filter);
+    let tera = report_tera()?;
     let context = tera::Context::from_serialize(view).context("the report view does not serialize")?;
     tera.render("report.md", &context).with_context(|| format!("cannot render the report of {}", view.provider_id))
 }

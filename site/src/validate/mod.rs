@@ -297,8 +297,7 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
         let mut copy = false;
         let mut claimant = None;
         for claim in &check.claims {
-            let key: [u8; 32] = Sha256::digest(claim.key.as_bytes()).into();
-            match claims.get(&key) {
+            match claims.get(&claim.key) {
                 Some(&first) if !copy => {
                     c.push(&file, claim.field, format!("{} {}", claim.reason, claimants[first]));
                     copy = true;
@@ -309,7 +308,7 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
                         claimants.push(file.clone());
                         claimants.len() - 1
                     });
-                    claims.insert(key, index);
+                    claims.insert(claim.key, index);
                 }
             }
         }

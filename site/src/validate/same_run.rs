@@ -24,24 +24,27 @@ use runner_bench_format::measured::{MeasuredResult, Stages, Status};
 use runner_bench_format::{AnyResult, hex};
 use sha2::{Digest, Sha256};
 
-/// One identity of a run: the key two copies share, the field a second
-/// copy is reported at, and what the report says before the first file's
-/// name.
+/// One identity of a run: the key two copies share (the SHA-256 of its
+/// text, e.g. `sha256 …`, made here on the file's own CPU so that the
+/// check's one serial pass over every file only looks it up), the field a
+/// second copy is reported at, and what the report says before the first
+/// file's name.
 #[derive(Debug)]
 pub(super) struct Claim {
-    pub(super) key: String,
+    pub(super) key: [u8; 32],
     pub(super) field: &'static str,
     pub(super) reason: String,
 }
 
 /// The identities of a result whose bytes hash to `sha`.
 pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
-    let mut claims = vec![Claim { key: format!("sha256 {sha}"), field: "$", reason: "has the same content as".into() }];
+    let mut claims =
+        vec![Claim { key: key(format!("sha256 {sha}")), field: "$", reason: "has the same content as".into() }];
     match result {
         AnyResult::Measured(m) => {
             if let Some(g) = &m.provenance.github {
                 claims.push(Claim {
-                    key: format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label),
+                    key: key(format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label)),
                     field: "$.provenance.github.run_id",
                     reason: format!(
                         "GitHub run {} attempt {} of runner {} is already claimed by",
@@ -51,7 +54,7 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
             }
             if let Some(digest) = samples_digest(&m.stages) {
                 claims.push(Claim {
-                    key: format!("samples {digest}"),
+                    key: key(format!("samples {digest}")),
                     field: "$.stages",
                     reason: "has the same samples as".into(),
                 });
@@ -60,7 +63,7 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
         }
         AnyResult::Imported(i) => {
             claims.push(Claim {
-                key: format!("imported {} {}", i.source.document_sha256, i.runner.label),
+                key: key(format!("imported {} {}", i.source.document_sha256, i.runner.label)),
                 field: "$.source.document_sha256",
                 reason: format!("runner {} of this document is already imported by", i.runner.label),
             });
@@ -73,7 +76,7 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
             if figures {
                 let digest = canonical_digest(s);
                 claims.push(Claim {
-                    key: format!("imported-figures {} {digest}", i.source.document_sha256),
+                    key: key(format!("imported-figures {} {digest}", i.source.document_sha256)),
                     field: "$.stages",
                     reason: "has the same figures from the same document as".into(),
                 });
@@ -81,6 +84,11 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
         }
     }
     claims
+}
+
+/// A claim's key: the SHA-256 of its text.
+fn key(text: String) -> [u8; 32] {
+    Sha256::digest(text.as_bytes()).into()
 }
 
 /// SHA-256 of the canonical `stages`, where at least one sample completed
@@ -114,7 +122,7 @@ fn canonical_digest(value: &impl serde::Serialize) -> String {
 fn instance_claim(m: &MeasuredResult) -> Option<Claim> {
     let instance = &m.machine.instance;
     (instance.same_as(instance) == Some(true)).then(|| Claim {
-        key: format!("instance {} {} {}", instance.boot_id, instance.machine_id, m.provenance.started_at),
+        key: key(format!("instance {} {} {}", instance.boot_id, instance.machine_id, m.provenance.started_at)),
         field: "$.machine.instance.boot_id",
         reason: format!(
             "OS instance {} started this run at {}, as it did the run of",
