@@ -9,10 +9,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{CacheMethod, Conclusion};
+use runner_bench_format::{AnyResult, StageKind};
 use serde::Serialize;
 
+use crate::keys::StageKeys;
 use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, HttpCacheRowView, InternetRow, ProfileView, RunnerPart};
 use crate::validate::Run;
@@ -59,9 +60,13 @@ pub struct Meta {
     pub self_built: Option<String>,
     /// The workflow's jobs that did not succeed (`provenance.jobs`).
     pub failed_jobs: Vec<FailedJob>,
-    /// The comparison group: results of one fingerprint are comparable.
+    /// The whole-profile fingerprint, shown beside each row: a stage's
+    /// rows are compared by the stage's key (`keys`), which several
+    /// profiles can share.
     pub fingerprint: String,
     pub protocol: Option<u32>,
+    /// Each keyed stage's comparability key (`keys::stage_keys`).
+    pub keys: StageKeys,
 }
 
 /// A job of the run's workflow that did not succeed.
@@ -157,13 +162,28 @@ impl<T> Row<T> {
     }
 }
 
-/// The tables of one fingerprint.
+/// The tables of one stage whose rows are compared: one comparability key
+/// of a keyed stage (`keys`), or one fingerprint of the build-cache stage.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Group {
-    /// Anchor and file-name stem: the fingerprint, or `unknown`.
+    /// Anchor and file-name stem: the key; for the build-cache stage the
+    /// fingerprint, `<fingerprint>-imported` or `unknown`.
     pub id: String,
+    /// `cpu`, `disk`, `cache`, `internet` or `http_cache`: only that
+    /// stage's tables have rows.
+    pub stage: &'static str,
+    /// The stage's comparability key, empty for the build-cache stage.
+    pub key: String,
+    /// Whether its rows are imported (keys of imported and measured results
+    /// are never equal).
+    pub imported: bool,
+    /// The whole-profile fingerprints of its rows, newest protocol first.
+    pub profiles: Vec<ProfileRef>,
+    /// The first of `profiles`' fingerprints (empty: no published profile).
     pub fingerprint: String,
+    /// The first of `profiles`' protocols.
     pub protocol: Option<u32>,
+    /// The first of `profiles`' parameters.
     pub profile: Option<ProfileView>,
     /// CoreMark rows of the project's implementation (and imported ones).
     pub cpu: Vec<Row<CpuRow>>,
@@ -178,6 +198,30 @@ pub struct Group {
     pub cache_action: Vec<Row<CacheRow>>,
     pub internet: Vec<Row<InternetRow>>,
     pub http_cache: Vec<Row<HttpCacheRow>>,
+}
+
+impl Group {
+    /// What its rows share, for titles and plot descriptions: `key K
+    /// (fingerprint F)` or `key K (fingerprints F, G)` for a keyed stage,
+    /// `fingerprint F` for the build-cache stage.
+    pub fn label(&self) -> String {
+        let fingerprints: Vec<&str> =
+            self.profiles.iter().map(|p| p.fingerprint.as_str()).filter(|f| !f.is_empty()).collect();
+        let profiles = match fingerprints.as_slice() {
+            [] => "results without a published profile".to_string(),
+            [one] => format!("fingerprint {one}"),
+            many => format!("fingerprints {}", many.join(", ")),
+        };
+        if self.key.is_empty() { profiles } else { format!("key {} ({profiles})", self.key) }
+    }
+}
+
+/// A whole-profile fingerprint of a group's rows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ProfileRef {
+    /// Empty for results without a published profile.
+    pub fingerprint: String,
+    pub protocol: Option<u32>,
 }
 
 /// A runner: its results, oldest first.
@@ -270,79 +314,96 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
 }
 
-/// Per fingerprint and runner: the newest complete result that is not
-/// excluded, else the newest one not excluded (marked incomplete); every
-/// excluded result is shown too, marked.
-fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
-    let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
-    let mut shown: Vec<usize> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        if e.meta.excluded.is_some() {
-            shown.push(i);
-            continue;
-        }
-        let key = (e.meta.fingerprint.clone(), e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
-        let better = match chosen.get(&key) {
-            None => true,
-            Some(&j) => {
-                let old = &entries[j];
-                (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
-            }
-        };
-        if better {
-            chosen.insert(key, i);
-        }
-    }
-    shown.extend(chosen.values());
-    shown.sort();
+/// The stages of the home page's groups, in page order: the keyed stages,
+/// then the build-cache stage, grouped by the whole fingerprint.
+const GROUP_STAGES: [&str; 5] = ["cpu", "disk", "cache", "internet", "http_cache"];
 
-    // Imported and measured figures are never ranked in one table, even
-    // under one fingerprint (`site check` refuses an imported result that
-    // takes a measured profile's fingerprint; this holds without it).
-    let measured_fingerprints: std::collections::BTreeSet<&str> =
-        shown.iter().map(|&i| &entries[i].meta).filter(|m| !m.imported).map(|m| m.fingerprint.as_str()).collect();
-    let mut groups: BTreeMap<(String, bool), Group> = BTreeMap::new();
-    for i in shown {
-        let e = &entries[i];
-        let g = groups.entry((e.meta.fingerprint.clone(), e.meta.imported)).or_insert_with(|| Group {
-            id: match e.meta.fingerprint.as_str() {
-                "" => "unknown".to_string(),
-                fp if e.meta.imported && measured_fingerprints.contains(fp) => format!("{fp}-imported"),
-                fp => fp.to_string(),
-            },
-            fingerprint: e.meta.fingerprint.clone(),
-            protocol: e.meta.protocol,
-            ..Group::default()
-        });
-        if g.profile.is_none() {
-            g.profile = e.profile.clone();
-        }
-        let m = &e.meta;
-        if let Some(fig) = e.cpu.clone() {
-            let incomplete = cpu_incomplete(&fig);
-            let table = if fig.official_sources { &mut g.cpu_eembc } else { &mut g.cpu };
-            table.push(Row::new(m, fig, incomplete));
-        }
-        g.disk.extend(e.disk.clone().map(|fig| {
-            let incomplete = disk_incomplete(&fig);
-            Row::new(m, fig, incomplete)
-        }));
-        for fig in e.cache.iter().cloned() {
-            let incomplete = cache_incomplete(&fig);
-            let table = match fig.method {
-                CacheMethod::Client => &mut g.cache,
-                CacheMethod::Action => &mut g.cache_action,
+/// The stage `name`'s key of an entry (the fingerprint for the build-cache
+/// stage), where the entry has rows of that stage.
+fn group_key(e: &Entry, name: &str) -> Option<String> {
+    let keyed = |s: StageKind, has: bool| has.then(|| e.meta.keys.get(s).to_string());
+    match name {
+        "cpu" => keyed(StageKind::Cpu, e.cpu.is_some()),
+        "disk" => keyed(StageKind::Disk, e.disk.is_some()),
+        "cache" => keyed(StageKind::Cache, !e.cache.is_empty()),
+        "internet" => keyed(StageKind::Internet, e.internet.is_some()),
+        _ => (!e.http_cache.is_empty()).then(|| e.meta.fingerprint.clone()),
+    }
+}
+
+/// Per stage, per comparability key (`keys`; the fingerprint for the
+/// build-cache stage) and runner: the newest complete result that is not
+/// excluded, else the newest one not excluded (marked incomplete); every
+/// excluded result is shown too, marked. Results of different profiles
+/// share a stage's table wherever that stage's key is equal.
+fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
+    let mut groups: BTreeMap<(usize, String, bool), Group> = BTreeMap::new();
+    for (stage_index, stage) in GROUP_STAGES.into_iter().enumerate() {
+        let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
+        let mut shown: Vec<(usize, String)> = Vec::new();
+        for (i, e) in entries.iter().enumerate() {
+            let Some(key) = group_key(e, stage) else { continue };
+            if e.meta.excluded.is_some() {
+                shown.push((i, key));
+                continue;
+            }
+            let slot = (key, e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
+            let better = match chosen.get(&slot) {
+                None => true,
+                Some(&j) => {
+                    let old = &entries[j];
+                    (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
+                }
             };
-            table.push(Row::new(m, fig, incomplete));
+            if better {
+                chosen.insert(slot, i);
+            }
         }
-        g.internet.extend(e.internet.clone().map(|fig| {
-            let incomplete = internet_incomplete(&fig);
-            Row::new(m, fig, incomplete)
-        }));
-        g.http_cache.extend(e.http_cache.iter().cloned().map(|fig| Row::new(m, fig, false)));
+        shown.extend(chosen.into_iter().map(|((key, ..), i)| (i, key)));
+        shown.sort();
+
+        // Imported and measured figures are never ranked in one table: their
+        // keys differ (`keys`), and the build-cache stage's fingerprints are
+        // told apart here (`site check` refuses an imported result that
+        // takes a measured profile's fingerprint; this holds without it).
+        let measured: std::collections::BTreeSet<&str> =
+            shown.iter().filter(|(i, _)| !entries[*i].meta.imported).map(|(_, k)| k.as_str()).collect();
+        let mut mine: BTreeMap<(String, bool), Group> = BTreeMap::new();
+        for (i, key) in &shown {
+            let e = &entries[*i];
+            let g = mine.entry((key.clone(), e.meta.imported)).or_insert_with(|| Group {
+                id: match key.as_str() {
+                    _ if stage != "http_cache" => key.clone(),
+                    "" => "unknown".to_string(),
+                    fp if e.meta.imported && measured.contains(fp) => format!("{fp}-imported"),
+                    fp => fp.to_string(),
+                },
+                stage,
+                key: if stage == "http_cache" { String::new() } else { key.clone() },
+                imported: e.meta.imported,
+                ..Group::default()
+            });
+            let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
+            if !g.profiles.contains(&profile) {
+                g.profiles.push(profile);
+                if g.profile.is_none() {
+                    g.profile = e.profile.clone();
+                }
+            }
+            add_rows(g, e, stage);
+        }
+        for ((key, imported), g) in mine {
+            groups.insert((stage_index, key, imported), g);
+        }
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
+        // Newest protocol first; results without a stated protocol last.
+        g.profiles.sort_by(|a, b| b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)));
+        if let Some(first) = g.profiles.first() {
+            g.fingerprint = first.fingerprint.clone();
+            g.protocol = first.protocol;
+        }
         // Clean rows first, current before stale, then the best headline
         // figure (`pages::TABLES` names it), then the runner:
         // the reader's question is "which is fastest", marked rows stay
@@ -356,11 +417,50 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.internet, |f| leading(&f.download), Better::Higher);
         rank(&mut g.http_cache, |f| leading(&f.row.get_per_s), Better::Higher);
     }
-    // Newest protocol first; results without a stated protocol last.
+    // By stage; within a stage newest protocol first (results without a
+    // stated protocol last), measured before imported, then by id.
+    let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
     groups.sort_by(|a, b| {
-        b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)).then_with(|| a.id.cmp(&b.id))
+        stage_index(a)
+            .cmp(&stage_index(b))
+            .then_with(|| b.protocol.cmp(&a.protocol))
+            .then_with(|| a.imported.cmp(&b.imported))
+            .then_with(|| a.id.cmp(&b.id))
     });
     groups
+}
+
+/// Adds the rows of `stage` of `e` to `g`.
+fn add_rows(g: &mut Group, e: &Entry, stage: &str) {
+    let m = &e.meta;
+    match stage {
+        "cpu" => {
+            if let Some(fig) = e.cpu.clone() {
+                let incomplete = cpu_incomplete(&fig);
+                let table = if fig.official_sources { &mut g.cpu_eembc } else { &mut g.cpu };
+                table.push(Row::new(m, fig, incomplete));
+            }
+        }
+        "disk" => g.disk.extend(e.disk.clone().map(|fig| {
+            let incomplete = disk_incomplete(&fig);
+            Row::new(m, fig, incomplete)
+        })),
+        "cache" => {
+            for fig in e.cache.iter().cloned() {
+                let incomplete = cache_incomplete(&fig);
+                let table = match fig.method {
+                    CacheMethod::Client => &mut g.cache,
+                    CacheMethod::Action => &mut g.cache_action,
+                };
+                table.push(Row::new(m, fig, incomplete));
+            }
+        }
+        "internet" => g.internet.extend(e.internet.clone().map(|fig| {
+            let incomplete = internet_incomplete(&fig);
+            Row::new(m, fig, incomplete)
+        })),
+        _ => g.http_cache.extend(e.http_cache.iter().cloned().map(|fig| Row::new(m, fig, false))),
+    }
 }
 
 /// Which stage sections a result has; measured and imported results have
@@ -457,6 +557,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         failed_jobs,
         fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
+        keys: crate::keys::stage_keys(&run.result),
         provider_id,
         runner,
     };
