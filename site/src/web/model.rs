@@ -245,7 +245,7 @@ pub struct Model {
     pub entries: Vec<Arc<Entry>>,
     /// By provider, then label.
     pub runners: Vec<Runner>,
-    /// Newest protocol first, then by fingerprint.
+    /// By stage; within a stage newest protocol first, then by id.
     pub groups: Vec<Group>,
     /// Provider id → display name, by id.
     pub providers: BTreeMap<String, String>,
@@ -385,10 +385,11 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             });
             let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
             if !g.profiles.contains(&profile) {
-                g.profiles.push(profile);
-                if g.profile.is_none() {
+                // `profile` stays the first of `profiles` in their order.
+                if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {
                     g.profile = e.profile.clone();
                 }
+                g.profiles.push(profile);
             }
             add_rows(g, e, stage);
         }
@@ -399,7 +400,7 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
         // Newest protocol first; results without a stated protocol last.
-        g.profiles.sort_by(|a, b| b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)));
+        g.profiles.sort_by(profile_order);
         if let Some(first) = g.profiles.first() {
             g.fingerprint = first.fingerprint.clone();
             g.protocol = first.protocol;
@@ -428,6 +429,11 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             .then_with(|| a.id.cmp(&b.id))
     });
     groups
+}
+
+/// Newest protocol first (none last), then by fingerprint.
+fn profile_order(a: &ProfileRef, b: &ProfileRef) -> std::cmp::Ordering {
+    b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint))
 }
 
 /// Adds the rows of `stage` of `e` to `g`.
