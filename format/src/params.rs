@@ -1,8 +1,11 @@
-//! Measurement parameters, the named profiles and the parameter fingerprint.
+//! Measurement parameters, the named profiles, the parameter fingerprint and
+//! the parameters each runner stage uses (`StageKind::inputs`).
 //!
 //! Parameters define the measurement protocol and nothing about the runner
-//! or its provider. Two results are comparable only when their fingerprints
-//! are equal. The canonical form hashed for the fingerprint is specified in
+//! or its provider. The fingerprint names the whole set; a stage's figures
+//! depend only on the parameters that stage uses, so the site compares a
+//! stage wherever those are equal (docs/methodology.md, "Comparability
+//! keys"). The canonical form hashed for the fingerprint is specified in
 //! docs/result-format.md, so that anyone can recompute it by hand.
 
 use schemars::JsonSchema;
@@ -168,6 +171,104 @@ impl Parameters {
     }
 }
 
+/// A runner stage that the site compares by its own comparability key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StageKind {
+    /// CoreMark.
+    Cpu,
+    /// Disk I/O.
+    Disk,
+    /// Cache backends.
+    Cache,
+    /// Internet.
+    Internet,
+}
+
+impl StageKind {
+    /// Every keyed stage, in table order.
+    pub const ALL: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Cache, StageKind::Internet];
+
+    /// Its name in keys, ids and file names.
+    pub fn name(self) -> &'static str {
+        match self {
+            StageKind::Cpu => "cpu",
+            StageKind::Disk => "disk",
+            StageKind::Cache => "cache",
+            StageKind::Internet => "internet",
+        }
+    }
+
+    /// The parameters (field names of `Parameters`) the stage's figures
+    /// depend on. `protocol` is in every list: a collector raises it when
+    /// the way any figure is measured changes, and no parameter says which.
+    /// `sample_timeout_s` is too: every stage's samples are cut off by it
+    /// (the cache stage's jobs at ten times it).
+    pub fn inputs(self) -> &'static [&'static str] {
+        match self {
+            StageKind::Cpu => &["protocol", "cpu_samples", "cpu_seconds", "cpu_workload", "sample_timeout_s"],
+            StageKind::Disk => &[
+                "protocol",
+                "disk_samples",
+                "disk_file_mib",
+                "disk_op_seconds",
+                "disk_seq_block_kib",
+                "disk_rand_block_kib",
+                "disk_queue_depth",
+                "sample_timeout_s",
+            ],
+            StageKind::Cache => &[
+                "protocol",
+                "cache_payload_mib",
+                "cache_payload_files",
+                "cache_trials",
+                "cache_publication_gap_s",
+                "cache_zstd_level",
+                "sample_timeout_s",
+            ],
+            StageKind::Internet => &[
+                "protocol",
+                "internet",
+                "internet_samples",
+                "internet_transfer_mib",
+                "internet_max_request_mib",
+                "internet_request_samples",
+                "sample_timeout_s",
+            ],
+        }
+    }
+}
+
+/// Parameters that no keyed stage uses: the build-cache stage's, whose
+/// results are grouped by the whole fingerprint.
+pub const UNKEYED_INPUTS: [&str; 3] = ["http_cache_entries", "http_cache_value_bytes", "http_cache_connections"];
+
+impl Parameters {
+    /// The parameters `stage` uses, as a JSON object of `stage.inputs()`.
+    pub fn stage_inputs(&self, stage: StageKind) -> serde_json::Map<String, serde_json::Value> {
+        let serde_json::Value::Object(all) = serde_json::to_value(self).expect("parameters always serialize") else {
+            unreachable!("parameters serialize as an object")
+        };
+        stage.inputs().iter().map(|&k| (k.to_string(), all.get(k).cloned().unwrap_or_default())).collect()
+    }
+}
+
+/// The canonical JSON form of any value, as `Parameters::canonical_json`
+/// writes it: keys sorted by their UTF-8 bytes, no whitespace. Strings are
+/// escaped as serde_json escapes them; numbers must be integers.
+pub fn canonical_json_of(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+/// First 12 hex digits of SHA-256 over `canonical_json_of(value)`: the
+/// fingerprint's scheme, for the site's per-stage comparability keys.
+pub fn key_of(value: &serde_json::Value) -> Fingerprint {
+    let digest = Sha256::digest(canonical_json_of(value).as_bytes());
+    let hex = crate::values::hex(&digest);
+    Fingerprint::new(&hex[..12]).expect("a SHA-256 prefix is hex")
+}
+
 fn write_canonical(value: &serde_json::Value, out: &mut String) {
     use serde_json::Value;
     match value {
@@ -211,6 +312,37 @@ mod tests {
         assert!(canonical.starts_with(r#"{"cache_payload_files":16,"cache_payload_mib":512,"#));
         assert!(!canonical.contains(' '));
         assert!(canonical.contains(r#""http_cache_value_bytes":[128,512,4096,65536]"#));
+    }
+
+    #[test]
+    fn every_parameter_is_a_stage_input_or_named_unkeyed() {
+        let serde_json::Value::Object(all) = serde_json::to_value(Profile::Standard.parameters()).unwrap() else {
+            panic!("an object")
+        };
+        for field in all.keys() {
+            let used = StageKind::ALL.iter().any(|s| s.inputs().contains(&field.as_str()));
+            assert!(used || UNKEYED_INPUTS.contains(&field.as_str()), "{field} is in no stage's inputs");
+        }
+        for s in StageKind::ALL {
+            for input in s.inputs() {
+                assert!(all.contains_key(*input), "{input} of {} is no parameter", s.name());
+            }
+        }
+    }
+
+    #[test]
+    fn a_stage_input_changes_only_the_stages_that_use_it() {
+        let standard = Profile::Standard.parameters();
+        let other_disk = Parameters { disk_file_mib: 2048, ..standard.clone() };
+        let inputs = |p: &Parameters, s| serde_json::Value::Object(p.stage_inputs(s));
+        for s in StageKind::ALL {
+            let same = key_of(&inputs(&standard, s)) == key_of(&inputs(&other_disk, s));
+            assert_eq!(same, s != StageKind::Disk, "{}", s.name());
+        }
+        let longer_timeout = Parameters { sample_timeout_s: 120, ..standard.clone() };
+        for s in StageKind::ALL {
+            assert_ne!(key_of(&inputs(&standard, s)), key_of(&inputs(&longer_timeout, s)), "{}", s.name());
+        }
     }
 
     #[test]

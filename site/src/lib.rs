@@ -11,7 +11,8 @@
 //!    one with its release status (`releases`: content/releases/*.toml);
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
-//! 4. `web`: the website model, pages, plots and data files;
+//! 4. `web`: the website model, pages, plots and data files; its tables
+//!    compare each runner stage by the stage's comparability key (`keys`);
 //! 5. `output`: writes them (the only module that touches the output folder).
 //!
 //! Whatever the command line prints of a file's text goes through `escape`.
@@ -25,6 +26,7 @@ pub mod escape;
 pub mod exclusions;
 pub mod figures;
 pub mod import;
+pub mod keys;
 pub mod layout;
 pub mod load;
 pub mod locate;

@@ -361,8 +361,8 @@ fn pages_load_in_chromium_without_errors() {
             "home",
             "/",
             vec![
-                "<table class=\"sortable\" id=\"t-866df6f892c3-cpu\">",
-                "<img src=\"/plots/866df6f892c3/coremark.svg\"",
+                "<table class=\"sortable\" id=\"t-ff90bf001f08-cpu\">",
+                "<img src=\"/plots/ff90bf001f08/coremark.svg\"",
             ],
         ),
         ("provider", "/providers/ubicloud/", vec!["<table>", "<img src=\"/plots/providers/ubicloud/"]),
@@ -411,7 +411,7 @@ fn pages_load_in_chromium_without_errors() {
     let (_, home) = get(port, "/").unwrap();
     assert!(home.contains("&lt;script&gt;alert(1)&lt;&#x2F;script&gt;"));
     assert!(home.contains("<script src=\"/__reload.js\"></script></body>"));
-    let dom = browser.load(&format!("http://127.0.0.1:{port}/?sort=t-866df6f892c3-cpu:3:asc&q=latchkey"));
+    let dom = browser.load(&format!("http://127.0.0.1:{port}/?sort=t-ff90bf001f08-cpu:3:asc&q=latchkey"));
     assert!(dom.contains("aria-sort=\"ascending\""), "the sort in the URL was not applied:\n{dom}");
     assert!(dom.contains("id=\"filter\""), "no filter box");
     let problems = browser.problems();

@@ -5,6 +5,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use runner_bench_format::StageKind;
 use serde_json::json;
 use site::cmd::serve::{content_type_of, file_for, with_reload};
 
@@ -65,16 +66,18 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     let out = tempfile::tempdir().unwrap();
     build(Path::new(REPO_RESULTS), out.path());
     let home = read(out.path(), "index.html");
-    // Newest protocol first.
-    let p6 = home.find("Protocol 6, fingerprint").unwrap();
-    let p5 = home.find("Protocol 5, fingerprint").unwrap();
+    // One group per stage key: the CoreMark sections of protocols 5 and 6
+    // are the same, their disk sections are not (tests/keys.rs); newest
+    // protocol first.
+    let p6 = home.find("id=\"t-4c192e28784a-disk\"").unwrap();
+    let p5 = home.find("id=\"t-7612454f9ffc-disk\"").unwrap();
     assert!(p6 < p5);
     for table in [
-        "t-e021cd7ddc71-cpu",
-        "t-866df6f892c3-disk",
+        "t-ff90bf001f08-cpu",
+        "t-7612454f9ffc-disk",
         // The published reports timed action steps.
-        "t-866df6f892c3-cache-action",
-        "t-866df6f892c3-internet",
+        "t-1c0e0dc62819-cache-action",
+        "t-16beef789e31-internet",
     ] {
         assert!(home.contains(&format!("<table class=\"sortable\" id=\"{table}\">")), "{table}");
     }
@@ -87,12 +90,16 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     );
     assert!(home.contains("<a href=\"&#x2F;results&#x2F;latchkey&#x2F;latchkey-linux-x64&#x2F;2026-11-29-imported-87d31437d07a.json\">JSON</a>"));
     // The seeds state no measurement day: the import's day, labelled so.
-    assert!(home.contains("<td><span class=\"undated\">date not published</span> <small>imported <time datetime=\"2026-11-29T00:00:00Z\">2026-11-29</time></small></td>\n<td>imported</td>"));
+    assert!(home.contains(
+        "<td><span class=\"undated\">date not published</span> <small>imported <time \
+         datetime=\"2026-11-29T00:00:00Z\">2026-11-29</time></small></td>\n<td>imported<span class=\"reason\" \
+         title=\"The whole-profile fingerprint\">profile <code>866df6f892c3</code></span></td>"
+    ));
     assert!(home.contains("<span class=\"mark imported\""));
-    assert!(home.contains("<img src=\"&#x2F;plots&#x2F;866df6f892c3&#x2F;coremark.svg\""));
+    assert!(home.contains("<img src=\"&#x2F;plots&#x2F;ff90bf001f08&#x2F;coremark.svg\""));
     assert!(home.len() < 200 * 1024, "the home page is {} bytes", home.len());
     let csv = read(out.path(), "data/coremark.csv");
-    assert!(csv.starts_with("fingerprint,protocol,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    assert!(csv.starts_with("fingerprint,protocol,stage_key,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
     // The feed reads back as Atom: newest first, each entry linking to its
     // runner page and naming its result file.
     let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();
@@ -126,28 +133,37 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     opts.home_rows = 1;
     site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
     let home = read(out.path(), "index.html");
-    let cpu = home.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
+    let cpu = home.split("id=\"t-ff90bf001f08-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
     assert_eq!(cpu.matches("<tr>").count() + cpu.matches("<tr class").count(), 2, "{cpu}");
     assert!(home.contains(
-        "<p class=\"note more\">Showing the first 1 of 2 rows: current, complete results first, ranked by median \
+        "<p class=\"note more\">Showing the first 1 of 4 rows: current, complete results first, ranked by median \
          iterations&#x2F;s. Sorting and filtering apply to these rows. <a \
-         href=\"&#x2F;tables&#x2F;866df6f892c3&#x2F;cpu&#x2F;\">All 2 CoreMark rows</a></p>"
+         href=\"&#x2F;tables&#x2F;ff90bf001f08&#x2F;cpu&#x2F;\">All 4 CoreMark rows</a></p>"
     ));
     // The plots say that they show the first rows only.
-    assert!(home.contains("(fingerprint 866df6f892c3; the first 1 rows of each table)."), "{home}");
-    let page = read(out.path(), "tables/866df6f892c3/cpu/index.html");
-    assert!(page.contains("<title>CoreMark: all 2 rows (fingerprint 866df6f892c3) · runner-bench</title>"), "{page}");
-    let all = page.split("id=\"t-866df6f892c3-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
-    assert_eq!(all.matches("<tr>").count() + all.matches("<tr class").count(), 3, "{all}");
+    assert!(
+        home.contains("(key ff90bf001f08 (fingerprints e021cd7ddc71, 866df6f892c3); the first 1 rows of each table)."),
+        "{home}"
+    );
+    let page = read(out.path(), "tables/ff90bf001f08/cpu/index.html");
+    assert!(
+        page.contains(
+            "<title>CoreMark: all 4 rows (key ff90bf001f08 (fingerprints e021cd7ddc71, 866df6f892c3)) · \
+             runner-bench</title>"
+        ),
+        "{page}"
+    );
+    let all = page.split("id=\"t-ff90bf001f08-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
+    assert_eq!(all.matches("<tr>").count() + all.matches("<tr class").count(), 5, "{all}");
     assert!(!page.contains("class=\"note more\""));
     // The plot shows the one row the table shows.
-    let svg = read(out.path(), "plots/866df6f892c3/coremark.svg");
+    let svg = read(out.path(), "plots/ff90bf001f08/coremark.svg");
     let first = cpu.split("<th scope=\"row\">").nth(1).unwrap().split("</a>").next().unwrap();
     let runner = &first[first.rfind('>').unwrap() + 1..];
     let other = all.split("<th scope=\"row\">").nth(2).unwrap().split("</a>").next().unwrap();
     let other = &other[other.rfind('>').unwrap() + 1..];
     assert!(svg.contains(runner) && !svg.contains(other), "{runner} / {other}: {svg}");
-    assert!(read(out.path(), "sitemap.xml").contains("/tables/866df6f892c3/cpu/</loc>"));
+    assert!(read(out.path(), "sitemap.xml").contains("/tables/ff90bf001f08/cpu/</loc>"));
 
     opts.home_rows = 0;
     let err = site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap_err();
@@ -158,13 +174,18 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
 fn plots_have_titles_descriptions_and_no_fonts() {
     let out = tempfile::tempdir().unwrap();
     build(Path::new(REPO_RESULTS), out.path());
-    let svg = read(out.path(), "plots/866df6f892c3/coremark.svg");
-    assert!(svg.contains("role=\"img\" aria-labelledby=\"title desc\"><title id=\"title\">CoreMark iterations/s</title><desc id=\"desc\">Median CoreMark iterations per second per runner, with min–max whiskers (imported figures: no interval can be computed without samples); higher is better (fingerprint 866df6f892c3).</desc>"), "{svg}");
+    let svg = read(out.path(), "plots/ff90bf001f08/coremark.svg");
+    assert!(svg.contains("role=\"img\" aria-labelledby=\"title desc\"><title id=\"title\">CoreMark iterations/s</title><desc id=\"desc\">Median CoreMark iterations per second per runner, with min–max whiskers (imported figures: no interval can be computed without samples); higher is better (key ff90bf001f08 (fingerprints e021cd7ddc71, 866df6f892c3)).</desc>"), "{svg}");
     assert!(svg.contains("iterations/s (higher is better)"));
     assert!(svg.contains("@media (prefers-color-scheme:dark)"));
     assert!(svg.contains(">\nlatchkey-linux-x64 (Latchkey)\n</text>") || svg.contains("latchkey-linux-x64"), "{svg}");
-    for plot in ["disk-mib.svg", "disk-iops.svg", "cache-action.svg", "internet.svg"] {
-        assert!(out.path().join("plots/866df6f892c3").join(plot).is_file(), "{plot}");
+    for (key, plot) in [
+        ("7612454f9ffc", "disk-mib.svg"),
+        ("7612454f9ffc", "disk-iops.svg"),
+        ("1c0e0dc62819", "cache-action.svg"),
+        ("16beef789e31", "internet.svg"),
+    ] {
+        assert!(out.path().join("plots").join(key).join(plot).is_file(), "{plot}");
     }
     assert!(
         read(out.path(), "plots/runners/latchkey/latchkey-linux-x64.svg")
@@ -375,6 +396,12 @@ fn build_with_fixture_releases(results: &Path, out: &Path) {
     site::output::build_with(&o, out, &mut site::output::Writer::default()).unwrap();
 }
 
+/// The id of the home page's table `slug` of `stage`, for the golden
+/// result's parameters (those of every fixture here).
+fn golden_table(stage: StageKind, slug: &str) -> String {
+    format!("t-{}-{slug}", stage_key(&golden(), stage))
+}
+
 /// The `<tr>` of `runner` in the home page's table `id`.
 fn home_row<'a>(home: &'a str, id: &str, runner: &str) -> &'a str {
     let table = home.split(&format!("id=\"{id}\"")).nth(1).unwrap().split("</table>").next().unwrap();
@@ -400,8 +427,11 @@ fn a_failed_job_marks_the_result_incomplete_and_the_runner_page_names_it() {
     // In the comparison: the cache rows lack trial 2's verified pairs and
     // are marked; the CPU row, complete, is not.
     let home = read(out.path(), "index.html");
-    assert!(home_row(&home, "t-739dba2a6817-cache", "example-linux-x64").starts_with(" class=\"marked\">"));
-    assert!(home_row(&home, "t-739dba2a6817-cpu", "example-linux-x64").starts_with('>'));
+    assert!(
+        home_row(&home, &golden_table(StageKind::Cache, "cache"), "example-linux-x64")
+            .starts_with(" class=\"marked\">")
+    );
+    assert!(home_row(&home, &golden_table(StageKind::Cpu, "cpu"), "example-linux-x64").starts_with('>'));
     let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
     assert_eq!(index["results"][0]["incomplete"], json!(true));
     assert_eq!(index["results"][0]["failed_jobs"], json!([{"job": "restore-2", "conclusion": "failure"}]));
@@ -443,8 +473,8 @@ fn a_cpu_row_with_fewer_accepted_samples_than_requested_is_incomplete() {
     let out = tempfile::tempdir().unwrap();
     build(dir.path(), out.path());
     let home = read(out.path(), "index.html");
-    for table in ["t-739dba2a6817-cpu", "t-739dba2a6817-disk"] {
-        let row = home_row(&home, table, "example-linux-x64");
+    for table in [golden_table(StageKind::Cpu, "cpu"), golden_table(StageKind::Disk, "disk")] {
+        let row = home_row(&home, &table, "example-linux-x64");
         assert!(row.starts_with(" class=\"marked\">") && row.contains("<span class=\"mark incomplete\""), "{row}");
     }
 }
@@ -458,7 +488,7 @@ fn self_built_results_are_marked_with_the_reason_and_released_ones_are_not() {
     let mark = format!(
         "<span class=\"mark self-built\" title=\"Not a published release of the collector: {reason}\">self-built</span>"
     );
-    assert!(home_row(&home, "t-739dba2a6817-cpu", "example-linux-x64").contains(&mark), "{home}");
+    assert!(home_row(&home, &golden_table(StageKind::Cpu, "cpu"), "example-linux-x64").contains(&mark), "{home}");
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert!(page.contains(&mark) && page.contains(&format!("<span class=\"reason\">Self-built: {reason}</span>")));
     let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
@@ -507,7 +537,10 @@ fn samples_a_failed_job_left_out_count_as_attempted_and_not_completed() {
     build(dir.path(), out.path());
     let home = read(out.path(), "index.html");
     // Completed / attempted / requested.
-    assert!(home_row(&home, "t-739dba2a6817-disk", "example-linux-x64").contains("<td>4 &#x2F; 5 &#x2F; 5</td>"));
+    assert!(
+        home_row(&home, &golden_table(StageKind::Disk, "disk"), "example-linux-x64")
+            .contains("<td>4 &#x2F; 5 &#x2F; 5</td>")
+    );
 }
 
 /// Issue 14: an imported row is dated by the day its report was measured,

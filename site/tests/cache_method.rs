@@ -8,6 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use runner_bench_format::StageKind;
 use serde_json::{Value, json};
 
 /// The golden result with its github backend measured by `actions/cache`
@@ -113,6 +114,11 @@ fn rows(html: &str, id: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The golden result's cache key, which names its cache group.
+fn key() -> String {
+    stage_key(&golden(), StageKind::Cache)
+}
+
 fn row(runner: &str, backend: &str, method: &str) -> (String, String, String) {
     (runner.to_string(), backend.to_string(), method.to_string())
 }
@@ -121,10 +127,11 @@ fn row(runner: &str, backend: &str, method: &str) -> (String, String, String) {
 fn each_method_has_its_own_table_ranked_alone() {
     let out = built();
     let home = read(out.path(), "index.html");
+    let key = key();
     // Ranked by restore seconds: the volumes (1.39 s) before github (22.10 s),
     // within the client method only.
     assert_eq!(
-        rows(&home, "t-739dba2a6817-cache"),
+        rows(&home, &format!("t-{key}-cache")),
         [
             row("example-linux-arm64", "Example attached volume", "client"),
             row("example-linux-x64", "Example attached volume", "client"),
@@ -132,11 +139,11 @@ fn each_method_has_its_own_table_ranked_alone() {
         ]
     );
     assert_eq!(
-        rows(&home, "t-739dba2a6817-cache-action"),
+        rows(&home, &format!("t-{key}-cache-action")),
         [row("example-linux-x64", "GitHub Actions cache", ACTION_LABEL)]
     );
-    assert!(home.contains("<h3 id=\"g-739dba2a6817-cache\">Cache, client method</h3>"), "{home}");
-    assert!(home.contains("<h3 id=\"g-739dba2a6817-cache-action\">Cache, action method</h3>"), "{home}");
+    assert!(home.contains(&format!("<h3 id=\"g-{key}-cache\">Cache, client method</h3>")), "{home}");
+    assert!(home.contains(&format!("<h3 id=\"g-{key}-cache-action\">Cache, action method</h3>")), "{home}");
     assert!(home.contains(
         "<caption>Cache save and restore per backend, action method (the action step with its node start-up and \
          adjacent step transitions): seconds as median; min–max (lower is better), and MiB/s from the \
@@ -147,14 +154,15 @@ fn each_method_has_its_own_table_ranked_alone() {
 #[test]
 fn each_method_has_its_own_plot() {
     let out = built();
-    let client = read(out.path(), "plots/739dba2a6817/cache.svg");
-    let action = read(out.path(), "plots/739dba2a6817/cache-action.svg");
-    assert!(client.contains(
+    let key = key();
+    let client = read(out.path(), &format!("plots/{key}/cache.svg"));
+    let action = read(out.path(), &format!("plots/{key}/cache-action.svg"));
+    assert!(client.contains(&format!(
         "<title id=\"title\">Cache save and restore seconds, client method</title><desc id=\"desc\">Median seconds \
          to save and to restore the cache payload per runner and backend, timed by the client method (the \
-         collector&#39;s own client, no step transitions), with min–max whiskers; lower is better (fingerprint \
-         739dba2a6817).</desc>"
-    ));
+         collector&#39;s own client, no step transitions), with min–max whiskers; lower is better (key {key} \
+         (fingerprint 739dba2a6817)).</desc>"
+    )));
     assert!(action.contains("<title id=\"title\">Cache save and restore seconds, action method</title>"));
     let bars = |svg: &str| svg.matches(" · save").count() + svg.matches(" · restore").count();
     // Three client rows and one action row, a save and a restore bar each.
@@ -166,7 +174,8 @@ fn each_method_has_its_own_plot() {
 #[test]
 fn each_method_has_its_own_csv_with_the_method() {
     let out = built();
-    let head = "fingerprint,protocol,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
+    let key = key();
+    let head = "fingerprint,protocol,stage_key,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
                 save_max_s,save_mib_s,restore_median_s,restore_min_s,restore_max_s,restore_mib_s,date,imported_on,collector,\
                 imported,stale,incomplete,excluded,source\r\n";
     // The result lacks a CPU sample; its cache rows are complete, and say so.
@@ -174,7 +183,7 @@ fn each_method_has_its_own_csv_with_the_method() {
     assert_eq!(
         read(out.path(), "data/cache-action.csv"),
         format!(
-            "{head}739dba2a6817,1,example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,7.12,\
+            "{head}739dba2a6817,1,{key},example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,7.12,\
              22.53,65.98,22.10,18.53,66.84,23.17,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
         )
     );
@@ -183,7 +192,7 @@ fn each_method_has_its_own_csv_with_the_method() {
     assert_eq!(client.lines().count(), 4, "{client}");
     assert!(!client.contains("action"), "{client}");
     assert!(client.contains(&format!(
-        "739dba2a6817,1,example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,1.39,\
+        "739dba2a6817,1,{key},example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,1.39,\
          1.39,1.41,368.35,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
     )));
 }
@@ -214,10 +223,15 @@ fn imported_figures_are_action_figures() {
     let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
     site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
     let home = read(out.path(), "index.html");
-    assert!(!home.contains("id=\"t-e021cd7ddc71-cache\""));
+    // The three reports' cache sections are the same (tests/keys.rs): one
+    // action table, ranked by restore seconds.
+    assert!(!home.contains("id=\"t-1c0e0dc62819-cache\""));
     assert_eq!(
-        rows(&home, "t-e021cd7ddc71-cache-action"),
+        rows(&home, "t-1c0e0dc62819-cache-action"),
         [
+            row("latchkey-linux-x64", "Latchkey Fast Cache", "action"),
+            row("latchkey-linux-x64", "GitHub Actions cache", "action"),
+            row("starsling-linux-x64", "GitHub Actions cache", "action"),
             row("ubicloud-linux-arm64", "Ubicloud transparent cache", "action"),
             row("ubicloud-linux-x64", "Ubicloud transparent cache", "action"),
             row("ubicloud-linux-arm64", "GitHub Actions cache", "action"),

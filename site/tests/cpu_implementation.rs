@@ -8,6 +8,7 @@ mod common;
 use std::path::Path;
 
 use common::*;
+use runner_bench_format::StageKind;
 use serde_json::json;
 
 const EEMBC_PATH: &str = "example/example-linux-arm64/2026-11-29-7-1.json";
@@ -60,23 +61,33 @@ fn runners(html: &str, id: &str) -> Vec<String> {
 fn each_implementation_has_its_own_table_plot_and_csv() {
     let out = built();
     let home = read(out.path(), "index.html");
-    let fp = golden()["fingerprint"].as_str().unwrap().to_string();
-    assert_eq!(runners(&home, &format!("t-{fp}-cpu")), ["example-linux-x64"]);
-    assert_eq!(runners(&home, &format!("t-{fp}-cpu-eembc")), ["example-linux-arm64"]);
-    assert!(home.contains(&format!("<h3 id=\"g-{fp}-cpu-eembc\">CoreMark, EEMBC&#x27;s sources</h3>")), "{home}");
+    // The implementation is part of the CoreMark key: one profile, two keys.
+    let project_key = stage_key(&cpu_complete(), StageKind::Cpu);
+    let mut eembc = cpu_complete();
+    eembc["build"]["coremark"]["implementation"] = json!("eembc");
+    eembc["build"]["coremark"]["eembc_commit"] = json!(COMMIT);
+    let eembc_key = stage_key(&eembc, StageKind::Cpu);
+    assert_ne!(project_key, eembc_key);
+    assert_eq!(runners(&home, &format!("t-{project_key}-cpu")), ["example-linux-x64"]);
+    assert_eq!(runners(&home, &format!("t-{eembc_key}-cpu-eembc")), ["example-linux-arm64"]);
+    assert!(!home.contains(&format!("t-{project_key}-cpu-eembc")) && !home.contains(&format!("t-{eembc_key}-cpu\"")));
+    assert!(
+        home.contains(&format!("<h3 id=\"g-{eembc_key}-cpu-eembc\">CoreMark, EEMBC&#x27;s sources</h3>")),
+        "{home}"
+    );
     assert!(home.contains(
         "<caption>CoreMark iterations per second (higher is better), median of the accepted samples, compiled from \
          EEMBC's own sources</caption>"
     ));
 
-    let project = read(out.path(), &format!("plots/{fp}/coremark.svg"));
-    let eembc = read(out.path(), &format!("plots/{fp}/coremark-eembc.svg"));
+    let project = read(out.path(), &format!("plots/{project_key}/coremark.svg"));
+    let eembc = read(out.path(), &format!("plots/{eembc_key}/coremark-eembc.svg"));
     assert!(eembc.contains("<title id=\"title\">CoreMark iterations/s, EEMBC&#39;s sources</title>"), "{eembc}");
     assert!(project.contains("example-linux-x64 (Example Cloud)") && !project.contains("example-linux-arm64"));
     assert!(eembc.contains("example-linux-arm64 (Example Cloud)") && !eembc.contains("example-linux-x64"));
 
     let csv_runners = |file: &str| -> Vec<String> {
-        read(out.path(), file).lines().skip(1).map(|l| l.split(',').nth(3).unwrap().to_string()).collect()
+        read(out.path(), file).lines().skip(1).map(|l| l.split(',').nth(4).unwrap().to_string()).collect()
     };
     assert_eq!(csv_runners("data/coremark.csv"), ["example-linux-x64"]);
     assert_eq!(csv_runners("data/coremark-eembc.csv"), ["example-linux-arm64"]);

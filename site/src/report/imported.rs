@@ -5,6 +5,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::CacheMethod;
 use runner_bench_format::{Affinity, arch_label};
 
+use super::protocol::{self, ProtocolText, Published};
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
     InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, Wording,
@@ -151,6 +152,24 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
         flags: r.build.as_ref().map_or(NONE.to_string(), |b| b.flags.to_string()),
     });
     RunnerPart { profile, cpu, disk, cache, endpoint, internet, notices, http_cache, machine }
+}
+
+/// The published wording of `r`'s stage sections as its report printed
+/// them (the wording `view` gives its group: the seeds come back byte for
+/// byte), except that the gap sentence names the profile `profile` instead
+/// of by its fingerprint. For the stages' comparability keys (`keys`).
+pub(crate) fn published_text(r: &ImportedResult, profile: &str) -> ProtocolText {
+    let w = Wording::default();
+    let s = &r.stages;
+    protocol::published(&Published {
+        disk_op_seconds: w.disk_op_seconds,
+        sample_timeout_s: w.sample_timeout_s,
+        max_request_mib: w.max_request_mib,
+        internet_samples: &w.internet_samples,
+        gap: r.published_profile.as_ref().and_then(|p| Some((profile, p.cache_publication_gap_s?))),
+        disk_counts: s.disk.as_ref().is_none_or(|d| d.counts.is_some()),
+        runner_stages: s.cpu.is_some() || s.disk.is_some() || s.internet.is_some(),
+    })
 }
 
 fn seconds(a: &Aggregate) -> String {

@@ -13,6 +13,7 @@ pub mod protocol;
 mod render;
 mod view;
 
+pub(crate) use imported::published_text;
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{

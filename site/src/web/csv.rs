@@ -1,4 +1,4 @@
-//! One CSV file per home-page table, every row of every fingerprint: a
+//! One CSV file per home-page table, every row of every key: a
 //! number column holds a number or nothing (no "—", no unit sign, a range
 //! in a min and a max column), and each row says whether it is complete. The csv crate writes the RFC 4180
 //! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
@@ -18,7 +18,7 @@ type Table = csv::Writer<Vec<u8>>;
 pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
     let groups = &model.groups;
     let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
-    let lead_head = ["fingerprint", "protocol", "provider", "runner"];
+    let lead_head = ["fingerprint", "protocol", "stage_key", "provider", "runner"];
     let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
     let cpu_head = head(&["binary", "median_it_s", "min_it_s", "max_it_s", "variation_pct", "samples"]);
     let mut cpu = table(&cpu_head, &meta_head);
@@ -76,10 +76,13 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
         &meta_head,
     );
     for g in groups {
+        // The row's own profile: a stage's table joins the profiles whose
+        // key for the stage is the same (`g.key`).
         let lead = |m: &Meta| {
             vec![
-                g.fingerprint.clone(),
-                g.protocol.map(|p| p.to_string()).unwrap_or_default(),
+                m.fingerprint.clone(),
+                m.protocol.map(|p| p.to_string()).unwrap_or_default(),
+                g.key.clone(),
                 m.provider_id.clone(),
                 m.runner.clone(),
             ]

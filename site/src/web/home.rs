@@ -38,6 +38,10 @@ pub(super) fn home_page(
             |kind: &'static str, rows: Vec<String>| comparison_table(&mut site, tera, common, g, kind, rows, home_rows);
         group_pages.push(GroupPage {
             id: &g.id,
+            stage: g.stage,
+            key: &g.key,
+            imported: g.imported,
+            profiles: &g.profiles,
             fingerprint: &g.fingerprint,
             protocol: g.protocol,
             profile: g.profile.as_ref(),

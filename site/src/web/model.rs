@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{CacheMethod, Conclusion};
+use runner_bench_format::{AnyResult, StageKind};
 use serde::Serialize;
 
 use super::build_cache::{self, ServerDoc};
 use crate::figures;
+use crate::keys::StageKeys;
 use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
 use crate::stats::{self, Interval, Rank};
@@ -63,9 +64,13 @@ pub struct Meta {
     pub self_built: Option<String>,
     /// The workflow's jobs that did not succeed (`provenance.jobs`).
     pub failed_jobs: Vec<FailedJob>,
-    /// The comparison group: results of one fingerprint are comparable.
+    /// The whole-profile fingerprint, shown beside each row: a stage's
+    /// rows are compared by the stage's key (`keys`), which several
+    /// profiles can share.
     pub fingerprint: String,
     pub protocol: Option<u32>,
+    /// Each keyed stage's comparability key (`keys::stage_keys`).
+    pub keys: StageKeys,
 }
 
 /// A job of the run's workflow that did not succeed.
@@ -246,13 +251,28 @@ impl Headline for InternetRow {
     }
 }
 
-/// The tables of one fingerprint.
+/// The tables of one stage whose rows are compared: one comparability key
+/// of a keyed stage (`keys`), or one fingerprint of the build-cache stage.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Group {
-    /// Anchor and file-name stem: the fingerprint, or `unknown`.
+    /// Anchor and file-name stem: the key; for the build-cache stage the
+    /// fingerprint, `<fingerprint>-imported` or `unknown`.
     pub id: String,
+    /// `cpu`, `disk`, `cache`, `internet` or `http_cache`: only that
+    /// stage's tables have rows.
+    pub stage: &'static str,
+    /// The stage's comparability key, empty for the build-cache stage.
+    pub key: String,
+    /// Whether its rows are imported (keys of imported and measured results
+    /// are never equal).
+    pub imported: bool,
+    /// The whole-profile fingerprints of its rows, newest protocol first.
+    pub profiles: Vec<ProfileRef>,
+    /// The first of `profiles`' fingerprints (empty: no published profile).
     pub fingerprint: String,
+    /// The first of `profiles`' protocols.
     pub protocol: Option<u32>,
+    /// The first of `profiles`' parameters.
     pub profile: Option<ProfileView>,
     /// CoreMark rows of the project's implementation (and imported ones).
     pub cpu: Vec<Row<CpuRow>>,
@@ -266,6 +286,30 @@ pub struct Group {
     /// methods time different things and are never ranked together.
     pub cache_action: Vec<Row<CacheRow>>,
     pub internet: Vec<Row<InternetRow>>,
+}
+
+impl Group {
+    /// What its rows share, for titles and plot descriptions: `key K
+    /// (fingerprint F)` or `key K (fingerprints F, G)` for a keyed stage,
+    /// `fingerprint F` for the build-cache stage.
+    pub fn label(&self) -> String {
+        let fingerprints: Vec<&str> =
+            self.profiles.iter().map(|p| p.fingerprint.as_str()).filter(|f| !f.is_empty()).collect();
+        let profiles = match fingerprints.as_slice() {
+            [] => "results without a published profile".to_string(),
+            [one] => format!("fingerprint {one}"),
+            many => format!("fingerprints {}", many.join(", ")),
+        };
+        if self.key.is_empty() { profiles } else { format!("key {} ({profiles})", self.key) }
+    }
+}
+
+/// A whole-profile fingerprint of a group's rows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct ProfileRef {
+    /// Empty for results without a published profile.
+    pub fingerprint: String,
+    pub protocol: Option<u32>,
 }
 
 /// A runner: its results, oldest first.
@@ -289,7 +333,7 @@ pub struct Model {
     pub entries: Vec<Arc<Entry>>,
     /// By provider, then label.
     pub runners: Vec<Runner>,
-    /// Newest protocol first, then by fingerprint.
+    /// By stage; within a stage newest protocol first, then by id.
     pub groups: Vec<Group>,
     /// Provider id → display name, by id.
     pub providers: BTreeMap<String, String>,
@@ -367,79 +411,98 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
 }
 
-/// Per fingerprint and runner: the newest complete result that is not
-/// excluded, else the newest one not excluded (marked incomplete); every
-/// excluded result is shown too, marked.
-fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
-    let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
-    let mut shown: Vec<usize> = Vec::new();
-    // Build-cache servers are not ranked with runners.
-    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
-        if e.meta.excluded.is_some() {
-            shown.push(i);
-            continue;
-        }
-        let key = (e.meta.fingerprint.clone(), e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
-        let better = match chosen.get(&key) {
-            None => true,
-            Some(&j) => {
-                let old = &entries[j];
-                (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
-            }
-        };
-        if better {
-            chosen.insert(key, i);
-        }
-    }
-    shown.extend(chosen.values());
-    shown.sort();
+/// The stages of the home page's groups, in page order. Build-cache servers
+/// are not runners: they have a section of their own (`build_cache`).
+const GROUP_STAGES: [&str; 4] = ["cpu", "disk", "cache", "internet"];
 
-    // Imported and measured figures are never ranked in one table, even
-    // under one fingerprint (`site check` refuses an imported result that
-    // takes a measured profile's fingerprint; this holds without it).
-    let measured_fingerprints: std::collections::BTreeSet<&str> =
-        shown.iter().map(|&i| &entries[i].meta).filter(|m| !m.imported).map(|m| m.fingerprint.as_str()).collect();
-    let mut groups: BTreeMap<(String, bool), Group> = BTreeMap::new();
-    for i in shown {
-        let e = &entries[i];
-        let g = groups.entry((e.meta.fingerprint.clone(), e.meta.imported)).or_insert_with(|| Group {
-            id: match e.meta.fingerprint.as_str() {
-                "" => "unknown".to_string(),
-                fp if e.meta.imported && measured_fingerprints.contains(fp) => format!("{fp}-imported"),
-                fp => fp.to_string(),
-            },
-            fingerprint: e.meta.fingerprint.clone(),
-            protocol: e.meta.protocol,
-            ..Group::default()
-        });
-        if g.profile.is_none() {
-            g.profile = e.profile.clone();
-        }
-        let m = &e.meta;
-        if let Some(fig) = e.cpu.clone() {
-            let incomplete = cpu_incomplete(&fig);
-            let table = if fig.official_sources { &mut g.cpu_eembc } else { &mut g.cpu };
-            table.push(Row::new(m, fig, incomplete));
-        }
-        g.disk.extend(e.disk.clone().map(|fig| {
-            let incomplete = disk_incomplete(&fig);
-            Row::new(m, fig, incomplete)
-        }));
-        for fig in e.cache.iter().cloned() {
-            let incomplete = cache_incomplete(&fig);
-            let table = match fig.method {
-                CacheMethod::Client => &mut g.cache,
-                CacheMethod::Action => &mut g.cache_action,
+/// The stage `name`'s key of an entry (the fingerprint for the build-cache
+/// stage), where the entry has rows of that stage.
+fn group_key(e: &Entry, name: &str) -> Option<String> {
+    let keyed = |s: StageKind, has: bool| has.then(|| e.meta.keys.get(s).to_string());
+    match name {
+        "cpu" => keyed(StageKind::Cpu, e.cpu.is_some()),
+        "disk" => keyed(StageKind::Disk, e.disk.is_some()),
+        "cache" => keyed(StageKind::Cache, !e.cache.is_empty()),
+        "internet" => keyed(StageKind::Internet, e.internet.is_some()),
+        _ => None,
+    }
+}
+
+/// Per stage, per comparability key (`keys`; the fingerprint for the
+/// build-cache stage) and runner: the newest complete result that is not
+/// excluded, else the newest one not excluded (marked incomplete); every
+/// excluded result is shown too, marked. Results of different profiles
+/// share a stage's table wherever that stage's key is equal.
+fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
+    let mut groups: BTreeMap<(usize, String, bool), Group> = BTreeMap::new();
+    for (stage_index, stage) in GROUP_STAGES.into_iter().enumerate() {
+        let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
+        let mut shown: Vec<(usize, String)> = Vec::new();
+        // Build-cache servers are not ranked with runners.
+        for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
+            let Some(key) = group_key(e, stage) else { continue };
+            if e.meta.excluded.is_some() {
+                shown.push((i, key));
+                continue;
+            }
+            let slot = (key, e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
+            let better = match chosen.get(&slot) {
+                None => true,
+                Some(&j) => {
+                    let old = &entries[j];
+                    (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
+                }
             };
-            table.push(Row::new(m, fig, incomplete));
+            if better {
+                chosen.insert(slot, i);
+            }
         }
-        g.internet.extend(e.internet.clone().map(|fig| {
-            let incomplete = internet_incomplete(&fig);
-            Row::new(m, fig, incomplete)
-        }));
+        shown.extend(chosen.into_iter().map(|((key, ..), i)| (i, key)));
+        shown.sort();
+
+        // Imported and measured figures are never ranked in one table: their
+        // keys differ (`keys`), and the build-cache stage's fingerprints are
+        // told apart here (`site check` refuses an imported result that
+        // takes a measured profile's fingerprint; this holds without it).
+        let measured: std::collections::BTreeSet<&str> =
+            shown.iter().filter(|(i, _)| !entries[*i].meta.imported).map(|(_, k)| k.as_str()).collect();
+        let mut mine: BTreeMap<(String, bool), Group> = BTreeMap::new();
+        for (i, key) in &shown {
+            let e = &entries[*i];
+            let g = mine.entry((key.clone(), e.meta.imported)).or_insert_with(|| Group {
+                id: match key.as_str() {
+                    _ if stage != "http_cache" => key.clone(),
+                    "" => "unknown".to_string(),
+                    fp if e.meta.imported && measured.contains(fp) => format!("{fp}-imported"),
+                    fp => fp.to_string(),
+                },
+                stage,
+                key: if stage == "http_cache" { String::new() } else { key.clone() },
+                imported: e.meta.imported,
+                ..Group::default()
+            });
+            let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
+            if !g.profiles.contains(&profile) {
+                // `profile` stays the first of `profiles` in their order.
+                if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {
+                    g.profile = e.profile.clone();
+                }
+                g.profiles.push(profile);
+            }
+            add_rows(g, e, stage);
+        }
+        for ((key, imported), g) in mine {
+            groups.insert((stage_index, key, imported), g);
+        }
     }
     let mut groups: Vec<Group> = groups.into_values().collect();
     for g in &mut groups {
+        // Newest protocol first; results without a stated protocol last.
+        g.profiles.sort_by(profile_order);
+        if let Some(first) = g.profiles.first() {
+            g.fingerprint = first.fingerprint.clone();
+            g.protocol = first.protocol;
+        }
         // Clean rows first, current before stale, then the best headline
         // figure (`pages::TABLES` names it), then the runner:
         // the reader's question is "which is fastest", marked rows stay
@@ -452,11 +515,55 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cache_action);
         rank(&mut g.internet);
     }
-    // Newest protocol first; results without a stated protocol last.
+    // By stage; within a stage newest protocol first (results without a
+    // stated protocol last), measured before imported, then by id.
+    let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
     groups.sort_by(|a, b| {
-        b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint)).then_with(|| a.id.cmp(&b.id))
+        stage_index(a)
+            .cmp(&stage_index(b))
+            .then_with(|| b.protocol.cmp(&a.protocol))
+            .then_with(|| a.imported.cmp(&b.imported))
+            .then_with(|| a.id.cmp(&b.id))
     });
     groups
+}
+
+/// Newest protocol first (none last), then by fingerprint.
+fn profile_order(a: &ProfileRef, b: &ProfileRef) -> std::cmp::Ordering {
+    b.protocol.cmp(&a.protocol).then_with(|| a.fingerprint.cmp(&b.fingerprint))
+}
+
+/// Adds the rows of `stage` of `e` to `g`.
+fn add_rows(g: &mut Group, e: &Entry, stage: &str) {
+    let m = &e.meta;
+    match stage {
+        "cpu" => {
+            if let Some(fig) = e.cpu.clone() {
+                let incomplete = cpu_incomplete(&fig);
+                let table = if fig.official_sources { &mut g.cpu_eembc } else { &mut g.cpu };
+                table.push(Row::new(m, fig, incomplete));
+            }
+        }
+        "disk" => g.disk.extend(e.disk.clone().map(|fig| {
+            let incomplete = disk_incomplete(&fig);
+            Row::new(m, fig, incomplete)
+        })),
+        "cache" => {
+            for fig in e.cache.iter().cloned() {
+                let incomplete = cache_incomplete(&fig);
+                let table = match fig.method {
+                    CacheMethod::Client => &mut g.cache,
+                    CacheMethod::Action => &mut g.cache_action,
+                };
+                table.push(Row::new(m, fig, incomplete));
+            }
+        }
+        "internet" => g.internet.extend(e.internet.clone().map(|fig| {
+            let incomplete = internet_incomplete(&fig);
+            Row::new(m, fig, incomplete)
+        })),
+        other => unreachable!("{other} is not one of GROUP_STAGES"),
+    }
 }
 
 /// Which stage sections a result has; measured and imported results have
@@ -559,6 +666,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         failed_jobs,
         fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
+        keys: crate::keys::stage_keys(&run.result),
         provider_id,
         runner,
     };

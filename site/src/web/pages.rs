@@ -14,7 +14,7 @@ use serde::Serialize;
 use tera::Tera;
 
 use super::content::Page;
-use super::model::{Group, Meta, Model, Row, Stages};
+use super::model::{Group, Meta, Model, ProfileRef, Row, Stages};
 use super::overview::OverviewRow;
 use crate::providers::MachineView;
 use crate::report::ProfileView;
@@ -85,6 +85,14 @@ pub struct PlotRef {
 #[derive(Debug, Clone, Serialize)]
 pub struct GroupPage<'a> {
     pub id: &'a str,
+    /// `cpu`, `disk`, `cache`, `internet` or `http_cache`.
+    pub stage: &'a str,
+    /// The stage's comparability key; empty for the build-cache stage.
+    pub key: &'a str,
+    /// Whether its rows are imported.
+    pub imported: bool,
+    /// The whole-profile fingerprints of its rows, newest protocol first.
+    pub profiles: &'a [ProfileRef],
     pub fingerprint: &'a str,
     pub protocol: Option<u32>,
     pub profile: Option<&'a ProfileView>,
@@ -189,24 +197,20 @@ struct TableContext<'a> {
 #[derive(Serialize)]
 struct GroupHead<'a> {
     id: &'a str,
-    fingerprint: &'a str,
-    protocol: Option<u32>,
+    key: &'a str,
+    profiles: &'a [ProfileRef],
 }
 
 /// A page with every row of one comparison table, for a table longer than
 /// the home page shows.
 pub fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Result<String> {
     let name = t.name;
-    let group = if g.fingerprint.is_empty() {
-        "results without a published profile".to_string()
-    } else {
-        format!("fingerprint {}", g.fingerprint)
-    };
+    let group = g.label();
     let ctx = TableContext {
         common,
         title: format!("{name}: all {} rows ({group})", t.total),
         description: format!("Every row of the {name} comparison table of {group}, ranked by {}.", t.ranked_by),
-        g: GroupHead { id: &g.id, fingerprint: &g.fingerprint, protocol: g.protocol },
+        g: GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles },
         t,
     };
     splice_rows("table.html", render(tera, "table.html", &ctx)?, [t])

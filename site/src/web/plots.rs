@@ -28,6 +28,10 @@ impl Group {
     fn without_rows(&self) -> Group {
         Group {
             id: self.id.clone(),
+            stage: self.stage,
+            key: self.key.clone(),
+            imported: self.imported,
+            profiles: self.profiles.clone(),
             fingerprint: self.fingerprint.clone(),
             protocol: self.protocol,
             profile: self.profile.clone(),
@@ -84,11 +88,7 @@ pub(super) fn group_plots(
     cut: Option<usize>,
     mut cache: Option<(&PlotCache, &mut PlotCache)>,
 ) -> anyhow::Result<Vec<PlotRef>> {
-    let mut fp = if g.fingerprint.is_empty() {
-        "results without a published profile".to_string()
-    } else {
-        format!("fingerprint {}", g.fingerprint)
-    };
+    let mut fp = g.label();
     if let Some(n) = cut {
         fp.push_str(&format!("; the first {n} rows of each table"));
     }

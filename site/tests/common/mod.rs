@@ -161,3 +161,11 @@ pub fn another_run(v: &mut Value, n: u32) {
         }
     }
 }
+
+/// The comparability key (`site::keys`) of `stage` of a result: what the
+/// home page's group of that stage is named by (`t-<key>-<table>`).
+pub fn stage_key(v: &Value, stage: runner_bench_format::StageKind) -> String {
+    let bytes = serde_json::to_vec(v).unwrap();
+    let result = runner_bench_format::from_slice(&bytes, Path::new("result.json")).unwrap();
+    site::keys::stage_keys(&result).get(stage).to_string()
+}

@@ -1,0 +1,145 @@
+//! Comparability keys: per runner stage (CoreMark, disk, cache, internet),
+//! a fingerprint of what that stage's figures depend on, so that results of
+//! two profiles are compared on a stage wherever it was measured the same
+//! way, although their whole-profile fingerprints differ.
+//!
+//! - A measured result's key hashes the parameters the stage uses
+//!   (`StageKind::inputs`) and, for CoreMark, the implementation
+//!   (`build.coremark.implementation`).
+//! - An imported result's key hashes the parameters its report prints for
+//!   the stage and the protocol text of the stage's section, as the report
+//!   printed it (`report::published_text`): two protocol versions whose
+//!   CoreMark section is the same are compared on CoreMark and not on disk.
+//!
+//! Both are the fingerprint's scheme (`runner_bench_format::params::key_of`)
+//! over a JSON object with `stage` and `source` (`measured` or `imported`),
+//! so a measured and an imported key are never equal. docs/methodology.md
+//! ("Comparability keys") lists the inputs; `key_inputs` makes them.
+
+use std::sync::Mutex;
+
+use runner_bench_format::imported::ImportedResult;
+use runner_bench_format::measured::{CoreMarkImplementation, MeasuredResult};
+use runner_bench_format::params::key_of;
+use runner_bench_format::{AnyResult, Parameters, StageKind};
+use serde_json::{Map, Value, json};
+
+use crate::report::protocol::Paragraph;
+
+/// What an imported result's gap sentence calls its profile in the cache
+/// key. The sentence names the profile by its fingerprint, which changes
+/// with every parameter of every stage; the gap itself is in the key.
+pub const PROFILE_PLACEHOLDER: &str = "<profile>";
+
+/// The comparability key of each keyed stage of one result.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct StageKeys {
+    pub cpu: String,
+    pub disk: String,
+    pub cache: String,
+    pub internet: String,
+}
+
+impl StageKeys {
+    /// The key of `stage`.
+    pub fn get(&self, stage: StageKind) -> &str {
+        match stage {
+            StageKind::Cpu => &self.cpu,
+            StageKind::Disk => &self.disk,
+            StageKind::Cache => &self.cache,
+            StageKind::Internet => &self.internet,
+        }
+    }
+}
+
+/// Every keyed stage's key of `result`.
+pub fn stage_keys(result: &AnyResult) -> StageKeys {
+    let compute = || {
+        let key = |s| key_of(&Value::Object(key_inputs(result, s))).to_string();
+        StageKeys {
+            cpu: key(StageKind::Cpu),
+            disk: key(StageKind::Disk),
+            cache: key(StageKind::Cache),
+            internet: key(StageKind::Internet),
+        }
+    };
+    let AnyResult::Measured(m) = result else { return compute() };
+    // Thousands of measured results share a few profiles: each set of
+    // parameters and implementation is hashed once per process.
+    static SEEN: Mutex<Vec<(Parameters, CoreMarkImplementation, StageKeys)>> = Mutex::new(Vec::new());
+    let implementation = m.build.coremark.implementation;
+    let seen = |list: &[(Parameters, CoreMarkImplementation, StageKeys)]| {
+        list.iter().find(|(p, i, _)| *p == m.parameters && *i == implementation).map(|(.., k)| k.clone())
+    };
+    if let Some(keys) = seen(&SEEN.lock().unwrap_or_else(|e| e.into_inner())) {
+        return keys;
+    }
+    let keys = compute();
+    let mut list = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    // Bounded: a results folder of many custom profiles computes the rest.
+    if list.len() < 64 && seen(&list).is_none() {
+        list.push((m.parameters.clone(), implementation, keys.clone()));
+    }
+    keys
+}
+
+/// What the key of `stage` hashes, for `result`.
+pub fn key_inputs(result: &AnyResult, stage: StageKind) -> Map<String, Value> {
+    match result {
+        AnyResult::Measured(m) => measured_inputs(m, stage),
+        AnyResult::Imported(i) => imported_inputs(i, stage),
+    }
+}
+
+fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
+    let mut inputs = m.parameters.stage_inputs(stage);
+    inputs.insert("stage".into(), stage.name().into());
+    inputs.insert("source".into(), "measured".into());
+    if stage == StageKind::Cpu {
+        // Two CoreMark implementations are different programs, however close
+        // their speed (`site/tests/cpu_implementation.rs`).
+        let implementation = serde_json::to_value(m.build.coremark.implementation).expect("an enum serializes");
+        inputs.insert("implementation".into(), implementation);
+    }
+    inputs
+}
+
+fn imported_inputs(i: &ImportedResult, stage: StageKind) -> Map<String, Value> {
+    let text = crate::report::published_text(i, PROFILE_PLACEHOLDER);
+    let p = i.published_profile.as_ref();
+    let mut inputs = match stage {
+        StageKind::Cpu => json!({
+            "cpu_disk_samples": p.map(|p| p.cpu_disk_samples),
+            "cpu_seconds": p.map(|p| p.cpu_seconds),
+            "text": section(&text.cpu),
+        }),
+        StageKind::Disk => json!({
+            "cpu_disk_samples": p.map(|p| p.cpu_disk_samples),
+            "disk_file_mib": p.map(|p| p.disk_file_mib),
+            "text": section(&[text.disk]),
+        }),
+        StageKind::Cache => json!({
+            "cache_payload_mib": p.map(|p| p.cache_payload_mib),
+            "cache_publication_gap_s": p.and_then(|p| p.cache_publication_gap_s),
+            "text": section(&[text.cache, text.gap]),
+        }),
+        // The section lists the endpoint and says to compare only results of
+        // one endpoint and payload size.
+        StageKind::Internet => json!({
+            "internet": p.map(|p| p.internet),
+            "internet_transfer_mib": p.map(|p| p.internet_transfer_mib),
+            "endpoint": i.stages.internet.as_ref().map(|n| json!({"name": n.endpoint.name.as_str(), "url": n.endpoint.url.as_str()})),
+            "text": section(&[text.internet]),
+        }),
+    };
+    let Value::Object(ref mut map) = inputs else { unreachable!("json! of an object") };
+    map.insert("stage".into(), stage.name().into());
+    map.insert("source".into(), "imported".into());
+    std::mem::take(map)
+}
+
+/// A section's paragraphs as the report prints them: sentences joined by a
+/// space, paragraphs by a blank line; empty paragraphs are not printed.
+fn section(paragraphs: &[Paragraph]) -> String {
+    paragraphs.iter().filter(|p| !p.is_empty()).map(|p| p.join(" ")).collect::<Vec<_>>().join("\n\n")
+}
