@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use runner_bench_format::measured::{Conclusion, DiskSample, Status, TransferSample};
+use runner_bench_format::measured::{Conclusion, DiskSample, HttpCachePhase, HttpCacheStage, Status, TransferSample};
 use runner_bench_format::{MeasuredResult, median};
 
 /// The summary of `result`: each stage's medians and counts, then the
@@ -88,6 +88,9 @@ pub fn markdown(result: &MeasuredResult) -> String {
         }
         let _ = writeln!(out, "\nPayload {mib:.0} MiB.\n");
     }
+    if let Some(http) = &result.stages.http_cache {
+        http_cache(&mut out, http);
+    }
     let failed: Vec<_> = result.provenance.jobs.iter().filter(|j| j.conclusion != Conclusion::Success).collect();
     if !result.provenance.jobs.is_empty() {
         let _ = writeln!(
@@ -104,6 +107,39 @@ pub fn markdown(result: &MeasuredResult) -> String {
         }
     }
     out
+}
+
+/// The build-cache stage: one row per run of the grid, PUT and GET side by
+/// side, then the server it measured.
+fn http_cache(out: &mut String, http: &HttpCacheStage) {
+    let _ = writeln!(
+        out,
+        "| Build cache | Bytes | Connections | PUT/s | GET/s | Failed (PUT / GET) | p99 ms (PUT / GET) |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    );
+    for run in &http.runs {
+        let p99 = |p: &HttpCachePhase| fmt(p.latency_p99_ms.map(|v| v.get()));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} / {} | {} / {} |",
+            cell(run.backend.as_str()),
+            run.value_bytes,
+            run.connections,
+            fmt(run.put.requests_per_s()),
+            fmt(run.get.requests_per_s()),
+            run.put.failed,
+            run.get.failed,
+            p99(&run.put),
+            p99(&run.get)
+        );
+    }
+    let protocol = http.server.protocol.map(|p| format!(" ({})", p.name())).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "\nServer {}{protocol}, {}.\n",
+        cell(http.server.url.as_str()),
+        cell(http.server.software.as_str())
+    );
 }
 
 /// Free text from the result, inert in markdown: HTML is escaped, a `|`
@@ -203,5 +239,32 @@ mod tests {
         pairs[0].save.action = Some(step(Observation::Held, Observation::Failed));
         pairs[1].save.action = Some(step(Observation::NotObserved, Observation::Held));
         assert_eq!(method(pairs.iter()), "action; one zstd thread: not observed; one CPU: failed");
+    }
+
+    /// The build-cache table, exactly: each run's rates to two places, its
+    /// failures and p99 latencies per phase, "—" where a phase has none.
+    #[test]
+    fn tabulates_each_build_cache_run() {
+        use runner_bench_format::NonNeg;
+        use runner_bench_format::measured::{HttpCacheProtocol, Stages};
+        let mut r = crate::test_support::golden();
+        let mut http = r.stages.http_cache.take().unwrap();
+        http.server.protocol = Some(HttpCacheProtocol::Gradle);
+        http.runs[0].put.latency_p99_ms = NonNeg::new(2.5).ok();
+        http.runs[0].get.latency_p99_ms = NonNeg::new(1.25).ok();
+        http.runs[0].get.failed = 3;
+        r.stages = Stages { http_cache: Some(http), ..Stages::default() };
+        r.notices.clear();
+        assert_eq!(
+            markdown(&r),
+            "### runner-bench: example / example-linux-x64\n\n\
+             Profile fingerprint `739dba2a6817`, collector 0.1.0.\n\n\
+             | Build cache | Bytes | Connections | PUT/s | GET/s | Failed (PUT / GET) | p99 ms (PUT / GET) |\n\
+             | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+             | in-memory | 4096 | 10 | 4268.03 | 5409.92 | 0 / 3 | 2.50 / 1.25 |\n\
+             | in-memory | 65536 | 100 | 1522.07 | — | 0 / 12 | — / — |\n\
+             \n\
+             Server http://127.0.0.1:8080/ (gradle), RBCS 0.3.0.\n\n"
+        );
     }
 }

@@ -41,6 +41,18 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// The site's own checks, the code behind `site check`, on the file at
+/// its submission path (which the first check names) under `dir`.
+fn site_check_passes(dir: &Path, out: &Path) {
+    let report = site::check(&[out.to_path_buf()]).unwrap().human_report();
+    let expected = report.split("expected results/").nth(1).and_then(|t| t.split(',').next()).expect(&report);
+    let submitted = dir.join("results").join(expected);
+    std::fs::create_dir_all(submitted.parent().unwrap()).unwrap();
+    std::fs::copy(out, &submitted).unwrap();
+    let checked = site::check(&[submitted]).unwrap();
+    assert!(checked.problems.is_empty(), "site check: {}", checked.human_report());
+}
+
 #[test]
 fn a_turborepo_run_measures_the_grid_and_never_writes_the_token() {
     let turbo = Turbo::start(SECRET);
@@ -62,15 +74,7 @@ fn a_turborepo_run_measures_the_grid_and_never_writes_the_token() {
     let r = measured(&out);
     assert_eq!(r.problems(), vec![]);
     assert_eq!(r.notices, vec![]);
-    // The site's own checks, the code behind `site check`, on the file at
-    // its submission path (which the first check names).
-    let report = site::check(std::slice::from_ref(&out)).unwrap().human_report();
-    let expected = report.split("expected results/").nth(1).and_then(|t| t.split(',').next()).expect(&report);
-    let submitted = dir.path().join("results").join(expected);
-    std::fs::create_dir_all(submitted.parent().unwrap()).unwrap();
-    std::fs::copy(&out, &submitted).unwrap();
-    let checked = site::check(&[submitted]).unwrap();
-    assert!(checked.problems.is_empty(), "site check: {}", checked.human_report());
+    site_check_passes(dir.path(), &out);
     let params = Profile::Quick.parameters();
     let stage = r.stages.http_cache.unwrap();
     assert_eq!(stage.server.url.as_str(), turbo.url());
@@ -154,4 +158,47 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
     let output = collector(&out, "http-cache").args(["--http-cache-url", "ftp://x/"]).output().unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-url: \"ftp://x/\" is not an http:// or https:// URL\n");
     assert!(!out.exists(), "nothing is measured before the flags are checked");
+}
+
+/// Over HTTPS, the server's CA from --http-cache-ca-cert is trusted beside
+/// the platform's roots, and the stage records TLS as observed; without it
+/// the certificate is refused, in the result and on the terminal.
+#[test]
+fn over_tls_the_extra_ca_is_trusted_and_tls_is_observed() {
+    let nginx = Nginx::start_tls();
+    let url = nginx.url("cache");
+    assert!(url.starts_with("https://"), "{url}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", &url, "--http-cache-ca-cert"])
+        .arg(nginx.ca_cert())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    site_check_passes(dir.path(), &out);
+    let stage = r.stages.http_cache.unwrap();
+    let observed = stage.server.observed.unwrap();
+    assert!(observed.tls);
+    assert_eq!(observed.http_version.unwrap().as_str(), "HTTP/1.1");
+    let conditions: Vec<String> = stage.server.conditions.iter().map(|c| format!("{}: {}", c.name, c.value)).collect();
+    assert!(conditions.contains(&"TLS: enabled (observed)".to_string()), "{conditions:?}");
+    for run in &stage.runs {
+        assert_eq!((run.put.status, run.get.status), (Status::Ok, Status::Ok), "{run:?}");
+    }
+
+    let out = dir.path().join("untrusted.json");
+    let output = collector(&out, "http-cache").args(["--http-cache-url", &url]).output().unwrap();
+    assert!(!output.status.success());
+    let why = "error sending request: client error (Connect): invalid peer certificate: UnknownIssuer: the \
+               collector does not trust the server's certificate; pass the CA that signed it with --http-cache-ca-cert";
+    let err = stderr(&output);
+    assert!(err.contains(&format!("error: {url}: {why}; no cell of the grid was measured")), "{err}");
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    let stage = r.stages.http_cache.unwrap();
+    assert!(stage.server.observed.unwrap().tls);
+    assert_eq!(stage.runs[0].put.message.as_ref().unwrap().as_str(), format!("not run: {why}"));
 }

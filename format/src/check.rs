@@ -4,8 +4,11 @@
 //!
 //! Every problem is reported, not only the first, each with its JSON path.
 
-use crate::measured::{CacheMethod, MeasuredResult, STAGE_NAMES, Status};
+use crate::measured::{
+    CacheMethod, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult, STAGE_NAMES, Status,
+};
 use crate::values::Message;
+use crate::values::NonNeg;
 
 /// One broken rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +44,68 @@ impl Problems {
             }
         } else if message.is_none() {
             self.push(format!("{path}.message"), "required when status is not \"ok\"");
+        }
+    }
+
+    /// What the collector observed agrees with itself and with the URL.
+    fn http_cache_server(&mut self, server: &HttpCacheServer) {
+        let Some(observed) = &server.observed else { return };
+        let path = "$.stages.http_cache.server.observed";
+        let https = server.url.as_str().to_ascii_lowercase().starts_with("https://");
+        if observed.tls != https {
+            self.push(
+                format!("{path}.tls"),
+                format!(
+                    "is {} but the url {} is {}; TLS is observed from the URL the stage measured",
+                    observed.tls,
+                    server.url,
+                    if https { "https" } else { "not https" }
+                ),
+            );
+        }
+        match (observed.bandwidth_mbps, observed.bandwidth_bytes) {
+            (Some(_), None) => self.push(
+                format!("{path}.bandwidth_bytes"),
+                "required with bandwidth_mbps: a bandwidth is the bytes of one GET over its time",
+            ),
+            (None, Some(_)) => {
+                self.push(format!("{path}.bandwidth_mbps"), "required with bandwidth_bytes, the GET it measures")
+            }
+            (Some(_), Some(0)) => self
+                .push(format!("{path}.bandwidth_bytes"), "0 bytes; a bandwidth is measured on a GET that moves bytes"),
+            _ => {}
+        }
+    }
+
+    /// A run's backend and quotas are the ones the server's owner declared,
+    /// `undeclared` for a backend none was given for.
+    fn declared_run(&mut self, path: &str, run: &HttpCacheRun, declared: &HttpCacheDeclared) {
+        let backend = declared.backend.as_ref().map_or("undeclared", |b| b.as_str());
+        if run.backend.as_str() != backend {
+            self.push(
+                format!("{path}.backend"),
+                format!(
+                    "\"{}\" is not the declared backend \"{backend}\" (server.declared.backend); a run's backend is \
+                     the declared one",
+                    run.backend
+                ),
+            );
+        }
+        let shown = |v: Option<NonNeg>| v.map_or("none".to_string(), |v| v.get().to_string());
+        for (name, got, want) in [
+            ("cpu_quota", run.cpu_quota, declared.cpu_quota),
+            ("memory_quota_gb", run.memory_quota_gb, declared.memory_quota_gb),
+        ] {
+            if got != want {
+                self.push(
+                    format!("{path}.{name}"),
+                    format!(
+                        "{} is not the declared {} (server.declared.{name}); a run's quotas are the declared ones",
+                        shown(got),
+                        shown(want)
+                    ),
+                );
+            }
         }
     }
 
@@ -203,7 +268,11 @@ impl MeasuredResult {
             }
         }
         if let Some(http) = &self.stages.http_cache {
+            p.http_cache_server(&http.server);
             for (i, run) in http.runs.iter().enumerate() {
+                if let Some(declared) = &http.server.declared {
+                    p.declared_run(&format!("$.stages.http_cache.runs[{i}]"), run, declared);
+                }
                 // One run per cell of the profile's grid: request size ×
                 // connections.
                 let in_grid = params.http_cache_value_bytes.contains(&run.value_bytes)

@@ -388,6 +388,189 @@ fn an_ok_http_cache_phase_has_requests_and_time() {
     );
 }
 
+/// The golden stage as the collector's own stage records it: what it
+/// observed and what was declared, the runs' backend and quotas the
+/// declared ones, and the three latencies of every phase that answered.
+fn as_measured(v: &mut Value) {
+    let http = &mut v["stages"]["http_cache"];
+    http["server"]["protocol"] = json!("gradle");
+    http["server"]["observed"] = json!({
+        "tls": false, "http_version": "HTTP/1.1", "authentication": "none",
+        "rtt_ms": 0.1, "bandwidth_mbps": 9000.0, "bandwidth_bytes": 8388608
+    });
+    http["server"]["declared"] = json!({ "backend": "in-memory", "cpu_quota": 1.0, "memory_quota_gb": 4.0 });
+    for run in http["runs"].as_array_mut().unwrap() {
+        run["cpu_quota"] = json!(1.0);
+        run["memory_quota_gb"] = json!(4.0);
+        for phase in ["put", "get"] {
+            run[phase]["latency_p50_ms"] = json!(1.0);
+            run[phase]["latency_p90_ms"] = json!(2.0);
+            run[phase]["latency_p99_ms"] = json!(3.0);
+        }
+    }
+}
+
+/// The one problem of the golden file as the collector records it, edited
+/// by `edit`.
+fn one_measured_problem(edit: impl FnOnce(&mut Value)) -> (String, String, String) {
+    one_problem(|v| {
+        as_measured(v);
+        edit(v);
+    })
+}
+
+#[test]
+fn the_collectors_own_build_cache_stage_passes() {
+    passes(as_measured);
+}
+
+#[test]
+fn build_cache_latency_percentiles_rise_with_their_rank() {
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["runs"][0]["put"]["latency_p50_ms"] = json!(2.5)),
+        golden_problem(
+            "$.stages.http_cache.runs[0].put.latency_p50_ms",
+            "the median latency 2.5 ms is above the 90th percentile 2 ms; a percentile never falls as its rank rises"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["runs"][1]["get"]["latency_p90_ms"] = json!(3.5)),
+        golden_problem(
+            "$.stages.http_cache.runs[1].get.latency_p90_ms",
+            "the 90th percentile latency 3.5 ms is above the 99th percentile 3 ms; a percentile never falls as its \
+             rank rises"
+        )
+    );
+}
+
+#[test]
+fn build_cache_latencies_come_with_the_requests_they_time() {
+    // A phase that answered requests, in a stage the collector measured.
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["runs"][1]["get"].as_object_mut().unwrap().remove("latency_p90_ms");
+        }),
+        golden_problem(
+            "$.stages.http_cache.runs[1].get.latency_p90_ms",
+            "required when the phase answered requests (988 succeeded + 12 failed); the collector times every \
+             answered request"
+        )
+    );
+    // A phase that answered none: not run, as the collector records one.
+    assert_eq!(
+        one_measured_problem(|v| {
+            let get = &mut v["stages"]["http_cache"]["runs"][1]["get"];
+            get["succeeded"] = json!(0);
+            get["failed"] = json!(0);
+            get["seconds"] = json!(0);
+            for name in ["latency_p50_ms", "latency_p90_ms"] {
+                get.as_object_mut().unwrap().remove(name);
+            }
+            get["latency_p99_ms"] = json!(0.0);
+        }),
+        golden_problem(
+            "$.stages.http_cache.runs[1].get.latency_p99_ms",
+            "0 ms with 0 succeeded + 0 failed requests; a latency is timed on an answered request"
+        )
+    );
+    // A stage from before these fields records no latencies.
+    passes(|_| {});
+}
+
+#[test]
+fn a_build_cache_request_is_no_longer_than_its_phase() {
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["runs"][0]["put"]["latency_p99_ms"] = json!(300)),
+        golden_problem(
+            "$.stages.http_cache.runs[0].put.latency_p99_ms",
+            "300 ms at the 99th percentile is longer than the phase's 0.2343 s; every request is timed within its \
+             phase"
+        )
+    );
+}
+
+#[test]
+fn a_build_cache_bandwidth_is_below_what_a_nic_carries() {
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["server"]["observed"]["bandwidth_mbps"] = json!(2_000_000.0);
+        }),
+        golden_problem(
+            "$.stages.http_cache.server.observed.bandwidth_mbps",
+            "2000000 Mbps is above 1600000 Mbps, the most the fastest network interface carries (1.6 Tb/s Ethernet)"
+        )
+    );
+}
+
+#[test]
+fn build_cache_observations_agree_with_the_url_and_each_other() {
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["server"]["observed"]["tls"] = json!(true)),
+        golden_problem(
+            "$.stages.http_cache.server.observed.tls",
+            "is true but the url http://127.0.0.1:8080/ is not https; TLS is observed from the URL the stage measured"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["server"]["observed"].as_object_mut().unwrap().remove("bandwidth_bytes");
+        }),
+        golden_problem(
+            "$.stages.http_cache.server.observed.bandwidth_bytes",
+            "required with bandwidth_mbps: a bandwidth is the bytes of one GET over its time"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["server"]["observed"].as_object_mut().unwrap().remove("bandwidth_mbps");
+        }),
+        golden_problem(
+            "$.stages.http_cache.server.observed.bandwidth_mbps",
+            "required with bandwidth_bytes, the GET it measures"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["server"]["observed"]["bandwidth_bytes"] = json!(0)),
+        golden_problem(
+            "$.stages.http_cache.server.observed.bandwidth_bytes",
+            "0 bytes; a bandwidth is measured on a GET that moves bytes"
+        )
+    );
+}
+
+#[test]
+fn a_build_cache_run_has_the_declared_backend_and_quotas() {
+    assert_eq!(
+        one_measured_problem(|v| v["stages"]["http_cache"]["runs"][1]["backend"] = json!("redis")),
+        golden_problem(
+            "$.stages.http_cache.runs[1].backend",
+            "\"redis\" is not the declared backend \"in-memory\" (server.declared.backend); a run's backend is the \
+             declared one"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["runs"][0].as_object_mut().unwrap().remove("cpu_quota");
+        }),
+        golden_problem(
+            "$.stages.http_cache.runs[0].cpu_quota",
+            "none is not the declared 1 (server.declared.cpu_quota); a run's quotas are the declared ones"
+        )
+    );
+    assert_eq!(
+        one_measured_problem(|v| {
+            v["stages"]["http_cache"]["server"]["declared"].as_object_mut().unwrap().remove("backend");
+            v["stages"]["http_cache"]["runs"][0]["backend"] = json!("undeclared");
+            v["stages"]["http_cache"]["runs"][1]["backend"] = json!("undeclared");
+            v["stages"]["http_cache"]["runs"][1]["memory_quota_gb"] = json!(8);
+        }),
+        golden_problem(
+            "$.stages.http_cache.runs[1].memory_quota_gb",
+            "8 is not the declared 4 (server.declared.memory_quota_gb); a run's quotas are the declared ones"
+        )
+    );
+}
+
 // Class 1: imported results
 
 #[test]

@@ -4,7 +4,9 @@
 //! - nginx with WebDAV PUT, the setup Gradle documents for its HTTP build
 //!   cache (`dav_methods PUT; create_full_put_path on;`). It also serves
 //!   Bazel's `/cas/` paths and plain WebDAV: `/cache/` takes PUTs,
-//!   `/readonly/` answers them 405, as a server without WebDAV does.
+//!   `/readonly/` answers them 405, as a server without WebDAV does. Over
+//!   plain HTTP, or over HTTPS with a certificate from the LibreSpeed test
+//!   server's make-certs.sh, signed by a CA made for this server alone.
 //! - turborepo-remote-cache from npm (tests/http-cache/package.json,
 //!   installed by scripts/test.sh), Turborepo's remote cache API with a
 //!   static bearer token and local storage.
@@ -30,6 +32,7 @@ pub(crate) use librespeed::free_port;
 use librespeed::{is_root, spawn, stop};
 
 const NGINX: &str = "install Debian's nginx (scripts/test.sh does: apt-get install -y nginx)";
+const OPENSSL: &str = "install Debian's openssl (scripts/test.sh does: apt-get install -y openssl)";
 const TURBO: &str = "run `npm ci --prefix tests/http-cache` (scripts/test.sh does)";
 
 /// nginx serving WebDAV PUT and GET.
@@ -37,11 +40,23 @@ pub(crate) struct Nginx {
     dir: tempfile::TempDir,
     child: Child,
     port: u16,
+    tls: bool,
 }
 
 impl Nginx {
-    /// Starts nginx, or panics saying what is missing or what failed.
+    /// Starts nginx over plain HTTP, or panics saying what is missing or
+    /// what failed.
     pub(crate) fn start() -> Nginx {
+        Nginx::start_with(false)
+    }
+
+    /// Starts nginx over HTTPS only; `ca_cert` is the CA that signed its
+    /// certificate.
+    pub(crate) fn start_tls() -> Nginx {
+        Nginx::start_with(true)
+    }
+
+    fn start_with(tls: bool) -> Nginx {
         let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"]
             .iter()
             .map(PathBuf::from)
@@ -51,13 +66,29 @@ impl Nginx {
         for sub in ["root/cache", "root/readonly"] {
             fs::create_dir_all(dir.path().join(sub)).expect("the server's folders");
         }
+        if tls {
+            let certs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/librespeed/make-certs.sh");
+            let made = Command::new("sh")
+                .arg(&certs)
+                .arg(dir.path())
+                .status()
+                .unwrap_or_else(|e| panic!("could not run {}: {e}; {OPENSSL}", certs.display()));
+            assert!(made.success(), "make-certs.sh failed ({made}); {OPENSSL}");
+        }
         let mut last_error = String::new();
         // A port picked here may be taken by the time nginx binds it.
         for _ in 0..3 {
             let port = free_port();
+            let listen = match tls {
+                true => format!(
+                    "listen 127.0.0.1:{port} ssl;\n        ssl_certificate @DIR@/server.crt;\n        \
+                     ssl_certificate_key @DIR@/server.key;"
+                ),
+                false => format!("listen 127.0.0.1:{port};"),
+            };
             let conf = CONF
+                .replace("@LISTEN@", &listen)
                 .replace("@DIR@", &dir.path().display().to_string())
-                .replace("@PORT@", &port.to_string())
                 .replace("@USER@", if is_root() { "user root;" } else { "" });
             fs::write(dir.path().join("nginx.conf"), conf).expect("nginx.conf is writable");
             let child = spawn(
@@ -72,7 +103,7 @@ impl Nginx {
             )
             .unwrap_or_else(|e| panic!("{e}; {NGINX}"));
             match wait_for(child, port, dir.path(), &["nginx.out", "error.log"]) {
-                Ok(child) => return Nginx { dir, child, port },
+                Ok(child) => return Nginx { dir, child, port, tls },
                 Err(e) => last_error = e,
             }
         }
@@ -81,7 +112,13 @@ impl Nginx {
 
     /// The URL of a folder: `cache` (takes PUTs) or `readonly`.
     pub(crate) fn url(&self, folder: &str) -> String {
-        format!("http://127.0.0.1:{}/{folder}/", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}/{folder}/", self.port)
+    }
+
+    /// The CA certificate (PEM) that signed the HTTPS server's certificate.
+    pub(crate) fn ca_cert(&self) -> PathBuf {
+        self.dir.path().join("ca.crt")
     }
 
     /// Where the folder's entries are on disk.
@@ -112,7 +149,7 @@ http {
     client_max_body_size 0;
     keepalive_requests 1000000;
     server {
-        listen 127.0.0.1:@PORT@;
+        @LISTEN@
         root @DIR@/root;
         location /cache/ {
             dav_methods PUT;

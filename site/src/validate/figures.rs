@@ -10,7 +10,7 @@
 //! that its own honest output always passes.
 
 use runner_bench_format::imported::{Aggregate, ImportedResult};
-use runner_bench_format::measured::{CacheKind, CacheTransfer, DiskOp, MeasuredResult, Status};
+use runner_bench_format::measured::{CacheKind, CacheTransfer, DiskOp, HttpCachePhase, MeasuredResult, Status};
 use runner_bench_format::{NonNeg, Parameters};
 
 use super::{Collector, Num};
@@ -394,6 +394,23 @@ fn internet(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
 
 fn http_cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
     let Some(http) = &m.stages.http_cache else { return };
+    // A stage that records what it observed is the collector's own, which
+    // times every answered request; a file from before these fields
+    // (format/tests/golden) has neither.
+    let timed = http.server.observed.is_some();
+    if let Some(mbps) = http.server.observed.as_ref().and_then(|o| o.bandwidth_mbps).map(NonNeg::get)
+        && mbps > MAX_NETWORK_MBPS
+    {
+        c.push(
+            file,
+            "$.stages.http_cache.server.observed.bandwidth_mbps",
+            format!(
+                "{:.0} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface carries \
+                 (1.6 Tb/s Ethernet)",
+                Num(mbps)
+            ),
+        );
+    }
     for (i, run) in http.runs.iter().enumerate() {
         for (name, phase) in [("put", &run.put), ("get", &run.get)] {
             let path = format!("$.stages.http_cache.runs[{i}].{name}");
@@ -410,6 +427,7 @@ fn http_cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters)
                     ),
                 );
             }
+            latencies(c, file, &path, phase, requests, timed);
             if phase.status != Status::Ok {
                 continue;
             }
@@ -429,6 +447,69 @@ fn http_cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters)
                 );
             }
         }
+    }
+}
+
+/// The latency rules of one build-cache phase: the three percentiles come
+/// with the requests they time, rise with their rank, and fit in the phase.
+fn latencies(c: &mut Collector, file: &str, path: &str, phase: &HttpCachePhase, requests: u64, timed: bool) {
+    let all = [
+        ("latency_p50_ms", "median", phase.latency_p50_ms),
+        ("latency_p90_ms", "90th percentile", phase.latency_p90_ms),
+        ("latency_p99_ms", "99th percentile", phase.latency_p99_ms),
+    ];
+    for (name, _, ms) in all {
+        match (ms, requests) {
+            (Some(ms), 0) => c.push(
+                file,
+                format!("{path}.{name}"),
+                format!(
+                    "{} ms with 0 succeeded + 0 failed requests; a latency is timed on an answered request",
+                    Num(ms.get())
+                ),
+            ),
+            (None, 1..) if timed => c.push(
+                file,
+                format!("{path}.{name}"),
+                format!(
+                    "required when the phase answered requests ({} succeeded + {} failed); the collector times \
+                     every answered request",
+                    phase.succeeded, phase.failed
+                ),
+            ),
+            _ => {}
+        }
+    }
+    for pair in all.windows(2) {
+        let [(name, rank, Some(lower)), (_, higher_rank, Some(higher))] = pair else { continue };
+        if lower.get() > higher.get() {
+            c.push(
+                file,
+                format!("{path}.{name}"),
+                format!(
+                    "the {rank} latency {} ms is above the {higher_rank} {} ms; a percentile never falls as its \
+                     rank rises",
+                    Num(lower.get()),
+                    Num(higher.get())
+                ),
+            );
+        }
+    }
+    // Each request is timed from its sending to its answer's last byte,
+    // both within the phase, so none is longer than the phase.
+    if let Some(p99) = phase.latency_p99_ms.map(NonNeg::get)
+        && p99 > phase.seconds.get() * 1e3 * (1.0 + 1e-9)
+    {
+        c.push(
+            file,
+            format!("{path}.latency_p99_ms"),
+            format!(
+                "{} ms at the 99th percentile is longer than the phase's {} s; every request is timed within its \
+                 phase",
+                Num(p99),
+                Num(phase.seconds.get())
+            ),
+        );
     }
 }
 

@@ -88,11 +88,27 @@ pub fn unobserved(target: &Target) -> HttpCacheObserved {
     }
 }
 
+/// Why a request got no answer. A certificate the collector does not trust
+/// is the usual first failure of a server with its own CA, so it says
+/// which flag trusts one.
+fn send_error(e: reqwest::Error) -> String {
+    let text = chain(&e.without_url());
+    // rustls's Error::InvalidCertificate shows as "invalid peer certificate:
+    // <why>"; reqwest does not expose rustls's types.
+    match text.contains("invalid peer certificate") {
+        true => format!(
+            "{text}: the collector does not trust the server's certificate; pass the CA that signed it with \
+             --http-cache-ca-cert"
+        ),
+        false => text,
+    }
+}
+
 /// A GET of a key no one stored: 404 (or, from a server that answers every
 /// key, 2xx) is a good answer; a refused credential is not. Returns the
 /// HTTP version the server answered with.
 async fn zero_byte(target: &Target, client: &Client, key: &str) -> Result<Version, String> {
-    let response = target.get(client, key).send().await.map_err(|e| chain(&e.without_url()))?;
+    let response = target.get(client, key).send().await.map_err(send_error)?;
     let status = response.status();
     if !(status.is_success() || status.as_u16() == 404) {
         return Err(status_error(Phase::Get, status));
@@ -103,8 +119,7 @@ async fn zero_byte(target: &Target, client: &Client, key: &str) -> Result<Versio
 }
 
 async fn store(target: &Target, client: &Client, entry: &Entry) -> Result<(), String> {
-    let response =
-        target.put(client, &entry.key, entry.body.clone()).send().await.map_err(|e| chain(&e.without_url()))?;
+    let response = target.put(client, &entry.key, entry.body.clone()).send().await.map_err(send_error)?;
     let status = response.status();
     let _ = response.bytes().await;
     if !status.is_success() {
@@ -115,7 +130,7 @@ async fn store(target: &Target, client: &Client, entry: &Entry) -> Result<(), St
 
 async fn timed_get(target: &Target, client: &Client, entry: &Entry) -> Result<Duration, String> {
     let start = Instant::now();
-    let response = target.get(client, &entry.key).send().await.map_err(|e| chain(&e.without_url()))?;
+    let response = target.get(client, &entry.key).send().await.map_err(send_error)?;
     let status = response.status();
     let body: Bytes = response.bytes().await.map_err(|e| chain(&e.without_url()))?;
     let elapsed = start.elapsed();
