@@ -8,8 +8,8 @@
 # then the collector's again (A): A, B, B, A. The collector PUTs 1000
 # unique entries of a cell over C keep-alive connections and GETs them all
 # back (checking each body); oha PUTs 1000 bodies of the same size to random
-# keys (--rand-regex-url) and GETs one stored entry 1000 times, over the same
-# C connections. requests/s is requests ÷ seconds of the phase for both.
+# keys (--rand-regex-url) and GETs 1000 times a random one of 1000 stored
+# entries of that size (with repeats), over the same C connections. requests/s is requests ÷ seconds of the phase for both.
 #
 # Per cell and phase the table gives the median of the collector's runs
 # over the median of oha's, and oha's own spread (max ÷ min of its runs,
@@ -86,14 +86,17 @@ oha_run() {
   rm -rf "$dir/nginx/root/cache" && mkdir -p "$dir/nginx/root/cache"
   for size in "${sizes[@]}"; do
     head -c "$size" /dev/urandom >"$dir/body-$size"
-    curl -sf -T "$dir/body-$size" "$base/fixed-$size" >/dev/null
+    # 1000 stored entries of this size (000 to 999) for oha's GETs, so that
+    # oha too reads many files, not one: written straight into nginx's root.
+    mkdir -p "$dir/nginx/root/cache/get-$size"
+    head -c $((size * n)) /dev/urandom | split -b "$size" -d -a 3 - "$dir/nginx/root/cache/get-$size/"
     for c in "${conns[@]}"; do
       for phase in put get; do
         if [ "$phase" = put ]; then
           json=$(oha -n "$n" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
             --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{40}")
         else
-          json=$(oha -n "$n" -c "$c" --no-tui --output-format json "$base/fixed-$size")
+          json=$(oha -n "$n" -c "$c" --no-tui --output-format json --rand-regex-url "$base/get-$size/[0-9]{3}")
         fi
         # Every request must have succeeded, or the figure is not comparable.
         bad=$(jq '[.statusCodeDistribution | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' <<<"$json")
