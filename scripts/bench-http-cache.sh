@@ -16,6 +16,10 @@
 # and the range of each oha run ÷ the next). Target (issue 15): ratio ≥ 0.95
 # in every cell.
 #
+# Then the whole standard grid once more against turborepo-remote-cache
+# (tests/http-cache, npm), started on loopback with local storage, through
+# the Turborepo API with a bearer token.
+#
 # Usage: bash scripts/bench-http-cache.sh [DIR] [ROUNDS]
 #   DIR     work folder (default: target/bench-http-cache)
 #   ROUNDS  A, B, B, A rounds (default: 2)
@@ -56,6 +60,7 @@ http {
     uwsgi_temp_path $dir/nginx/uwsgi;
     scgi_temp_path $dir/nginx/scgi;
     client_max_body_size 0;
+    keepalive_requests 1000000;
     server {
         listen 127.0.0.1:$port;
         root $dir/nginx/root;
@@ -140,3 +145,25 @@ table=$(
 )
 echo "$table"
 echo "load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version)"
+
+# The standard grid against turborepo-remote-cache.
+turbo=tests/http-cache/node_modules/turborepo-remote-cache/dist/cli.js
+[ -f "$turbo" ] || npm ci --prefix tests/http-cache --no-audit --no-fund --loglevel=error >/dev/null
+tport=$((port + 1))
+rm -rf "$dir/turbo" && mkdir -p "$dir/turbo"
+export BENCH_TURBO_TOKEN=bench-token
+HOST=127.0.0.1 PORT=$tport STORAGE_PROVIDER=local STORAGE_PATH="$dir/turbo" STORAGE_PATH_USE_TMP_FOLDER=false \
+  TURBO_TOKEN=$BENCH_TURBO_TOKEN LOG_LEVEL=warn node "$turbo" >"$dir/turbo.log" 2>&1 &
+turbo_pid=$!
+trap 'kill "$(cat "$dir/nginx/nginx.pid")" "$turbo_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$tport/" && break; sleep 0.2; done
+turbo_version=$(jq -r .version tests/http-cache/node_modules/turborepo-remote-cache/package.json)
+"$collector" run --profile standard --stages http-cache --provider bench --runner bench \
+  --http-cache-url "http://127.0.0.1:$tport/" --http-cache-protocol turborepo --http-cache-token-env BENCH_TURBO_TOKEN \
+  --http-cache-software "turborepo-remote-cache $turbo_version" --http-cache-backend "local filesystem" \
+  --out "$dir/turbo.json" 2>/dev/null || true
+echo
+echo "turborepo-remote-cache $turbo_version (node $(node --version)), standard grid, load average $(cut -d' ' -f1-3 /proc/loadavg):"
+echo "| Size B | Connections | PUT req/s | GET req/s | PUT p99 ms | GET p99 ms | failed (PUT / GET) |"
+echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+jq -r '.stages.http_cache.runs[] | "| \(.value_bytes) | \(.connections) | \((.put.succeeded + .put.failed) / .put.seconds | floor) | \((.get.succeeded + .get.failed) / .get.seconds | floor) | \(.put.latency_p99_ms // "—") | \(.get.latency_p99_ms // "—") | \(.put.failed) / \(.get.failed) |"' "$dir/turbo.json"

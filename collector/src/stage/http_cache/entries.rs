@@ -46,12 +46,7 @@ pub fn verify(entry: &Entry, got: &[u8]) -> Result<(), String> {
     if got == entry.body.as_ref() {
         Ok(())
     } else {
-        Err(format!(
-            "GET {} returned {} bytes whose SHA-256 is {}, not the entry's",
-            entry.key,
-            got.len(),
-            key_of(got)
-        ))
+        Err(format!("GET {} returned {} bytes whose SHA-256 is {}, not the entry's", entry.key, got.len(), key_of(got)))
     }
 }
 
