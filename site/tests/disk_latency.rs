@@ -28,7 +28,9 @@ fn measured_disk_rows_show_per_call_latency() {
     // percentiles.
     let title = "Per-call latency, µs: medians over the samples of each sample's 50th and 99th percentile";
     for (p50, p99) in [("598.50", "1021.25"), ("1301.00", "2210.75"), ("98.25", "180.50"), ("44.75", "91.00")] {
-        let cell = format!("<small class=\"lat\" title=\"{title}\">p50 {p50} · p99 {p99} µs</small>");
+        let cell = format!(
+            "<small class=\"lat\" title=\"{title}\"><span>p50 {p50}</span> · <span>p99 {p99} µs</span></small>"
+        );
         assert!(home.contains(&cell), "{cell}\n{home}");
     }
     let csv = read(out.path(), "data/disk.csv");
