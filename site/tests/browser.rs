@@ -4,7 +4,9 @@
 //! violations on `<html data-js-errors>`; the browser reports console
 //! messages, uncaught exceptions, failed loads and dialogs), that tables
 //! and plots are there, and that markup in result strings stayed text;
-//! saves screenshots to target/screenshots/. Also checks that a broken
+//! saves screenshots to target/screenshots/. At 390, 1280 and 1920 px wide,
+//! checks that no page scrolls sideways and that plot text is drawn at
+//! 12 px or more (and saves the home page at each). Also checks that a broken
 //! input shows the error page, in the open tab too, and that fixing it
 //! recovers.
 //!
@@ -144,11 +146,17 @@ impl Browser {
         for domain in ["Page.enable", "Runtime.enable", "Log.enable", "Network.enable"] {
             browser.call(domain, json!({}));
         }
-        browser.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": false}),
-        );
+        browser.resize(1280);
         browser
+    }
+
+    /// Sets the window `width_px` wide (1600 px high); below 600 px as a
+    /// phone, which honours the page's viewport meta tag.
+    fn resize(&mut self, width_px: u32) {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width_px, "height": 1600, "deviceScaleFactor": 1, "mobile": width_px < 600}),
+        );
     }
 
     /// The next message, or a panic that says what was awaited and which
@@ -323,6 +331,117 @@ fn base64_decodes() {
     assert_eq!(base64("+/8="), [0xfb, 0xff]);
 }
 
+/// The window widths a page must fit: a phone, a laptop, a desktop.
+const WIDTHS_PX: [u32; 3] = [390, 1280, 1920];
+/// The smallest plot text, px as drawn on the screen.
+const MIN_PLOT_TEXT_PX: f64 = 12.0;
+
+/// Issue 14: at each of `WIDTHS_PX`, no page scrolls sideways (a table may
+/// scroll inside its own box), and plot text is drawn at
+/// `MIN_PLOT_TEXT_PX` or more: the smallest `font-size` in the SVG, scaled
+/// by the width the page shows the plot at over the SVG's own width.
+/// Saves the home page's screenshot at each width (home-390.png, …).
+fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
+    let base = format!("http://127.0.0.1:{port}");
+    let home = browser.load(&format!("{base}/"));
+    // A table's page with every row, and a runner's page, as the home page
+    // links them.
+    let linked = |prefix: &str| {
+        let at = home.find(&format!("href=\"{prefix}")).unwrap_or_else(|| panic!("the home page links no {prefix}"));
+        home[at + 6..].split('"').next().unwrap().to_string()
+    };
+    let pages = [
+        ("home", "/".to_string()),
+        ("full table", linked("/tables/")),
+        ("runner", linked("/runners/")),
+        ("provider", "/providers/ubicloud/".into()),
+        ("methodology", "/methodology/".into()),
+        ("build-cache", "/build-cache/".into()),
+        ("build-cache document", "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/".into()),
+    ];
+    let mut svgs = std::collections::HashMap::new();
+    for width in WIDTHS_PX {
+        browser.resize(width);
+        for (name, path) in &pages {
+            browser.load(&format!("{base}{path}"));
+            // On a phone a page wider than the screen also widens the
+            // window (the layout viewport), so both must stay at `width`.
+            let fit = browser
+                .eval(&format!(
+                    "(() => {{
+                       const inBox = e => {{ for (let a = e.parentElement; a && a !== document.body; a = a.parentElement)
+                         if (getComputedStyle(a).overflowX !== 'visible') return true; return false; }};
+                       const name = e => e.tagName.toLowerCase() + (e.className ? '.' + e.className : '');
+                       // Elements past the edge, and those whose text overflows them.
+                       const wide = Array.from(document.body.querySelectorAll('*')).filter(e => !inBox(e) &&
+                         (e.getBoundingClientRect().right > {width}.5 ||
+                          e.scrollWidth > e.clientWidth && getComputedStyle(e).overflowX === 'visible'))
+                         .slice(-5).map(e => name(e) + ': ' + e.textContent.slice(0, 60));
+                       return [document.documentElement.scrollWidth, innerWidth, wide];
+                     }})()"
+                ))
+                .unwrap();
+            let (page_px, window_px) = (fit[0].as_u64().unwrap(), fit[1].as_u64().unwrap());
+            assert!(
+                page_px <= window_px && window_px == u64::from(width),
+                "{name} ({path}) at {width} px: the page is {page_px} px wide in a {window_px}-px window and \
+                 scrolls sideways; elements past {width} px or overflowing: {}",
+                fit[2]
+            );
+            // The comparison tables fit a laptop's page without scrolling
+            // in their boxes (issue 14: disk, cache and internet were cut off).
+            if *name == "home" && width >= 1280 {
+                let cut = browser
+                    .eval(
+                        "Array.from(document.querySelectorAll('.scroll')).filter(b => b.scrollWidth > b.clientWidth)
+                           .map(b => b.firstElementChild.id + ': ' + b.scrollWidth + ' px in ' + b.clientWidth)",
+                    )
+                    .unwrap();
+                assert_eq!(cut, json!([]), "home at {width} px: tables cut off");
+            }
+            // Each plot as the page shows it: (src, width in CSS px).
+            let plots = browser
+                .eval(
+                    "Array.from(document.querySelectorAll('figure img'))
+                       .map(i => [new URL(i.src).pathname, i.getBoundingClientRect().width])",
+                )
+                .unwrap();
+            for plot in plots.as_array().unwrap() {
+                let (src, shown_px) = (plot[0].as_str().unwrap(), plot[1].as_f64().unwrap());
+                let (svg_px, font_px) = *svgs.entry(src.to_string()).or_insert_with(|| svg_text_size(port, src));
+                let drawn_px = font_px * shown_px / svg_px;
+                assert!(
+                    drawn_px >= MIN_PLOT_TEXT_PX,
+                    "{name} ({path}) at {width} px: {src} is {svg_px} px wide, shown {shown_px} px wide: \
+                     its {font_px}-px text is drawn at {drawn_px:.1} px"
+                );
+            }
+            if *name == "home" {
+                let shot = shots.join(format!("home-{width}.png"));
+                browser.screenshot(&shot);
+                assert!(std::fs::read(&shot).unwrap().len() > 10_000, "home at {width} px: empty screenshot");
+            }
+        }
+    }
+    assert!(!svgs.is_empty(), "no page showed a plot");
+    browser.resize(1280);
+}
+
+/// A plot's own width and its smallest `font-size`, px, from its SVG.
+fn svg_text_size(port: u16, src: &str) -> (f64, f64) {
+    let (status, svg) = get(port, src).unwrap_or_else(|| panic!("cannot get {src}"));
+    assert_eq!(status, 200, "{src}");
+    let attr = |text: &str, name: &str| -> Vec<f64> {
+        text.split(&format!(" {name}=\"")).skip(1).map(|v| v.split('"').next().unwrap().parse().unwrap()).collect()
+    };
+    let open = &svg[svg.find("<svg").unwrap()..];
+    let open = &open[..open.find('>').unwrap()];
+    let width = attr(open, "width")[0];
+    let smallest = attr(&svg, "font-size").into_iter().fold(f64::INFINITY, f64::min);
+    assert!(smallest.is_finite(), "{src}: no text");
+    (width, smallest)
+}
+
 #[test]
 fn pages_load_in_chromium_without_errors() {
     assert!(
@@ -349,7 +468,9 @@ fn pages_load_in_chromium_without_errors() {
 
     let port = free_port();
     let out = work.path().join("public");
-    let _server = serve(port, &results, &out, &["--content".as_ref(), content.as_os_str()]);
+    // Two rows a home table: the longer tables get pages of their own.
+    let _server =
+        serve(port, &results, &out, &["--content".as_ref(), content.as_os_str(), "--home-rows".as_ref(), "2".as_ref()]);
     // chromium starts while the first build runs.
     let mut browser = Browser::start(&work.path().join("chromium.log"));
     wait_until("the first build", || get(port, "/__reload").is_some_and(|(s, b)| s == 200 && b == "1"));
@@ -408,6 +529,7 @@ fn pages_load_in_chromium_without_errors() {
         let problems = browser.problems();
         assert!(problems.is_empty(), "{name}: console messages, errors or dialogs:\n{}", problems.join("\n"));
     }
+    fits_every_width(&mut browser, port, &shots);
     let (_, home) = get(port, "/").unwrap();
     assert!(home.contains("&lt;script&gt;alert(1)&lt;&#x2F;script&gt;"));
     assert!(home.contains("<script src=\"/__reload.js\"></script></body>"));

@@ -28,14 +28,16 @@ fn measured_disk_rows_show_per_call_latency() {
     // percentiles.
     let title = "Per-call latency, µs: medians over the samples of each sample's 50th and 99th percentile";
     for (p50, p99) in [("598.50", "1021.25"), ("1301.00", "2210.75"), ("98.25", "180.50"), ("44.75", "91.00")] {
-        let cell = format!("<small class=\"lat\" title=\"{title}\">p50 {p50} · p99 {p99} µs</small>");
+        let cell = format!(
+            "<small class=\"lat\" title=\"{title}\"><span>p50 {p50}</span> · <span>p99 {p99} µs</span></small>"
+        );
         assert!(home.contains(&cell), "{cell}\n{home}");
     }
     let csv = read(out.path(), "data/disk.csv");
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "fingerprint,protocol,provider,runner,seq_read_mib_s,seq_write_mib_s,rand_read_iops,rand_write_iops,samples,\
+        "fingerprint,protocol,stage_key,provider,runner,seq_read_mib_s,seq_write_mib_s,rand_read_iops,rand_write_iops,samples,\
          seq_read_p50_us,seq_read_p99_us,seq_write_p50_us,seq_write_p99_us,rand_read_p50_us,rand_read_p99_us,\
          rand_write_p50_us,rand_write_p99_us,date,imported_on,collector,imported,stale,incomplete,excluded,source"
     );

@@ -11,6 +11,11 @@
 //! Axis, text and grid colours are placeholders that `finish` swaps for
 //! CSS with a dark-mode rule, so a plot follows the reader's colour scheme
 //! (series colours are mid-tones that read on both backgrounds).
+//!
+//! Text size: every plot text is `TEXT_PX` in the SVG's own pixels, and the
+//! page never shows a plot narrower than `MIN_SHOWN_PX` (site.css: `figure
+//! img`), so text is drawn at 12 px or more on any screen; on a phone the
+//! figure scrolls sideways inside its own box instead of shrinking.
 
 pub mod history;
 pub mod ranges;
@@ -18,8 +23,18 @@ pub mod requests;
 
 use plotters::style::RGBColor;
 
-/// Plot width, pixels; the height follows the number of rows.
-pub const WIDTH: u32 = 760;
+/// Plot width, pixels; the height follows the number of rows. Two plots
+/// side by side fit a 1280-px-wide page (its columns are 616 px) without
+/// being shrunk.
+pub const WIDTH: u32 = 600;
+/// The size of all plot text, in the SVG's pixels.
+pub const TEXT_PX: f64 = 14.0;
+/// The narrowest a page shows a plot (site.css, `figure img { min-width }`):
+/// there `TEXT_PX` is drawn at 12 px.
+pub const MIN_SHOWN_PX: f64 = WIDTH as f64 * 12.0 / TEXT_PX;
+/// plotters' SVG backend writes a font's size divided by this as the
+/// `font-size` attribute (plotters-svg 0.3.7, `draw_text`).
+const PLOTTERS_EM: f64 = 1.24;
 /// Placeholder for text and axes, replaced by CSS in `finish`.
 pub const FG: RGBColor = RGBColor(1, 2, 3);
 /// Placeholder for grid lines, replaced by CSS in `finish`.
@@ -57,6 +72,49 @@ pub struct Spec {
 pub(crate) fn axis_top(values: impl IntoIterator<Item = f64>, margin: f64) -> f64 {
     let largest = values.into_iter().filter(|v| v.is_finite()).fold(0.0, f64::max);
     if largest > 0.0 { (largest * margin).min(f64::MAX) } else { 1.0 }
+}
+
+/// The plot text font: `TEXT_PX` as written into the SVG.
+pub(crate) fn font() -> plotters::style::FontDesc<'static> {
+    use plotters::style::IntoFont;
+    (FONT, TEXT_PX * PLOTTERS_EM).into_font()
+}
+
+/// A value axis' tick label: at most six significant digits, no trailing
+/// zeros (so whole numbers print as integers: `5000`, not `5000.0`, and
+/// plotters' steps such as 0.30000000000000004 print as `0.3`), and an
+/// exponent outside 0.001 to 10⁹.
+pub(crate) fn tick(v: &f64) -> String {
+    let v = *v;
+    if !v.is_finite() {
+        return String::new();
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let trim = |s: &str| -> String {
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_string() } else { s.to_string() }
+    };
+    let a = v.abs();
+    if !(1e-3..1e9).contains(&a) {
+        let s = format!("{v:.5e}");
+        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
+        return format!("{}e{exponent}", trim(mantissa));
+    }
+    let digits = a.log10().floor() as i32 + 1;
+    let decimals = (6 - digits).max(0) as usize;
+    let s = trim(&format!("{v:.decimals$}"));
+    if s == "-0" { "0".into() } else { s }
+}
+
+/// The value axis' margin above the largest value that keeps the lines
+/// under a legend of `entries` rows in the plot's upper right corner: the
+/// legend's share of the plot area's `plot_px` height, plus 5 %.
+pub(crate) fn legend_margin(entries: usize, plot_px: u32) -> f64 {
+    // plotters' legend: a row per entry a little over the text's height,
+    // and a padding around them.
+    let legend_px = (TEXT_PX + 6.0) * entries as f64 + 12.0;
+    1.05 / (1.0 - legend_px / f64::from(plot_px)).max(0.25)
 }
 
 /// A plotters error as anyhow's.
@@ -113,5 +171,44 @@ mod tests {
         assert_eq!(axis_top([0.0, -5.0], 2.0), 1.0);
         assert_eq!(axis_top([], 2.0), 1.0);
         assert_eq!(axis_top([5e-324], 1.0), 5e-324);
+    }
+
+    #[test]
+    fn legend_margin_leaves_room() {
+        assert_eq!(legend_margin(0, 300), 1.05 / 0.96);
+        // Four rows of 20 px and the padding: 92 px of 300.
+        assert!((legend_margin(4, 300) - 1.05 / (1.0 - 92.0 / 300.0)).abs() < 1e-12);
+        // A legend taller than the plot: at most 4.2 times the largest value.
+        assert_eq!(legend_margin(40, 300), 1.05 / 0.25);
+    }
+
+    #[test]
+    fn ticks_print_integers_as_integers() {
+        let cases = [
+            (5000.0, "5000"),
+            (0.0, "0"),
+            (-0.0, "0"),
+            (2.5, "2.5"),
+            (0.1 + 0.2, "0.3"),
+            (1_234_567.0, "1234567"),
+            (123.456789, "123.457"),
+            (-40.0, "-40"),
+            (0.004, "0.004"),
+            (1e-7, "1e-7"),
+            (1.5e12, "1.5e12"),
+            (f64::MAX, "1.79769e308"),
+            (f64::NAN, ""),
+        ];
+        for (v, want) in cases {
+            assert_eq!(tick(&v), want, "{v}");
+        }
+    }
+
+    /// plotters writes the size it is given divided by 1.24; the SVG must
+    /// say exactly `TEXT_PX`, which the browser test reads back.
+    #[test]
+    fn text_is_written_at_text_px() {
+        assert_eq!(format!("{}", font().get_size() / PLOTTERS_EM), "14");
+        assert!((MIN_SHOWN_PX - 514.29).abs() < 0.01, "{MIN_SHOWN_PX}");
     }
 }

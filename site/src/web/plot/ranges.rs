@@ -2,10 +2,10 @@
 //! series), the bar at the median and a whisker from min to max. Rows are
 //! drawn top to bottom in the order given.
 
-use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish};
+use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, tick};
 
 /// One row.
 #[derive(Debug, Clone)]
@@ -20,77 +20,94 @@ pub struct Bar {
     pub series: usize,
 }
 
+/// Each row's height, px: its label on a line of its own above the bar, so
+/// that long labels (runner, provider, backend, phase) do not squeeze the
+/// bars into a narrow plot.
+const ROW_PX: u32 = 44;
+/// Where in a row (0 bottom, 1 top) the bar and its whisker are.
+const BAR: (f64, f64) = (0.08, 0.52);
+const CAP: (f64, f64) = (0.13, 0.47);
+/// The most characters a label keeps: the plot's width in `TEXT_PX` text.
+const LABEL_CHARS: usize = 76;
+
 /// Draws `bars`; `None` when there is nothing to draw.
 pub fn draw(spec: &Spec, bars: &[Bar]) -> anyhow::Result<Option<String>> {
     if bars.is_empty() {
         return Ok(None);
     }
-    let n = bars.len() as i32;
+    let n = bars.len();
     let top = axis_top(bars.iter().flat_map(|b| [Some(b.value), b.range.map(|r| r.1)]).flatten(), 1.05);
-    let longest = bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0) as u32;
-    let height = 60 + 24 * n as u32;
+    let height = 56 + ROW_PX * n as u32;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         let mut chart = ChartBuilder::on(&root)
             .margin(8)
-            .margin_right(20)
-            .x_label_area_size(40)
-            .y_label_area_size((longest * 15 / 2 + 16).min(440))
-            .build_cartesian_2d(0.0..top, (0..n).into_segmented())
+            .margin_right(24)
+            .x_label_area_size(44)
+            .y_label_area_size(8)
+            .build_cartesian_2d(0.0..top, 0.0..n as f64)
             .map_err(err)?;
-        // Row 0 is drawn at the top.
-        let row = |i: usize| n - 1 - i as i32;
-        let labels: Vec<&str> = bars.iter().map(|b| b.label.as_str()).collect();
-        let y_label = |v: &SegmentValue<i32>| match v {
-            SegmentValue::CenterOf(y) => labels.get((n - 1 - y) as usize).map_or_else(String::new, |l| l.to_string()),
-            _ => String::new(),
-        };
         chart
             .configure_mesh()
             .disable_y_mesh()
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
             .axis_style(FG)
-            .label_style((FONT, 13).into_font().color(&FG))
-            .axis_desc_style((FONT, 14).into_font().color(&FG))
+            .label_style(font().color(&FG))
+            .axis_desc_style(font().color(&FG))
             .x_desc(spec.axis.as_str())
-            .x_labels(8)
-            .y_labels(n as usize)
-            .y_label_formatter(&y_label)
+            .x_labels(6)
+            .x_label_formatter(&tick)
+            .y_labels(0)
             .draw()
             .map_err(err)?;
+        // Row 0 is drawn at the top: its bottom edge is at `row(0)`.
+        let row = |i: usize| (n - 1 - i) as f64;
         chart
             .draw_series(bars.iter().enumerate().map(|(i, b)| {
                 let y = row(i);
                 let colour = PALETTE[b.series % PALETTE.len()];
-                let mut r = Rectangle::new(
-                    [(0.0, SegmentValue::Exact(y)), (b.value, SegmentValue::Exact(y + 1))],
-                    colour.filled(),
-                );
-                r.set_margin(5, 5, 0, 0);
-                r
+                Rectangle::new([(0.0, y + BAR.0), (b.value, y + BAR.1)], colour.filled())
+            }))
+            .map_err(err)?;
+        chart
+            .draw_series(bars.iter().enumerate().map(|(i, b)| {
+                EmptyElement::at((0.0, row(i) + 1.0))
+                    + Text::new(short_label(&b.label), (4, 3), font().color(&FG).pos(Pos::new(HPos::Left, VPos::Top)))
             }))
             .map_err(err)?;
         for (i, b) in bars.iter().enumerate() {
             let Some((lo, hi)) = b.range else { continue };
             let y = row(i);
+            let middle = y + (BAR.0 + BAR.1) / 2.0;
             chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(lo, SegmentValue::CenterOf(y)), (hi, SegmentValue::CenterOf(y))],
-                    FG.stroke_width(2),
-                )))
+                .draw_series(std::iter::once(PathElement::new(vec![(lo, middle), (hi, middle)], FG.stroke_width(2))))
                 .map_err(err)?;
             for x in [lo, hi] {
-                let mut cap =
-                    Rectangle::new([(x, SegmentValue::Exact(y)), (x, SegmentValue::Exact(y + 1))], FG.stroke_width(2));
-                cap.set_margin(7, 7, 0, 0);
-                chart.draw_series(std::iter::once(cap)).map_err(err)?;
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x, y + CAP.0), (x, y + CAP.1)],
+                        FG.stroke_width(2),
+                    )))
+                    .map_err(err)?;
             }
         }
         root.present().map_err(err)?;
     }
     Ok(Some(finish(svg, spec)))
+}
+
+/// `label`, or where it is longer than the plot is wide, its start and its
+/// end around an ellipsis (the end tells the series apart: "· restore").
+fn short_label(label: &str) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    if chars.len() <= LABEL_CHARS {
+        return label.to_string();
+    }
+    let head = (LABEL_CHARS - 1) / 2;
+    let tail = LABEL_CHARS - 1 - head;
+    chars[..head].iter().chain(['…'].iter()).chain(chars[chars.len() - tail..].iter()).collect()
 }
 
 #[cfg(test)]
@@ -116,5 +133,38 @@ mod tests {
                 assert!(svg.contains("<title id=\"title\">t</title>"), "{v} {range:?}");
             }
         }
+    }
+
+    /// The texts of an SVG, in order.
+    fn texts(svg: &str) -> Vec<&str> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| t.split('>').nth(1))
+            .map(|t| t.split('<').next().unwrap().trim())
+            .collect()
+    }
+
+    /// Issue 14: whole-number ticks print as integers, and each label is
+    /// drawn once, above its bar.
+    #[test]
+    fn ticks_are_integers_and_labels_whole() {
+        let bars = [
+            Bar {
+                label: "ubicloud-linux-x64 (Ubicloud)".into(),
+                value: 33392.77,
+                range: Some((29068.42, 37639.26)),
+                series: 0,
+            },
+            Bar { label: "ubicloud-linux-arm64 (Ubicloud)".into(), value: 21630.02, range: None, series: 0 },
+        ];
+        let svg = draw(&spec(), &bars).unwrap().unwrap();
+        assert_eq!(
+            texts(&svg),
+            ["a", "0", "10000", "20000", "30000", "ubicloud-linux-x64 (Ubicloud)", "ubicloud-linux-arm64 (Ubicloud)"]
+        );
+        let long = "r".repeat(40) + " · Ubicloud transparent cache · restore";
+        assert_eq!(short_label(&long), "r".repeat(37) + "…· Ubicloud transparent cache · restore");
+        assert_eq!(short_label(&long).chars().count(), LABEL_CHARS);
+        assert_eq!(short_label("ubicloud-linux-x64"), "ubicloud-linux-x64");
     }
 }

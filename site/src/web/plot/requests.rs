@@ -6,7 +6,7 @@
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use super::{FG, FONT, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish};
+use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, legend_margin, tick};
 
 /// One line: its points as (index into the sizes, requests/s).
 #[derive(Debug, Clone)]
@@ -28,8 +28,10 @@ pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series]) -> anyhow::Result<Opt
         return Ok(None);
     }
     let n = sizes.len() as i32;
-    let top = axis_top(values, 1.15);
     let height = 320 + 18 * series.len().min(12) as u32;
+    // The legend (upper right) stays above the lines: height less the
+    // margins and the x label area.
+    let top = axis_top(values, legend_margin(series.len().min(12), height - 60));
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
@@ -52,13 +54,13 @@ pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series]) -> anyhow::Result<Opt
             .bold_line_style(GRID)
             .light_line_style(TRANSPARENT)
             .axis_style(FG)
-            .label_style((FONT, 13).into_font().color(&FG))
-            .axis_desc_style((FONT, 14).into_font().color(&FG))
+            .label_style(font().color(&FG))
+            .axis_desc_style(font().color(&FG))
             .y_desc(spec.axis.as_str())
             .x_desc("request size, bytes")
             .x_labels(sizes.len())
             .x_label_formatter(&size_label)
-            .y_label_formatter(&|v: &f64| format!("{v:.0}"))
+            .y_label_formatter(&tick)
             .draw()
             .map_err(err)?;
         for (i, s) in series.iter().enumerate() {
@@ -81,7 +83,7 @@ pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series]) -> anyhow::Result<Opt
         chart
             .configure_series_labels()
             .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 12).into_font().color(&FG))
+            .label_font(font().color(&FG))
             .border_style(GRID)
             .background_style(TRANSPARENT)
             .draw()
