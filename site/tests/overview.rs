@@ -67,8 +67,10 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
     let rows = overview_rows(out.path());
     let not_stated = "<td class=\"num\">not stated</td>";
     let ns4 = format!("<td>not stated</td>{not_stated}");
-    let none = "<td class=\"num\">—</td>";
-    let (p5, p6) = ("866df6f892c3", "e021cd7ddc71");
+    // The stages' comparability keys: CoreMark, cache and internet join
+    // protocols 5 and 6; disk has one key per protocol.
+    let (cpu, cache, internet) = ("ff90bf001f08", "1c0e0dc62819", "16beef789e31");
+    let (disk5, disk6) = ("7612454f9ffc", "4c192e28784a");
     let per = |v: &str| format!("<span class=\"per-cent\" title=\"Per US cent per minute\">{v} per ¢/min</span>");
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
     let libre = note("LibreSpeed (Sharktech, Amsterdam)");
@@ -81,23 +83,24 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
         )
     };
     // Highest CoreMark first; each figure against the best of its table
-    // (its fingerprint's group); price-performance where a price is stated.
+    // (its stage's comparability key); price-performance where a price is
+    // stated. RBCS measured a build-cache server, not a runner: no row.
     let expected = [
         format!(
             "{}<td data-sort=\"2\">2 vCPU, 8 GiB memory, 75 GB disk</td><td class=\"num\" \
              data-sort=\"0.008\"><a href=\"https:&#x2F;&#x2F;starsling.example&#x2F;pricing\" rel=\"nofollow \
              noopener\">$0.008&#x2F;min</a><span class=\"reason\">read 2026-11-20</span></td>{}{}{}{unavailable}</tr>",
             head("starsling", "StarSling", "starsling-linux-x64", "x64", "linux"),
-            cell(p5, "38217.67", "100 %", true, &per("47772.09")),
-            cell(p5, "14237.22", "100 %", true, &per("17796.52")),
-            cell(p5, "63.60", "49 %", false, &format!("{}{}", per("79.50"), note("GitHub Actions cache, action"))),
+            cell(cpu, "38217.67", "100 %", true, &per("47772.09")),
+            cell(disk5, "14237.22", "100 %", true, &per("17796.52")),
+            cell(cache, "63.60", "49 %", false, &format!("{}{}", per("79.50"), note("GitHub Actions cache, action"))),
         ),
         format!(
             "{}{ns4}{}{}{}{unavailable}</tr>",
             head("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated"),
-            cell(p6, "33392.77", "100 %", true, ""),
-            cell(p6, "9757.28", "100 %", true, ""),
-            cell(p6, "45.94", "95 %", false, &note("Ubicloud transparent cache, action")),
+            cell(cpu, "33392.77", "87 %", false, ""),
+            cell(disk6, "9757.28", "100 %", true, ""),
+            cell(cache, "45.94", "35 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
             "{}<td data-sort=\"4\">4 vCPU, memory not stated, disk not stated</td><td class=\"num\" data-sort=\"0.004\"><a \
@@ -105,21 +108,17 @@ fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
              class=\"reason\">read 2026-06-03</span> <span class=\"mark stale\" title=\"Read more than 180 days before \
              this build\">stale</span></td>{}{}{}{}</tr>",
             head("latchkey", "Latchkey", "latchkey-linux-x64", "x64", "not stated"),
-            cell(p5, "30065.35", "79 %", false, &per("75163.37")),
-            cell(p5, "2051.53", "14 %", false, &per("5128.82")),
-            cell(p5, "130.94", "100 %", true, &format!("{}{}", per("327.35"), note("Latchkey Fast Cache, action"))),
-            cell(p5, "201.70", "100 %", true, &format!("{}{libre}", per("504.25"))),
+            cell(cpu, "30065.35", "79 %", false, &per("75163.37")),
+            cell(disk5, "2051.53", "14 %", false, &per("5128.82")),
+            cell(cache, "130.94", "100 %", true, &format!("{}{}", per("327.35"), note("Latchkey Fast Cache, action"))),
+            cell(internet, "201.70", "100 %", true, &format!("{}{libre}", per("504.25"))),
         ),
         format!(
             "{}{ns4}{}{}{}{unavailable}</tr>",
             head("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated"),
-            cell(p6, "21630.02", "65 %", false, ""),
-            cell(p6, "4346.70", "45 %", false, ""),
-            cell(p6, "48.58", "100 %", true, &note("Ubicloud transparent cache, action")),
-        ),
-        format!(
-            "{}{ns4}{none}{none}{none}{none}</tr>",
-            head("rbcs", "RBCS", "celeron-j3455", "not stated", "not stated")
+            cell(cpu, "21630.02", "57 %", false, ""),
+            cell(disk6, "4346.70", "45 %", false, ""),
+            cell(cache, "48.58", "37 %", false, &note("Ubicloud transparent cache, action")),
         ),
     ];
     assert_eq!(rows.len(), expected.len(), "{rows:#?}");
@@ -279,7 +278,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
              href=\"/providers/example/\">Example Cloud</a></td><td>not stated</td><td>not stated</td><td>not \
              stated</td><td class=\"num\">not stated</td><td class=\"num marked\">33328.37</td><td class=\"num \
              marked\">9788.01</td><td class=\"num\">23.17 <span class=\"rel best\" title=\"Against the best \
-             comparable result (group 739dba2a6817)\">100 %</span><span class=\"reason\">GitHub Actions cache, \
+             comparable result (group ff8b0ca9416e)\">100 %</span><span class=\"reason\">GitHub Actions cache, \
              client</span></td><td class=\"num marked\">—<span class=\"reason\">LibreSpeed (Sharktech, \
              Amsterdam)</span></td></tr>"]
     );
