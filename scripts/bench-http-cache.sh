@@ -166,4 +166,4 @@ echo
 echo "turborepo-remote-cache $turbo_version (node $(node --version)), standard grid, load average $(cut -d' ' -f1-3 /proc/loadavg):"
 echo "| Size B | Connections | PUT req/s | GET req/s | PUT p99 ms | GET p99 ms | failed (PUT / GET) |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
-jq -r '.stages.http_cache.runs[] | "| \(.value_bytes) | \(.connections) | \((.put.succeeded + .put.failed) / .put.seconds | floor) | \((.get.succeeded + .get.failed) / .get.seconds | floor) | \(.put.latency_p99_ms // "—") | \(.get.latency_p99_ms // "—") | \(.put.failed) / \(.get.failed) |"' "$dir/turbo.json"
+jq -r '.stages.http_cache.runs[] | "| \(.value_bytes) | \(.connections) | \((.put.succeeded + .put.failed) / .put.seconds | floor) | \((.get.succeeded + .get.failed) / .get.seconds | floor) | \(.put.latency_p99_ms // null | if . then (. * 10 | round / 10) else "—" end) | \(.get.latency_p99_ms // null | if . then (. * 10 | round / 10) else "—" end) | \(.put.failed) / \(.get.failed) |"' "$dir/turbo.json"
