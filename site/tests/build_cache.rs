@@ -348,3 +348,42 @@ fn markup_in_server_text_stays_inert() {
     assert!(csv.contains(",<script>alert(1)</script>,"), "{csv}");
     assert!(csv.contains(",<i>mem</i> backend,<i>mem</i>,"), "{csv}");
 }
+
+/// A runner measured against one server many times is one server document:
+/// its newest result's (as the comparison tables show the newest result per
+/// runner), not a page and plots per result file. A result that measured
+/// only a server (RBCS) keeps its page, which its rows link to.
+#[test]
+fn a_runner_has_one_server_document_per_server_its_newest() {
+    let dir = results_dir();
+    put(
+        dir.path(),
+        RBCS,
+        &serde_json::from_str(&std::fs::read_to_string(Path::new(REPO_RESULTS).join(RBCS)).unwrap()).unwrap(),
+    );
+    put(dir.path(), GOLDEN_PATH, &golden());
+    // The same day and minute: the later path is the newer (as everywhere).
+    let mut later = golden();
+    later["provenance"]["github"]["run_id"] = serde_json::json!(18342215518u64);
+    another_run(&mut later, 1);
+    let later_path = "example/example-linux-x64/2026-11-29-18342215518-1.json";
+    put(dir.path(), later_path, &later);
+    assert_eq!(accepted(dir.path()).len(), 3, "{:?}", problems(dir.path(), &check(dir.path())));
+    let out = build(dir.path());
+    let pages: Vec<String> = walkdir::WalkDir::new(out.path().join("build-cache"))
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() == "index.html")
+        .map(|e| e.path().strip_prefix(out.path()).unwrap().display().to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        pages,
+        [
+            "build-cache/example/example-linux-x64/2026-11-29-18342215518-1/index.html",
+            "build-cache/index.html",
+            "build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/index.html",
+        ]
+    );
+}

@@ -337,8 +337,8 @@ pub struct Model {
     pub groups: Vec<Group>,
     /// Provider id → display name, by id.
     pub providers: BTreeMap<String, String>,
-    /// Indexes into `entries` of the results with a build-cache stage, in
-    /// path order: one server document each.
+    /// Indexes into `entries` of the results that have a server document
+    /// page (`server_docs`), in path order.
     pub servers: Vec<usize>,
 }
 
@@ -402,13 +402,39 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
         })
         .collect();
     let groups = groups(&entries);
-    let servers = entries.iter().enumerate().filter(|(_, e)| e.server.is_some()).map(|(i, _)| i).collect();
+    let servers = server_docs(&entries);
     Model { entries, runners, groups, providers, servers }
 }
 
 /// Later date, then later path: the order "newest" means everywhere.
 pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
+}
+
+/// The results that get a server document page: every result that measured
+/// only a build-cache server (its rows link there), and of the runner
+/// results with a build-cache stage the newest per runner and server, as
+/// the comparison tables show the newest result per runner. A runner
+/// measured against one server a thousand times is one document, not a
+/// thousand pages and plots (docs/benchmarks.md: they tripled the files of
+/// a 10,000-result build). In path order.
+fn server_docs(entries: &[Arc<Entry>]) -> Vec<usize> {
+    let mut newest: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(doc) = &e.server else { continue };
+        if !e.stages.runner() {
+            out.push(i);
+            continue;
+        }
+        let slot = newest.entry((&e.meta.provider_id, &e.meta.runner, &doc.target)).or_insert(i);
+        if newer_key(e) > newer_key(&entries[*slot]) {
+            *slot = i;
+        }
+    }
+    out.extend(newest.into_values());
+    out.sort_unstable();
+    out
 }
 
 /// The stages of the home page's groups, in page order. Build-cache servers
