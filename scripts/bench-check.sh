@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
-# `site check` of 10,000 result files at two revisions, interleaved (issue
-# 13's benchmark: a check of 10,000 results stays within 1.2× its time
-# before the change).
+# `site check` (or `site build`) of 10,000 result files at two revisions,
+# interleaved (issue 13's benchmark: a check of 10,000 results stays within
+# 1.2× its time before the change; issue 14's: a build of them stays within
+# 1.2× its time before the change and under 300 MB).
 #
 #   bash scripts/bench-check.sh A B
+#   COMMAND=build bash scripts/bench-check.sh A B
 #
 # A and B are git revisions of this repository, or `worktree` for the working
 # tree as it is (tracked and untracked files that git does not ignore). Each
 # side is cloned (or copied) into a temporary folder and `site` is built there
 # in release. Both builds share one CARGO_TARGET_DIR (default: a temporary
 # folder; set it to reuse compiled dependencies), so the dependencies compile
-# once; each side's binary is copied out after its build.
+# once; each side's binary is copied out after its build. BIN_A and BIN_B
+# name an already built `site` of that side instead (it still runs from its
+# side's folder, with that side's content and templates).
 #
 # The 10,000 files are 1,000 runners × 10 runs made from the format's golden
-# result of side B, as site/benches/build_10k.rs makes them, with dates from
-# 2026-11-20 to 2026-11-29, and each file's boot ids and first CoreMark
-# sample made its own, so that no file repeats another's run.
+# result of side B, as site/benches/build_10k.rs makes them: every run on
+# the golden result's own day (the check refuses a day before the project's
+# first, 2026-11-29), run n at hour 10 + n, and each file's boot ids and
+# first CoreMark sample made its own, so that no file repeats another's run.
 #
 # ROUNDS (default 5) rounds of A, B, B, A; each run is one
 # `site check RESULTS` from its side's folder (so each side reads its own
-# content/releases), after one uncounted warm-up run per side. Prints each
-# run's wall and CPU (user + system) seconds and the load average (uptime)
-# beside it, then per side every time and the medians, B ÷ A of the
-# medians, and A's spread (max ÷ min of its runs): a B ÷ A within A's
-# spread is noise. On a loaded machine read the CPU figures.
+# content/releases), after one uncounted warm-up run per side. With
+# COMMAND=build each run is `site build --results RESULTS --out OUT` instead,
+# into an output folder removed before the run (not timed), timed by GNU time
+# (apt-get install time), which also gives its peak resident memory. Prints
+# each run's wall and CPU (user + system) seconds (and peak memory) and the
+# load average (uptime) beside it, then per side every time and the medians,
+# B ÷ A of the medians, and A's spread (max ÷ min of its runs): a B ÷ A
+# within A's spread is noise. On a loaded machine read the CPU figures.
 # Each side's accepted-file count is printed too: a side that rejects files
 # the other accepts checks different work, and the script says so.
 set -euo pipefail
@@ -38,14 +46,27 @@ fi
 a=$1
 b=$2
 rounds=${ROUNDS:-5}
+command=${COMMAND:-check}
+case $command in
+  check) ;;
+  build) [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 2; } ;;
+  *) echo "COMMAND must be check or build, not $command" >&2; exit 2 ;;
+esac
 
-work=$(mktemp -d /tmp/bench-check.XXXXXX)
+work=$(mktemp -d "/tmp/bench-$command.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 target=${CARGO_TARGET_DIR:-$work/target}
 
-# Builds side $1's `site` in release and copies it to $work/site-$1.
+# Builds side $1's `site` in release and copies it to $work/site-$1, or
+# copies BIN_$1 where it is set.
 build() {
-  local side=$1
+  local side=$1 given
+  given=$(eval echo "\${BIN_$side:-}")
+  if [ -n "$given" ]; then
+    echo "$side: the binary $given"
+    cp "$given" "$work/site-$side"
+    return
+  fi
   echo "building $side in release (CARGO_TARGET_DIR=$target)"
   (cd "$work/$side" && CARGO_TARGET_DIR="$target" cargo build -q -p site --release --locked)
   cp "$target/release/site" "$work/site-$side"
@@ -54,7 +75,7 @@ build() {
 echo "A: $(checkout "$repo" "$a" "$work/A")"
 echo "B: $(checkout "$repo" "$b" "$work/B")"
 build A
-if [ "$a" != worktree ] && [ "$(git -C "$repo" rev-parse "$a^{commit}")" = "$(git -C "$repo" rev-parse "$b^{commit}" 2>/dev/null)" ]; then
+if [ -z "${BIN_B:-}" ] && [ "$a" != worktree ] && [ "$(git -C "$repo" rev-parse "$a^{commit}")" = "$(git -C "$repo" rev-parse "$b^{commit}" 2>/dev/null)" ]; then
   # The same commit: one build serves both sides.
   cp "$work/site-A" "$work/site-B"
 else
@@ -73,10 +94,10 @@ for r in range(RUNNERS):
     for n in range(RUNS):
         i = r * RUNS + n
         provider, runner = f"bench{r % PROVIDERS:02}", f"bench-runner-{r:04}"
-        date = f"2026-11-{20 + n}"
+        date = "2026-11-29"
         run_id = 20_000_000_000 + i
         text = (
-            golden.replace("2026-11-29", date)
+            golden.replace("2026-11-29T10:", f"{date}T{10 + n}:")
             .replace('"id": "example"', f'"id": "{provider}"')
             .replace('"label": "example-linux-x64"', f'"label": "{runner}"')
             .replace("18342215517", str(run_id))
@@ -94,33 +115,44 @@ EOF
 echo "results: $(find "$results" -name '*.json' | wc -l) files, $(du -sh "$results" | cut -f1)"
 echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 
-# One check by side $1, number $2: sets `secs`, `cpu` (user + system
-# seconds, less sensitive to other load than the wall time) and `accepted`
-# (the check's summary line).
+# One run by side $1, number $2: sets `secs`, `cpu` (user + system
+# seconds, less sensitive to other load than the wall time), `mem` (peak
+# resident MiB, build only) and `accepted` (the command's last line).
 run_once() {
-  local side=$1 n=$2 out=$work/check-$1-$2.txt status=0 real user sys TIMEFORMAT='%R %U %S'
-  # The exit status is kept inside the timed group: bash prints no timing
-  # for a `time` whose list is followed by `||`.
-  { time { (cd "$work/$side" && exec "$work/site-$side" check "$results") >"$out" 2>&1 || echo "$?" >"$out.status"; }; } \
-    2>"$out.time"
-  if [ -f "$out.status" ]; then status=$(cat "$out.status"); fi
-  read -r real user sys <"$out.time"
+  local side=$1 n=$2 out=$work/run-$1-$2.txt status=0 real user sys kib TIMEFORMAT='%R %U %S'
+  mem=
+  if [ "$command" = build ]; then
+    rm -rf "$work/out-$side"
+    # GNU time writes its line last on stderr, after the build's own.
+    (cd "$work/$side" && exec /usr/bin/time -f '%e %M %U %S' "$work/site-$side" build --results "$results" \
+      --out "$work/out-$side") >"$out" 2>&1 || status=$?
+    read -r real kib user sys < <(tail -n 1 "$out")
+    mem=$(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }')
+    accepted=$(tail -n 2 "$out" | head -n 1 | sed 's/ in [0-9]* ms.*//; s/ to [^ ]*$//')
+  else
+    # The exit status is kept inside the timed group: bash prints no timing
+    # for a `time` whose list is followed by `||`.
+    { time { (cd "$work/$side" && exec "$work/site-$side" check "$results") >"$out" 2>&1 || echo "$?" >"$out.status"; }; } \
+      2>"$out.time"
+    if [ -f "$out.status" ]; then status=$(cat "$out.status"); fi
+    read -r real user sys <"$out.time"
+    accepted=$(tail -n 1 "$out")
+  fi
   secs=$real
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
-  accepted=$(tail -n 1 "$out")
-  if [ "$status" -gt 1 ]; then
+  if [ "$status" -gt 1 ] || { [ "$command" = build ] && [ "$status" -ne 0 ]; }; then
     echo "run $n ($side) failed with status $status:"
     tail -n 20 "$out"
     exit 1
   fi
-  printf 'run %2d: %s %7.3f s, CPU %7.3f s  %-30s load:%s\n' "$n" "$side" "$secs" "$cpu" "($accepted)" \
-    "$(uptime | sed 's/.*load average://')"
+  printf 'run %2d: %s %7.3f s, CPU %7.3f s%s  %-30s load:%s\n' "$n" "$side" "$secs" "$cpu" "${mem:+, peak $mem MiB}" \
+    "($accepted)" "$(uptime | sed 's/.*load average://')"
 }
 
 # One warm-up run each, not counted: the first run reads the files from disk.
 run_once A 0
 run_once B 0
-declare -A all=([A]="" [B]="") cpus=([A]="" [B]="") summary=([A]="" [B]="")
+declare -A all=([A]="" [B]="") cpus=([A]="" [B]="") mems=([A]="" [B]="") summary=([A]="" [B]="")
 n=0
 for _ in $(seq "$rounds"); do
   for side in A B B A; do
@@ -128,6 +160,7 @@ for _ in $(seq "$rounds"); do
     run_once "$side" "$n"
     all[$side]+=" $secs"
     cpus[$side]+=" $cpu"
+    mems[$side]+=" $mem"
     summary[$side]=$accepted
   done
 done
@@ -143,7 +176,14 @@ echo "A ($a): wall${all[A]} s, median $ma s; CPU${cpus[A]} s, median $ca s"
 echo "B ($b): wall${all[B]} s, median $mb s; CPU${cpus[B]} s, median $cb s"
 echo "B ÷ A: wall $(ratio "$ma" "$mb"), CPU $(ratio "$ca" "$cb")"
 echo "A's spread (max ÷ min of its runs): wall $(spread "${all[A]}"), CPU $(spread "${cpus[A]}")"
+if [ "$command" = build ]; then
+  echo "peak memory: A${mems[A]} MiB, median $(median "${mems[A]}") MiB; B${mems[B]} MiB, median $(median "${mems[B]}") MiB"
+fi
 echo "load now:$(uptime | sed 's/.*load average://')"
 if [ "${summary[A]}" != "${summary[B]}" ]; then
-  echo "note: the sides judge the files differently (A: ${summary[A]}; B: ${summary[B]}), so they check different work"
+  if [ "$command" = build ]; then
+    echo "note: the sides write different outputs (A: ${summary[A]}; B: ${summary[B]})"
+  else
+    echo "note: the sides judge the files differently (A: ${summary[A]}; B: ${summary[B]}), so they check different work"
+  fi
 fi
