@@ -7,9 +7,8 @@ use clap::{Args, ValueEnum};
 use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
 use runner_bench_format::{Name, NonNeg};
 
-use super::protocol::{Auth, Target, base_url};
+use super::protocol::{Auth, Target, base_url, load_ca};
 use crate::error::UsageError;
-use crate::stage::internet;
 
 /// A build-cache protocol, as a flag value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -115,7 +114,7 @@ impl HttpCacheArgs {
         };
         let base = base_url(url).map_err(invalid("http-cache-url"))?;
         let extra_ca = match &self.http_cache_ca_cert {
-            Some(path) => internet::load_ca(path).map_err(invalid("http-cache-ca-cert"))?,
+            Some(path) => load_ca(path).map_err(invalid("http-cache-ca-cert"))?,
             None => Vec::new(),
         };
         let auth = match (&self.http_cache_token_env, &self.http_cache_basic_env) {
