@@ -49,8 +49,16 @@ conns=(10 100)
 n=${ENTRIES:-20000}
 
 # nginx with WebDAV PUT, as tests/http-cache/server.rs starts it.
-rm -rf "$dir/nginx"
-mkdir -p "$dir/nginx/root/cache"
+# nginx's files on tmpfs (/dev/shm) where there is one, so that the PUT
+# phases time the HTTP path rather than the disk's writeback, which on a
+# shared VM stalled phases for seconds (NGINX_ROOT to choose another folder:
+# a folder of the script's own, emptied and then removed at the end).
+root=${NGINX_ROOT:-}
+if [ -z "$root" ]; then
+  if [ -d /dev/shm ] && [ -w /dev/shm ]; then root=/dev/shm/runner-bench-http-cache-$port; else root=$dir/nginx/root; fi
+fi
+rm -rf "$dir/nginx" "$root"
+mkdir -p "$dir/nginx" "$root/cache"
 user=""
 [ "$(id -u)" = 0 ] && user="user root;"
 cat >"$dir/nginx/nginx.conf" <<CONF
@@ -71,7 +79,7 @@ http {
     keepalive_requests 1000000;
     server {
         listen 127.0.0.1:$port;
-        root $dir/nginx/root;
+        root $root;
         location /cache/ {
             dav_methods PUT;
             create_full_put_path on;
@@ -82,17 +90,17 @@ http {
 CONF
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 "$nginx_bin" -c "$dir/nginx/nginx.conf" -p "$dir/nginx"
-trap 'kill "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null || true' EXIT
+trap 'kill "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null || true; rm -rf "$root"' EXIT
 base=http://127.0.0.1:$port/cache
 version=$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')
 
 # One line per phase of the cell "<size> <conns>": "<size> <conns> <put|get> <requests/s>".
 collector_run() {
   local size=$1 c=$2
-  rm -rf "$dir/nginx/root/cache" "$dir/collector.json" && mkdir -p "$dir/nginx/root/cache"
+  rm -rf "$root/cache" "$dir/collector.json" && mkdir -p "$root/cache"
   "$collector" run --profile standard --stages http-cache --provider bench --runner bench \
     --http-cache-url "$base/" --http-cache-protocol gradle --http-cache-software "nginx $version" \
-    --http-cache-backend filesystem --http-cache-entries "$n" --http-cache-value-bytes "$size" \
+    --http-cache-backend "filesystem ($(df --output=fstype "$root" | tail -1))" --http-cache-entries "$n" --http-cache-value-bytes "$size" \
     --http-cache-connections "$c" --out "$dir/collector.json" 2>"$dir/collector.log" || true
   # Every request must have succeeded, or the figure is not comparable.
   jq -e '.stages.http_cache.runs[] | select(.put.status != "ok" or .get.status != "ok" or .put.failed > 0 or .get.failed > 0)' \
@@ -107,12 +115,12 @@ collector_run() {
 digits=4
 for size in "${sizes[@]}"; do
   head -c "$size" /dev/urandom >"$dir/body-$size"
-  mkdir -p "$dir/nginx/root/oha/get-$size"
-  head -c $((size * 10 ** digits)) /dev/urandom | split -b "$size" -d -a "$digits" - "$dir/nginx/root/oha/get-$size/"
+  mkdir -p "$root/oha/get-$size"
+  head -c $((size * 10 ** digits)) /dev/urandom | split -b "$size" -d -a "$digits" - "$root/oha/get-$size/"
 done
 oha_run() {
   local size=$1 c=$2
-  rm -rf "$dir/nginx/root/cache" && mkdir -p "$dir/nginx/root/cache"
+  rm -rf "$root/cache" && mkdir -p "$root/cache"
   for phase in put get; do
     if [ "$phase" = put ]; then
       json=$(oha -n "$n" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
@@ -169,7 +177,7 @@ table=$(
     }' "$dir/loads.txt" "$dir/runs.txt"
 )
 echo "$table"
-echo "$n requests per phase; load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
+echo "$n requests per phase; nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
 
 # The standard grid against turborepo-remote-cache.
 turbo=tests/http-cache/node_modules/turborepo-remote-cache/dist/cli.js
@@ -180,7 +188,7 @@ export BENCH_TURBO_TOKEN=bench-token
 HOST=127.0.0.1 PORT=$tport STORAGE_PROVIDER=local STORAGE_PATH="$dir/turbo" STORAGE_PATH_USE_TMP_FOLDER=false \
   TURBO_TOKEN=$BENCH_TURBO_TOKEN LOG_LEVEL=warn node "$turbo" >"$dir/turbo.log" 2>&1 &
 turbo_pid=$!
-trap 'kill "$(cat "$dir/nginx/nginx.pid")" "$turbo_pid" 2>/dev/null || true' EXIT
+trap 'kill "$(cat "$dir/nginx/nginx.pid")" "$turbo_pid" 2>/dev/null || true; rm -rf "$root"' EXIT
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$tport/" && break; sleep 0.2; done
 turbo_version=$(jq -r .version tests/http-cache/node_modules/turborepo-remote-cache/package.json)
 "$collector" run --profile standard --stages http-cache --provider bench --runner bench \

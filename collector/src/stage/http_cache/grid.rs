@@ -208,7 +208,12 @@ async fn requests(
 }
 
 /// One request, its body read to the end (and, for a GET, checked).
-async fn request(phase: Phase, connector: &Connector, connection: &mut Connection, entry: &Entry) -> Result<(), String> {
+async fn request(
+    phase: Phase,
+    connector: &Connector,
+    connection: &mut Connection,
+    entry: &Entry,
+) -> Result<(), String> {
     let request = match phase {
         Phase::Put => connector.requests.put(&entry.key, entry.body.clone()),
         Phase::Get => connector.requests.get(&entry.key),

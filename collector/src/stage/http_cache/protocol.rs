@@ -234,11 +234,19 @@ mod tests {
     #[test]
     fn requests_go_to_the_entry_url() {
         let key = "ab".repeat(32);
-        for p in [HttpCacheProtocol::Gradle, HttpCacheProtocol::Webdav, HttpCacheProtocol::Bazel, HttpCacheProtocol::Turborepo] {
+        for p in [
+            HttpCacheProtocol::Gradle,
+            HttpCacheProtocol::Webdav,
+            HttpCacheProtocol::Bazel,
+            HttpCacheProtocol::Turborepo,
+        ] {
             let t = target(p);
             let url = t.entry_url(&key);
             let get = Requests::new(&t).get(&key);
-            assert_eq!(get.uri().to_string(), format!("{}{}", url.path(), url.query().map(|q| format!("?{q}")).unwrap_or_default()));
+            assert_eq!(
+                get.uri().to_string(),
+                format!("{}{}", url.path(), url.query().map(|q| format!("?{q}")).unwrap_or_default())
+            );
             assert_eq!(get.headers()[HOST], "cache.example.org:8443");
         }
         let mut t = target(HttpCacheProtocol::Gradle);
