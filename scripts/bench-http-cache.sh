@@ -3,8 +3,9 @@
 # loopback (the setup Gradle documents for its HTTP build cache), cell by
 # cell of the standard profile's grid (RBCS's: 128, 512, 4096 and 65536
 # bytes × 10 and 100 connections), with more entries per phase than the
-# profile's 1000 (ENTRIES, default 20000): phases of 1000 requests lasted
-# 15-300 ms here, so that one stall of the server moved a cell severalfold.
+# profile's 1000 (ENTRIES, default 100000; 16384 of 64 KiB, to stay under
+# 1 GiB of entries): phases of 1000 requests lasted 15-300 ms here, so that
+# one stall of the server moved a cell severalfold.
 # The collector is given the count with --http-cache-entries and one cell
 # at a time with --http-cache-value-bytes and --http-cache-connections (its
 # result is then no profile's, which a benchmark does not need).
@@ -13,9 +14,11 @@
 # (A): A, B, B, A, cell after cell, so that each comparison is seconds
 # apart. The collector PUTs ENTRIES unique entries of the cell's size over
 # C keep-alive connections and GETs them all back (checking each body); oha
-# PUTs ENTRIES bodies of the same size to random keys (--rand-regex-url) and
-# GETs ENTRIES times a random one of 10,000 stored entries of that size
-# (with repeats), over the same C connections. requests/s is requests ÷
+# PUTs ENTRIES bodies of the same size to random 64-digit keys
+# (--rand-regex-url) and GETs ENTRIES times a random one of ENTRIES stored
+# entries of that size (--urls-from-file, with repeats), over the same C
+# connections: the server stores and serves as many files, named as long, to
+# both. requests/s is requests ÷
 # seconds of the phase for both.
 #
 # Per cell and phase the table gives the median of the collector's runs
@@ -31,8 +34,10 @@
 #   DIR     work folder (default: target/bench-http-cache)
 #   ROUNDS  A, B, B, A rounds (default: 3)
 # Environment: CARGO_TARGET_DIR (where the collector is built), PORT
-# (default 18491), ENTRIES (requests per phase, default 20000; a cell of
-# the collector holds ENTRIES × size bytes in memory, 1.3 GB at 64 KiB).
+# (default 18491), ENTRIES (requests per phase, default 100000), NGINX_ROOT
+# (nginx's files; default a folder on /dev/shm). On tmpfs nginx's files
+# take memory: oha's stored entries of every size (1.5 GB at the default)
+# and one run's entries (at most 1 GiB), besides the collector's 1 GiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-target/bench-http-cache}
@@ -46,7 +51,7 @@ if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$buil
 collector=${CARGO_TARGET_DIR:-target}/release/collector
 sizes=(128 512 4096 65536)
 conns=(10 100)
-n=${ENTRIES:-20000}
+n=${ENTRIES:-100000}
 
 # nginx with WebDAV PUT, as tests/http-cache/server.rs starts it.
 # nginx's files on tmpfs (/dev/shm) where there is one, so that the PUT
@@ -100,7 +105,7 @@ collector_run() {
   rm -rf "$root/cache" "$dir/collector.json" && mkdir -p "$root/cache"
   "$collector" run --profile standard --stages http-cache --provider bench --runner bench \
     --http-cache-url "$base/" --http-cache-protocol gradle --http-cache-software "nginx $version" \
-    --http-cache-backend "filesystem ($(df --output=fstype "$root" | tail -1))" --http-cache-entries "$n" --http-cache-value-bytes "$size" \
+    --http-cache-backend "filesystem ($(df --output=fstype "$root" | tail -1))" --http-cache-entries "$(count "$size")" --http-cache-value-bytes "$size" \
     --http-cache-connections "$c" --out "$dir/collector.json" 2>"$dir/collector.log" || true
   # Every request must have succeeded, or the figure is not comparable.
   jq -e '.stages.http_cache.runs[] | select(.put.status != "ok" or .get.status != "ok" or .put.failed > 0 or .get.failed > 0)' \
@@ -108,26 +113,30 @@ collector_run() {
   jq -r '.stages.http_cache.runs[] | "\(.value_bytes) \(.connections) put \((.put.succeeded + .put.failed) / .put.seconds)",
          "\(.value_bytes) \(.connections) get \((.get.succeeded + .get.failed) / .get.seconds)"' "$dir/collector.json"
 }
-# oha's stored entries for its GETs: 10,000 files of each size (0000 to 9999),
-# so that oha too reads many files, not one; written straight into nginx's
-# root, outside the cache folder the collector's runs empty.
-# 10^4 of them, which oha picks from with [0-9]{4}.
-digits=4
+# The requests of a phase for entries of SIZE bytes: ENTRIES, or fewer for
+# large entries, so that a cell's entries stay under 1 GiB (the collector
+# holds them all in memory to check each GET): 16384 of 64 KiB.
+count() { local cap=$(((1 << 30) / $1)); echo $((n < cap ? n : cap)); }
+# oha's stored entries for its GETs: as many files of each size as the
+# collector stores, named by 64 digits as the collector's are by 64 hex
+# digits, written straight into nginx's root outside the cache folder that
+# each run empties; oha picks among their URLs (--urls-from-file).
 for size in "${sizes[@]}"; do
   head -c "$size" /dev/urandom >"$dir/body-$size"
   mkdir -p "$root/oha/get-$size"
-  head -c $((size * 10 ** digits)) /dev/urandom | split -b "$size" -d -a "$digits" - "$root/oha/get-$size/"
+  head -c $((size * $(count "$size"))) /dev/urandom | split -b "$size" -d -a 64 - "$root/oha/get-$size/"
+  ls "$root/oha/get-$size" | sed "s|^|http://127.0.0.1:$port/oha/get-$size/|" >"$dir/urls-$size"
 done
 oha_run() {
-  local size=$1 c=$2
+  local size=$1 c=$2 k
+  k=$(count "$size")
   rm -rf "$root/cache" && mkdir -p "$root/cache"
   for phase in put get; do
     if [ "$phase" = put ]; then
-      json=$(oha -n "$n" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
-        --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{40}")
+      json=$(oha -n "$k" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
+        --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{64}")
     else
-      json=$(oha -n "$n" -c "$c" --no-tui --output-format json \
-        --rand-regex-url "http://127.0.0.1:$port/oha/get-$size/[0-9]{$digits}")
+      json=$(oha -n "$k" -c "$c" --no-tui --output-format json --urls-from-file "$dir/urls-$size")
     fi
     bad=$(jq '[.statusCodeDistribution | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' <<<"$json")
     [ "$bad" = 0 ] || { echo "oha $phase $size B × $c: $bad requests failed" >&2; exit 1; }
@@ -177,7 +186,7 @@ table=$(
     }' "$dir/loads.txt" "$dir/runs.txt"
 )
 echo "$table"
-echo "$n requests per phase; nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
+echo "$n requests per phase ($(count 65536) of 65536 B); nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
 
 # The standard grid against turborepo-remote-cache.
 turbo=tests/http-cache/node_modules/turborepo-remote-cache/dist/cli.js
