@@ -2,33 +2,46 @@
 # The http-cache stage against oha, on the same nginx WebDAV server on
 # loopback (the setup Gradle documents for its HTTP build cache), cell by
 # cell of the standard profile's grid (RBCS's: 128, 512, 4096 and 65536
-# bytes × 10 and 100 connections, 1000 requests each).
+# bytes × 10 and 100 connections), with more entries per phase than the
+# profile's 1000 (ENTRIES, default 100000; 16384 of 64 KiB, to stay under
+# 1 GiB of entries): phases of 1000 requests lasted 15-300 ms here, so that
+# one stall of the server moved a cell severalfold.
+# The collector is given the count with --http-cache-entries and one cell
+# at a time with --http-cache-value-bytes and --http-cache-connections (its
+# result is then no profile's, which a benchmark does not need).
 #
-# Per round: the collector's whole grid (A), oha's whole grid (B) twice,
-# then the collector's again (A): A, B, B, A. The collector PUTs 1000
-# unique entries of a cell over C keep-alive connections and GETs them all
-# back (checking each body); oha PUTs 1000 bodies of the same size to random
-# keys (--rand-regex-url) and GETs 1000 times a random one of 1000 stored
-# entries of that size (with repeats), over the same C connections. requests/s is requests ÷ seconds of the phase for both.
+# Per round and cell: the collector (A), oha twice (B), the collector again
+# (A): A, B, B, A, cell after cell, so that each comparison is seconds
+# apart. The collector PUTs ENTRIES unique entries of the cell's size over
+# C keep-alive connections and GETs them all back (checking each body); oha
+# PUTs ENTRIES bodies of the same size to random 64-digit keys
+# (--rand-regex-url) and GETs ENTRIES times a random one of ENTRIES stored
+# entries of that size (--urls-from-file, with repeats), over the same C
+# connections: the server stores and serves as many files, named as long, to
+# both. requests/s is requests ÷
+# seconds of the phase for both.
 #
 # Per cell and phase the table gives the median of the collector's runs
-# over the median of oha's, and oha's own spread (max ÷ min of its runs,
-# and the range of each oha run ÷ the next). Target (issue 15): ratio ≥ 0.95
-# in every cell.
+# over the median of oha's, oha's own spread (max ÷ min of its runs), and
+# the 1-minute load average before the cell's first run and after its
+# last. Target (issue 15): ratio ≥ 0.95 in every cell.
 #
 # Then the whole standard grid once more against turborepo-remote-cache
 # (tests/http-cache, npm), started on loopback with local storage, through
-# the Turborepo API with a bearer token.
+# the Turborepo API with a bearer token, with the standard profile's count.
 #
 # Usage: bash scripts/bench-http-cache.sh [DIR] [ROUNDS]
 #   DIR     work folder (default: target/bench-http-cache)
-#   ROUNDS  A, B, B, A rounds (default: 2)
+#   ROUNDS  A, B, B, A rounds (default: 3)
 # Environment: CARGO_TARGET_DIR (where the collector is built), PORT
-# (default 18491).
+# (default 18491), ENTRIES (requests per phase, default 100000), NGINX_ROOT
+# (nginx's files; default a folder on /dev/shm). On tmpfs nginx's files
+# take memory: oha's stored entries of every size (1.5 GB at the default)
+# and one run's entries (at most 1 GiB), besides the collector's 1 GiB.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-target/bench-http-cache}
-rounds=${2:-2}
+rounds=${2:-3}
 port=${PORT:-18491}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -38,11 +51,19 @@ if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$buil
 collector=${CARGO_TARGET_DIR:-target}/release/collector
 sizes=(128 512 4096 65536)
 conns=(10 100)
-n=1000
+n=${ENTRIES:-100000}
 
 # nginx with WebDAV PUT, as tests/http-cache/server.rs starts it.
-rm -rf "$dir/nginx"
-mkdir -p "$dir/nginx/root/cache"
+# nginx's files on tmpfs (/dev/shm) where there is one, so that the PUT
+# phases time the HTTP path rather than the disk's writeback, which on a
+# shared VM stalled phases for seconds (NGINX_ROOT to choose another folder:
+# a folder of the script's own, emptied and then removed at the end).
+root=${NGINX_ROOT:-}
+if [ -z "$root" ]; then
+  if [ -d /dev/shm ] && [ -w /dev/shm ]; then root=/dev/shm/runner-bench-http-cache-$port; else root=$dir/nginx/root; fi
+fi
+rm -rf "$dir/nginx" "$root"
+mkdir -p "$dir/nginx" "$root/cache"
 user=""
 [ "$(id -u)" = 0 ] && user="user root;"
 cat >"$dir/nginx/nginx.conf" <<CONF
@@ -63,7 +84,7 @@ http {
     keepalive_requests 1000000;
     server {
         listen 127.0.0.1:$port;
-        root $dir/nginx/root;
+        root $root;
         location /cache/ {
             dav_methods PUT;
             create_full_put_path on;
@@ -74,77 +95,98 @@ http {
 CONF
 nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 "$nginx_bin" -c "$dir/nginx/nginx.conf" -p "$dir/nginx"
-trap 'kill "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null || true' EXIT
+trap 'kill "$(cat "$dir/nginx/nginx.pid")" 2>/dev/null || true; rm -rf "$root"' EXIT
 base=http://127.0.0.1:$port/cache
 version=$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')
 
-# One line per cell and phase: "<size> <conns> <put|get> <requests/s>".
+# One line per phase of the cell "<size> <conns>": "<size> <conns> <put|get> <requests/s>".
 collector_run() {
-  rm -rf "$dir/nginx/root/cache" && mkdir -p "$dir/nginx/root/cache"
+  local size=$1 c=$2
+  rm -rf "$root/cache" "$dir/collector.json" && mkdir -p "$root/cache"
   "$collector" run --profile standard --stages http-cache --provider bench --runner bench \
     --http-cache-url "$base/" --http-cache-protocol gradle --http-cache-software "nginx $version" \
-    --http-cache-backend filesystem --out "$dir/collector.json" 2>/dev/null || true
+    --http-cache-backend "filesystem ($(df --output=fstype "$root" | tail -1))" --http-cache-entries "$(count "$size")" --http-cache-value-bytes "$size" \
+    --http-cache-connections "$c" --out "$dir/collector.json" 2>"$dir/collector.log" || true
+  # Every request must have succeeded, or the figure is not comparable.
+  jq -e '.stages.http_cache.runs[] | select(.put.status != "ok" or .get.status != "ok" or .put.failed > 0 or .get.failed > 0)' \
+    "$dir/collector.json" >&2 && { echo "collector $size B × $c: a phase failed (above)" >&2; exit 1; }
   jq -r '.stages.http_cache.runs[] | "\(.value_bytes) \(.connections) put \((.put.succeeded + .put.failed) / .put.seconds)",
          "\(.value_bytes) \(.connections) get \((.get.succeeded + .get.failed) / .get.seconds)"' "$dir/collector.json"
 }
+# The requests of a phase for entries of SIZE bytes: ENTRIES, or fewer for
+# large entries, so that a cell's entries stay under 1 GiB (the collector
+# holds them all in memory to check each GET): 16384 of 64 KiB.
+count() { local cap=$(((1 << 30) / $1)); echo $((n < cap ? n : cap)); }
+# oha's stored entries for its GETs: as many files of each size as the
+# collector stores, named by 64 digits as the collector's are by 64 hex
+# digits, written straight into nginx's root outside the cache folder that
+# each run empties; oha picks among their URLs (--urls-from-file).
+for size in "${sizes[@]}"; do
+  head -c "$size" /dev/urandom >"$dir/body-$size"
+  mkdir -p "$root/oha/get-$size"
+  head -c $((size * $(count "$size"))) /dev/urandom | split -b "$size" -d -a 64 - "$root/oha/get-$size/"
+  ls "$root/oha/get-$size" | sed "s|^|http://127.0.0.1:$port/oha/get-$size/|" >"$dir/urls-$size"
+done
 oha_run() {
-  rm -rf "$dir/nginx/root/cache" && mkdir -p "$dir/nginx/root/cache"
-  for size in "${sizes[@]}"; do
-    head -c "$size" /dev/urandom >"$dir/body-$size"
-    # 1000 stored entries of this size (000 to 999) for oha's GETs, so that
-    # oha too reads many files, not one: written straight into nginx's root.
-    mkdir -p "$dir/nginx/root/cache/get-$size"
-    head -c $((size * n)) /dev/urandom | split -b "$size" -d -a 3 - "$dir/nginx/root/cache/get-$size/"
-    for c in "${conns[@]}"; do
-      for phase in put get; do
-        if [ "$phase" = put ]; then
-          json=$(oha -n "$n" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
-            --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{40}")
-        else
-          json=$(oha -n "$n" -c "$c" --no-tui --output-format json --rand-regex-url "$base/get-$size/[0-9]{3}")
-        fi
-        # Every request must have succeeded, or the figure is not comparable.
-        bad=$(jq '[.statusCodeDistribution | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' <<<"$json")
-        [ "$bad" = 0 ] || { echo "oha $phase $size B × $c: $bad requests failed" >&2; exit 1; }
-        echo "$size $c $phase $(jq '.summary.requestsPerSec' <<<"$json")"
-      done
-    done
+  local size=$1 c=$2 k
+  k=$(count "$size")
+  rm -rf "$root/cache" && mkdir -p "$root/cache"
+  for phase in put get; do
+    if [ "$phase" = put ]; then
+      json=$(oha -n "$k" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
+        --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{64}")
+    else
+      json=$(oha -n "$k" -c "$c" --no-tui --output-format json --urls-from-file "$dir/urls-$size")
+    fi
+    bad=$(jq '[.statusCodeDistribution | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' <<<"$json")
+    [ "$bad" = 0 ] || { echo "oha $phase $size B × $c: $bad requests failed" >&2; exit 1; }
+    echo "$size $c $phase $(jq '.summary.requestsPerSec' <<<"$json")"
   done
 }
 
+load() { cut -d' ' -f1 /proc/loadavg; }
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$dir/runs.txt"
+: >"$dir/loads.txt"
 for round in $(seq 1 "$rounds"); do
-  for tool in collector oha oha collector; do
-    echo "round $round: $tool" >&2
-    "${tool}_run" | sed "s/^/$tool $round /" >>"$dir/runs.txt"
+  for size in "${sizes[@]}"; do
+    for c in "${conns[@]}"; do
+      echo "round $round: $size B × $c" >&2
+      echo "$size $c before $(load)" >>"$dir/loads.txt"
+      for tool in collector oha oha collector; do
+        "${tool}_run" "$size" "$c" | sed "s/^/$tool $round /" >>"$dir/runs.txt"
+      done
+      echo "$size $c after $(load)" >>"$dir/loads.txt"
+    done
   done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# Per cell and phase: medians, the ratio, oha's max ÷ min over its runs.
+# Per cell and phase: medians, the ratio, oha's max ÷ min over its runs,
+# the load before the cell's first run and after its last.
 table=$(
-  echo "| Size B | Connections | Phase | collector req/s | oha req/s | collector ÷ oha | oha max ÷ min | runs each | ≥ 0.95 |"
-  echo "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+  echo "| Size B | Connections | Phase | collector req/s | oha req/s | collector ÷ oha | oha max ÷ min | runs each | load before → after | ≥ 0.95 |"
+  echo "| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |"
   awk '
     function sort(a, n,   i, j, t) {
       for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
     }
     function median(a, n) { sort(a, n); return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    FNR == NR { cell = $1 " " $2; if ($3 == "before" && !(cell in first)) first[cell] = $4; if ($3 == "after") last[cell] = $4; next }
     { key = $3 " " $4 " " $5; if (!(key in seen)) { seen[key] = 1; order[++k] = key }
       if ($1 == "collector") c[key, ++nc[key]] = $6; else o[key, ++no[key]] = $6 }
     END {
       for (i = 1; i <= k; i++) {
-        key = order[i]; split(key, f, " ")
+        key = order[i]; split(key, f, " "); cell = f[1] " " f[2]
         delete a; for (j = 1; j <= nc[key]; j++) a[j] = c[key, j]; cm = median(a, nc[key])
         delete a; for (j = 1; j <= no[key]; j++) a[j] = o[key, j]; om = median(a, no[key])
         lo = a[1]; hi = a[no[key]]
-        printf "| %s | %s | %s | %.0f | %.0f | %.3f | %.3f | %d | %s |\n", f[1], f[2], toupper(f[3]), cm, om, cm / om, hi / lo, nc[key], (cm / om >= 0.95 ? "yes" : "**no**")
+        printf "| %s | %s | %s | %.0f | %.0f | %.3f | %.3f | %d | %s → %s | %s |\n", f[1], f[2], toupper(f[3]), cm, om, cm / om, hi / lo, nc[key], first[cell], last[cell], (cm / om >= 0.95 ? "yes" : "**no**")
       }
-    }' "$dir/runs.txt"
+    }' "$dir/loads.txt" "$dir/runs.txt"
 )
 echo "$table"
-echo "load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version)"
+echo "$n requests per phase ($(count 65536) of 65536 B); nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
 
 # The standard grid against turborepo-remote-cache.
 turbo=tests/http-cache/node_modules/turborepo-remote-cache/dist/cli.js
@@ -155,7 +197,7 @@ export BENCH_TURBO_TOKEN=bench-token
 HOST=127.0.0.1 PORT=$tport STORAGE_PROVIDER=local STORAGE_PATH="$dir/turbo" STORAGE_PATH_USE_TMP_FOLDER=false \
   TURBO_TOKEN=$BENCH_TURBO_TOKEN LOG_LEVEL=warn node "$turbo" >"$dir/turbo.log" 2>&1 &
 turbo_pid=$!
-trap 'kill "$(cat "$dir/nginx/nginx.pid")" "$turbo_pid" 2>/dev/null || true' EXIT
+trap 'kill "$(cat "$dir/nginx/nginx.pid")" "$turbo_pid" 2>/dev/null || true; rm -rf "$root"' EXIT
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$tport/" && break; sleep 0.2; done
 turbo_version=$(jq -r .version tests/http-cache/node_modules/turborepo-remote-cache/package.json)
 "$collector" run --profile standard --stages http-cache --provider bench --runner bench \

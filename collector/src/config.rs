@@ -49,9 +49,10 @@ impl RunConfig {
         let internet = internet_target(args.internet_url, args.internet_name, args.internet_ca_cert)?;
         let disk_dir = folder_or_temp("disk-dir", args.disk_dir)?;
         let http_cache = args.http_cache.resolve(stages.contains(&StageKind::HttpCache))?;
+        let parameters = http_cache_grid(profile.parameters(), &args.http_cache)?;
         Ok(RunConfig {
             profile,
-            parameters: profile.parameters(),
+            parameters,
             stages,
             disk_dir,
             out: args.out,
@@ -62,6 +63,44 @@ impl RunConfig {
             cpu: args.cpu,
         })
     }
+}
+
+/// The most bytes of entries a cell of the http-cache grid may hold: 4 GiB.
+const MAX_CELL_BYTES: u64 = 4 << 30;
+
+/// The profile's parameters with the http-cache grid's flags applied.
+fn http_cache_grid(mut parameters: Parameters, args: &http_cache::HttpCacheArgs) -> Result<Parameters, UsageError> {
+    let invalid = |flag: &'static str, reason: &str| UsageError::InvalidValue { flag, reason: reason.to_string() };
+    if let Some(n) = args.http_cache_entries {
+        if n == 0 {
+            return Err(invalid("http-cache-entries", "a cell needs at least 1 entry"));
+        }
+        parameters.http_cache_entries = n;
+    }
+    if let Some(sizes) = &args.http_cache_value_bytes {
+        if sizes.contains(&0) {
+            return Err(invalid("http-cache-value-bytes", "an entry needs at least 1 byte"));
+        }
+        parameters.http_cache_value_bytes.clone_from(sizes);
+    }
+    if let Some(counts) = &args.http_cache_connections {
+        if counts.contains(&0) {
+            return Err(invalid("http-cache-connections", "a cell needs at least 1 connection"));
+        }
+        parameters.http_cache_connections.clone_from(counts);
+    }
+    // A cell holds all its entries in memory, to check every GET.
+    let largest = parameters.http_cache_value_bytes.iter().max().copied().unwrap_or(0);
+    let bytes = largest.saturating_mul(parameters.http_cache_entries.into());
+    if bytes > MAX_CELL_BYTES {
+        let flag = if args.http_cache_entries.is_some() { "http-cache-entries" } else { "http-cache-value-bytes" };
+        let reason = format!(
+            "{} entries of {largest} bytes would hold {bytes} bytes in memory; a cell may hold at most {MAX_CELL_BYTES}",
+            parameters.http_cache_entries
+        );
+        return Err(invalid(flag, &reason));
+    }
+    Ok(parameters)
 }
 
 fn internet_target(

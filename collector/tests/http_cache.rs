@@ -160,6 +160,56 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
     assert!(!out.exists(), "nothing is measured before the flags are checked");
 }
 
+/// The grid's flags replace the profile's count, sizes and connections, and
+/// the result records what was measured; bad values are refused first.
+#[test]
+fn the_grid_flags_replace_the_profiles_and_are_checked() {
+    let nginx = Nginx::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", &nginx.url("cache"), "--http-cache-entries", "7"])
+        .args(["--http-cache-value-bytes", "128,256", "--http-cache-connections", "2"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let r = measured(&out);
+    assert_eq!(r.parameters.http_cache_entries, 7);
+    assert_eq!(r.parameters.http_cache_value_bytes, vec![128, 256]);
+    assert_eq!(r.parameters.http_cache_connections, vec![2]);
+    assert_ne!(r.parameters, Profile::Quick.parameters(), "the result is no profile's");
+    let runs = r.stages.http_cache.unwrap().runs;
+    let cells: Vec<(u64, u32)> = runs.iter().map(|r| (r.value_bytes, r.connections)).collect();
+    assert_eq!(cells, [(128, 2), (256, 2)]);
+    for run in &runs {
+        assert_eq!((run.put.succeeded, run.get.succeeded, run.put.failed, run.get.failed), (7, 7, 0, 0), "{run:?}");
+    }
+
+    let refused = |args: &[&str]| {
+        let output = collector(&out, "http-cache")
+            .args(["--http-cache-url", "http://127.0.0.1:9/"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        stderr(&output)
+    };
+    assert_eq!(refused(&["--http-cache-entries", "0"]), "error: --http-cache-entries: a cell needs at least 1 entry\n");
+    assert_eq!(
+        refused(&["--http-cache-value-bytes", "128,0"]),
+        "error: --http-cache-value-bytes: an entry needs at least 1 byte\n"
+    );
+    assert_eq!(
+        refused(&["--http-cache-connections", "0"]),
+        "error: --http-cache-connections: a cell needs at least 1 connection\n"
+    );
+    assert_eq!(
+        refused(&["--http-cache-entries", "100000", "--http-cache-value-bytes", "65536"]),
+        "error: --http-cache-entries: 100000 entries of 65536 bytes would hold 6553600000 bytes in memory; a cell may \
+         hold at most 4294967296\n"
+    );
+}
+
 /// Over HTTPS, the server's CA from --http-cache-ca-cert is trusted beside
 /// the platform's roots, and the stage records TLS as observed; without it
 /// the certificate is refused, in the result and on the terminal.

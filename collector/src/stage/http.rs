@@ -11,16 +11,6 @@ use std::time::Duration;
 /// The User-Agent of every request the collector makes.
 pub const USER_AGENT: &str = concat!("runner-bench-collector/", env!("CARGO_PKG_VERSION"));
 
-/// A runtime whose worker threads, one per logical CPU, run many concurrent
-/// requests: the http-cache stage's tens or hundreds of connections, as oha
-/// and a build tool's client spread theirs over every CPU. One thread
-/// handling a hundred connections measured the collector rather than the
-/// server.
-pub fn multi_thread_runtime() -> io::Result<tokio::runtime::Runtime> {
-    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-    tokio::runtime::Builder::new_multi_thread().worker_threads(cpus).enable_all().build()
-}
-
 /// A runtime that runs the transfers on the thread that calls `block_on`.
 pub fn runtime() -> io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread().enable_all().build()

@@ -13,16 +13,15 @@
 
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use reqwest::{Client, Version};
+use hyper::Version;
 use runner_bench_format::measured::{Condition, HttpCacheDeclared, HttpCacheObserved};
 use runner_bench_format::{Message, Name, NonNeg, median};
 
+use super::client::{self, Connection, Connector};
 use super::entries::{self, Entry};
 use super::grid::{Phase, status_error};
 use super::protocol::Target;
 use crate::rng::SplitMix64;
-use crate::stage::internet::chain;
 
 /// Zero-byte requests timed for the RTT.
 pub const RTT_REQUESTS: usize = 5;
@@ -35,9 +34,10 @@ pub struct Probe {
     pub fatal: Option<String>,
 }
 
-/// Runs the probe on `client`. Never fails: a failure is the probe's
+/// Runs the probe on one connection. Never fails: a failure is the probe's
 /// `fatal`, or for the bandwidth alone a message in `observed`.
-pub async fn probe(target: &Target, client: &Client, rng: &mut SplitMix64) -> Probe {
+pub async fn probe(target: &Target, connector: &Connector, rng: &mut SplitMix64) -> Probe {
+    let client = &mut Connection::default();
     let mut observed = unobserved(target);
     let mut absent = || {
         let mut bytes = [0u8; 32];
@@ -45,7 +45,7 @@ pub async fn probe(target: &Target, client: &Client, rng: &mut SplitMix64) -> Pr
         runner_bench_format::hex(&bytes)
     };
     // The first request opens the connection; it is not timed.
-    let version = match zero_byte(target, client, &absent()).await {
+    let version = match zero_byte(connector, client, &absent()).await {
         Ok(version) => version,
         Err(why) => return Probe { observed, fatal: Some(why) },
     };
@@ -53,7 +53,7 @@ pub async fn probe(target: &Target, client: &Client, rng: &mut SplitMix64) -> Pr
     let mut ms = Vec::with_capacity(RTT_REQUESTS);
     for _ in 0..RTT_REQUESTS {
         let start = Instant::now();
-        if let Err(why) = zero_byte(target, client, &absent()).await {
+        if let Err(why) = zero_byte(connector, client, &absent()).await {
             return Probe { observed, fatal: Some(why) };
         }
         ms.push(start.elapsed().as_secs_f64() * 1e3);
@@ -61,10 +61,10 @@ pub async fn probe(target: &Target, client: &Client, rng: &mut SplitMix64) -> Pr
     observed.rtt_ms = median(&ms).and_then(|m| NonNeg::new(m).ok());
 
     let entry = entries::random(1, BANDWIDTH_BYTES, rng).remove(0);
-    if let Err(why) = store(target, client, &entry).await {
+    if let Err(why) = store(connector, client, &entry).await {
         return Probe { observed, fatal: Some(why) };
     }
-    match timed_get(target, client, &entry).await {
+    match timed_get(connector, client, &entry).await {
         Ok(seconds) if seconds > Duration::ZERO => {
             observed.bandwidth_mbps = NonNeg::new(BANDWIDTH_BYTES as f64 * 8.0 / 1e6 / seconds.as_secs_f64()).ok();
             observed.bandwidth_bytes = Some(BANDWIDTH_BYTES);
@@ -91,10 +91,9 @@ pub fn unobserved(target: &Target) -> HttpCacheObserved {
 /// Why a request got no answer. A certificate the collector does not trust
 /// is the usual first failure of a server with its own CA, so it says
 /// which flag trusts one.
-fn send_error(e: reqwest::Error) -> String {
-    let text = chain(&e.without_url());
+fn send_error(text: String) -> String {
     // rustls's Error::InvalidCertificate shows as "invalid peer certificate:
-    // <why>"; reqwest does not expose rustls's types.
+    // <why>".
     match text.contains("invalid peer certificate") {
         true => format!(
             "{text}: the collector does not trust the server's certificate; pass the CA that signed it with \
@@ -107,37 +106,39 @@ fn send_error(e: reqwest::Error) -> String {
 /// A GET of a key no one stored: 404 (or, from a server that answers every
 /// key, 2xx) is a good answer; a refused credential is not. Returns the
 /// HTTP version the server answered with.
-async fn zero_byte(target: &Target, client: &Client, key: &str) -> Result<Version, String> {
-    let response = target.get(client, key).send().await.map_err(send_error)?;
+async fn zero_byte(connector: &Connector, client: &mut Connection, key: &str) -> Result<Version, String> {
+    let response = client.send(connector, connector.requests.get(key)).await.map_err(send_error)?;
     let status = response.status();
+    let version = response.version();
+    client::drain(response.into_body()).await?;
     if !(status.is_success() || status.as_u16() == 404) {
         return Err(status_error(Phase::Get, status));
     }
-    let version = response.version();
-    response.bytes().await.map_err(|e| chain(&e.without_url()))?;
     Ok(version)
 }
 
-async fn store(target: &Target, client: &Client, entry: &Entry) -> Result<(), String> {
-    let response = target.put(client, &entry.key, entry.body.clone()).send().await.map_err(send_error)?;
+async fn store(connector: &Connector, client: &mut Connection, entry: &Entry) -> Result<(), String> {
+    let request = connector.requests.put(&entry.key, entry.body.clone());
+    let response = client.send(connector, request).await.map_err(send_error)?;
     let status = response.status();
-    let _ = response.bytes().await;
+    let _ = client::drain(response.into_body()).await;
     if !status.is_success() {
         return Err(status_error(Phase::Put, status));
     }
     Ok(())
 }
 
-async fn timed_get(target: &Target, client: &Client, entry: &Entry) -> Result<Duration, String> {
+async fn timed_get(connector: &Connector, client: &mut Connection, entry: &Entry) -> Result<Duration, String> {
     let start = Instant::now();
-    let response = target.get(client, &entry.key).send().await.map_err(send_error)?;
+    let response = client.send(connector, connector.requests.get(&entry.key)).await.map_err(send_error)?;
     let status = response.status();
-    let body: Bytes = response.bytes().await.map_err(|e| chain(&e.without_url()))?;
-    let elapsed = start.elapsed();
     if !status.is_success() {
+        client::drain(response.into_body()).await?;
         return Err(status_error(Phase::Get, status));
     }
-    entries::verify(entry, &body)?;
+    let checked = client::read_entry(response.into_body(), entry).await?;
+    let elapsed = start.elapsed();
+    checked?;
     Ok(elapsed)
 }
 

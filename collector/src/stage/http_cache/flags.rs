@@ -7,9 +7,8 @@ use clap::{Args, ValueEnum};
 use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
 use runner_bench_format::{Name, NonNeg};
 
-use super::protocol::{Auth, Target, base_url};
+use super::protocol::{Auth, Target, base_url, load_ca};
 use crate::error::UsageError;
-use crate::stage::internet;
 
 /// A build-cache protocol, as a flag value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -66,6 +65,26 @@ pub struct HttpCacheArgs {
     #[arg(long, default_value = "runner-bench")]
     pub http_cache_team: String,
 
+    /// Entries PUT and GET per cell, instead of the profile's
+    /// (`http_cache_entries`, 1000 in the standard profile, as RBCS's
+    /// benchmark). For benchmarking the collector itself: with another
+    /// count the result's parameters are no profile's, so the site does
+    /// not accept it.
+    #[arg(long, value_name = "N")]
+    pub http_cache_entries: Option<u32>,
+
+    /// Entry sizes of the grid, bytes, comma-separated, instead of the
+    /// profile's (`http_cache_value_bytes`); as --http-cache-entries, the
+    /// result is then no profile's.
+    #[arg(long, value_name = "BYTES,...", value_delimiter = ',')]
+    pub http_cache_value_bytes: Option<Vec<u64>>,
+
+    /// Connection counts of the grid, comma-separated, instead of the
+    /// profile's (`http_cache_connections`); as --http-cache-entries, the
+    /// result is then no profile's.
+    #[arg(long, value_name = "N,...", value_delimiter = ',')]
+    pub http_cache_connections: Option<Vec<u32>>,
+
     /// Declared: the server's software and version, e.g. `nginx 1.22.1`.
     #[arg(long)]
     pub http_cache_software: Option<String>,
@@ -115,7 +134,7 @@ impl HttpCacheArgs {
         };
         let base = base_url(url).map_err(invalid("http-cache-url"))?;
         let extra_ca = match &self.http_cache_ca_cert {
-            Some(path) => internet::load_ca(path).map_err(invalid("http-cache-ca-cert"))?,
+            Some(path) => load_ca(path).map_err(invalid("http-cache-ca-cert"))?,
             None => Vec::new(),
         };
         let auth = match (&self.http_cache_token_env, &self.http_cache_basic_env) {

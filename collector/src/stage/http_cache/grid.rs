@@ -2,7 +2,10 @@
 //! keep-alive connections, then GET them all back over the same
 //! connections and check every body.
 //!
-//! Each connection is its own client with a pool of one, as oha and the
+//! The connections are spread over a thread per logical CPU, each with its
+//! own current-thread runtime, as oha spreads its own: no task moves
+//! between threads and no request waits on another thread's lock. Each
+//! connection is one hyper client connection (client.rs), as oha and the
 //! RBCS benchmark keep one connection per concurrent client, so a cell
 //! opens exactly `connections` connections and keeps them across both
 //! phases. The connections take the entries from one shared counter, so a
@@ -10,19 +13,19 @@
 //! status other than 2xx, wrong bytes) is counted and never retried.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, mpsc};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use reqwest::{Client, StatusCode};
+use hyper::StatusCode;
 use runner_bench_format::measured::{HttpCachePhase, Status};
 use runner_bench_format::{Message, NonNeg};
 use tokio::task::JoinSet;
 
-use super::entries::{self, Entry};
-use super::protocol::Target;
+use super::client::{self, Connection, Connector};
+use super::entries::Entry;
 use crate::stage::disk::percentile;
-use crate::stage::http;
-use crate::stage::internet::{chain, secs_label};
+use crate::stage::internet::secs_label;
 
 /// PUT or GET.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,76 +66,169 @@ impl Tally {
             }
         }
     }
-}
 
-/// The clients of a cell, one connection each.
-pub fn clients(target: &Target, connections: u32, timeout: Duration) -> reqwest::Result<Vec<Client>> {
-    (0..connections).map(|_| client(target, timeout)).collect()
-}
-
-/// A client of one keep-alive connection: rustls with the platform's roots
-/// and the extra CAs, no compression, HTTP/1.1 or HTTP/2 as the server
-/// offers over TLS.
-pub fn client(target: &Target, timeout: Duration) -> reqwest::Result<Client> {
-    let mut builder = http::client_builder(timeout).pool_max_idle_per_host(1);
-    for ca in &target.extra_ca {
-        builder = builder.add_root_certificate(ca.clone());
+    fn merge(&mut self, other: Tally) {
+        self.succeeded += other.succeeded;
+        self.failed += other.failed;
+        self.latencies_ns.extend(other.latencies_ns);
+        if self.first_error.is_none() {
+            self.first_error = other.first_error;
+        }
     }
-    builder.build()
 }
 
-/// One phase over `clients`, stopped at `deadline`. Never fails: what went
-/// wrong is recorded in the phase.
-pub async fn phase(
+/// A phase for one worker thread.
+struct Job {
     phase: Phase,
-    target: &Arc<Target>,
-    clients: &[Client],
-    entries: &Arc<Vec<Entry>>,
+    entries: Arc<Vec<Entry>>,
+    next: Arc<AtomicUsize>,
     deadline: Instant,
-    bound: Duration,
-) -> HttpCachePhase {
-    let tally = Arc::new(Mutex::new(Tally::default()));
-    let next = Arc::new(AtomicUsize::new(0));
-    let start = Instant::now();
-    let mut tasks = JoinSet::new();
-    for client in clients {
-        let (client, target, entries, tally, next) =
-            (client.clone(), Arc::clone(target), Arc::clone(entries), Arc::clone(&tally), Arc::clone(&next));
-        tasks.spawn(async move {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(entry) = entries.get(i) else { break };
-                let started = Instant::now();
-                let outcome = request(phase, &target, &client, entry).await;
-                tally.lock().expect("no request panics while holding the tally").record(started, outcome);
-            }
-        });
+    /// Where the thread sends whether its requests all finished before the
+    /// deadline, and its tally.
+    done: mpsc::Sender<(bool, Tally)>,
+}
+
+/// The threads of a cell and their connections, kept from the PUT phase
+/// to the GET phase. Dropping it closes the connections.
+pub struct Workers {
+    jobs: Vec<mpsc::Sender<Job>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    /// `connections` connections, not opened yet (each opens with its
+    /// first request, inside the timed phase, as oha's do), spread over a
+    /// thread per logical CPU.
+    pub fn start(connector: &Arc<Connector>, connections: u32) -> std::io::Result<Workers> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let n = (connections as usize).clamp(1, cpus);
+        let mut workers = Workers { jobs: Vec::new(), threads: Vec::new() };
+        for i in 0..n {
+            // As oha splits them: the remainder to the first threads.
+            let mine = connections as usize / n + usize::from(i < connections as usize % n);
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let (jobs, receiver) = mpsc::channel();
+            let connector = Arc::clone(connector);
+            let thread = std::thread::Builder::new()
+                .name(format!("http-cache-{i}"))
+                .spawn(move || worker(&rt, &connector, mine, &receiver))?;
+            workers.jobs.push(jobs);
+            workers.threads.push(thread);
+        }
+        Ok(workers)
     }
-    let all_done = async { while tasks.join_next().await.is_some() {} };
-    let finished = tokio::time::timeout_at(deadline.into(), all_done).await.is_ok();
-    // Stops the requests still in flight: they are neither succeeded nor
-    // failed, as no answer came.
-    tasks.abort_all();
-    let elapsed = start.elapsed();
-    let tally = std::mem::take(&mut *tally.lock().expect("no request panics while holding the tally"));
-    outcome(phase, tally, entries.len(), elapsed, finished.then_some(()).ok_or(bound))
+
+    /// One phase over every connection, stopped at `deadline`. Never
+    /// fails: what went wrong is recorded in the phase.
+    pub fn phase(&self, phase: Phase, entries: &Arc<Vec<Entry>>, deadline: Instant, bound: Duration) -> HttpCachePhase {
+        let (done, results) = mpsc::channel();
+        let next = Arc::new(AtomicUsize::new(0));
+        let start = Instant::now();
+        for jobs in &self.jobs {
+            let job =
+                Job { phase, entries: Arc::clone(entries), next: Arc::clone(&next), deadline, done: done.clone() };
+            // A thread that is gone took its connections with it; the
+            // entries it would have taken go to the others.
+            let _ = jobs.send(job);
+        }
+        drop(done);
+        let mut tally = Tally::default();
+        let mut finished = true;
+        // Until every thread has answered or is gone.
+        for (all_done, t) in results.iter() {
+            finished &= all_done;
+            tally.merge(t);
+        }
+        let elapsed = start.elapsed();
+        outcome(phase, tally, entries.len(), elapsed, finished.then_some(()).ok_or(bound))
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        self.jobs.clear();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// A worker thread: its connections, and each phase it is given run on
+/// its own runtime until the phase's deadline.
+fn worker(rt: &tokio::runtime::Runtime, connector: &Arc<Connector>, connections: usize, jobs: &mpsc::Receiver<Job>) {
+    let mut idle: Vec<Connection> = (0..connections).map(|_| Connection::default()).collect();
+    while let Ok(job) = jobs.recv() {
+        // One thread's tasks share its tally; its lock is never contended.
+        let tally = Arc::new(Mutex::new(Tally::default()));
+        let (finished, kept) = rt.block_on(async {
+            let mut tasks = JoinSet::new();
+            for connection in idle.drain(..) {
+                let (connector, tally) = (Arc::clone(connector), Arc::clone(&tally));
+                let (entries, next) = (Arc::clone(&job.entries), Arc::clone(&job.next));
+                tasks.spawn(requests(job.phase, connection, connector, entries, next, tally));
+            }
+            let mut kept = Vec::with_capacity(connections);
+            let all_done = async {
+                while let Some(done) = tasks.join_next().await {
+                    kept.extend(done.ok());
+                }
+            };
+            let finished = tokio::time::timeout_at(job.deadline.into(), all_done).await.is_ok();
+            // Stops the requests still in flight: they are neither
+            // succeeded nor failed, as no answer came. Their connections
+            // close, and the next phase opens new ones in their place.
+            tasks.abort_all();
+            (finished, kept)
+        });
+        idle = kept;
+        idle.resize_with(connections, Connection::default);
+        let tally = std::mem::take(&mut *tally.lock().expect("no request panics while holding the tally"));
+        let _ = job.done.send((finished, tally));
+    }
+}
+
+/// One connection's requests: entries from the shared counter until none
+/// is left. Returns the connection, for the next phase.
+async fn requests(
+    phase: Phase,
+    mut connection: Connection,
+    connector: Arc<Connector>,
+    entries: Arc<Vec<Entry>>,
+    next: Arc<AtomicUsize>,
+    tally: Arc<Mutex<Tally>>,
+) -> Connection {
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(entry) = entries.get(i) else { break };
+        let started = Instant::now();
+        let outcome = request(phase, &connector, &mut connection, entry).await;
+        tally.lock().expect("no request panics while holding the tally").record(started, outcome);
+    }
+    connection
 }
 
 /// One request, its body read to the end (and, for a GET, checked).
-async fn request(phase: Phase, target: &Target, client: &Client, entry: &Entry) -> Result<(), String> {
+async fn request(
+    phase: Phase,
+    connector: &Connector,
+    connection: &mut Connection,
+    entry: &Entry,
+) -> Result<(), String> {
     let request = match phase {
-        Phase::Put => target.put(client, &entry.key, entry.body.clone()),
-        Phase::Get => target.get(client, &entry.key),
+        Phase::Put => connector.requests.put(&entry.key, entry.body.clone()),
+        Phase::Get => connector.requests.get(&entry.key),
     };
-    let response = request.send().await.map_err(|e| chain(&e.without_url()))?;
+    let response = connection.send(connector, request).await?;
     let status = response.status();
-    let body = response.bytes().await.map_err(|e| chain(&e.without_url()))?;
+    let body = response.into_body();
     if !status.is_success() {
+        // Read to its end, so that the connection serves the next request.
+        client::drain(body).await?;
         return Err(status_error(phase, status));
     }
     match phase {
-        Phase::Put => Ok(()),
-        Phase::Get => entries::verify(entry, &body),
+        Phase::Put => client::drain(body).await,
+        Phase::Get => client::read_entry(body, entry).await?,
     }
 }
 

@@ -19,11 +19,12 @@
 //!   compression, digest) comes from flags (flags.rs) and is recorded as
 //!   declared.
 //!
-//! The requests run on a multi-thread runtime with a worker per logical CPU
-//! (stage/http.rs): the connections are tasks spread over every CPU, as
-//! oha's are on its runtime. GET bodies are compared byte for byte with what
-//! was PUT (entries.rs), which costs far less than hashing them.
+//! The requests go over hyper's HTTP/1.1 client connections (client.rs),
+//! spread over a thread per logical CPU (grid.rs), as oha's are. GET bodies
+//! are compared byte for byte with what was PUT as they arrive
+//! (entries.rs), which costs far less than hashing them.
 
+mod client;
 mod conditions;
 mod entries;
 pub mod flags;
@@ -47,6 +48,7 @@ use crate::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::stage::http;
 use crate::stage::internet::{chain, secs_label};
+use client::Connector;
 
 /// What a value stands for when its owner declared none.
 const UNDECLARED: &str = "undeclared";
@@ -127,14 +129,15 @@ pub fn run(
     progress: &mut Progress,
     mut after_run: impl FnMut(&HttpCacheStage, Option<&Notice>) -> anyhow::Result<()>,
 ) -> anyhow::Result<HttpCacheStage> {
-    let rt = http::multi_thread_runtime().context("the http-cache stage's HTTP runtime did not start")?;
+    let rt = http::runtime().context("the http-cache stage's HTTP runtime did not start")?;
     let mut rng = SplitMix64::unseeded();
     let mut stage = empty_stage(plan);
     let protocol = plan.target.protocol.name();
 
-    let probe = match grid::client(&plan.target, plan.timeout) {
-        Ok(client) => {
-            let probe = conditions::probe(&plan.target, &client, &mut rng);
+    let connector = Connector::new(&plan.target).map(Arc::new);
+    let probe = match &connector {
+        Ok(connector) => {
+            let probe = conditions::probe(&plan.target, connector, &mut rng);
             rt.block_on(async { tokio::time::timeout(plan.timeout, probe).await }).unwrap_or_else(|_| {
                 conditions::Probe {
                     observed: conditions::unobserved(&plan.target),
@@ -144,9 +147,11 @@ pub fn run(
         }
         Err(e) => conditions::Probe {
             observed: conditions::unobserved(&plan.target),
-            fatal: Some(format!("the HTTP client failed: {}", chain(&e))),
+            fatal: Some(format!("the HTTP client failed: {e}")),
         },
     };
+    // The probe's connection is closed with its runtime, before the grid.
+    drop(rt);
     stage.server.conditions = conditions::list(protocol, &probe.observed, &plan.declared);
     progress.note(&format!(
         "{} ({protocol}): {}",
@@ -175,14 +180,14 @@ pub fn run(
     }
     after_run(&stage, probe_notice.as_ref())?;
 
-    let target = Arc::new(plan.target.clone());
+    let connector = connector.expect("a probe without a connector is fatal");
     let n = cells.len();
     let mut spent = Duration::ZERO;
     for (k, &cell) in cells.iter().enumerate() {
         let per_cell = if k > 0 { spent / k as u32 } else { plan.timeout };
         progress.sample_start(k + 1, n, per_cell * (n - k) as u32);
         let started = Instant::now();
-        let run = cell_run(&rt, plan, &target, cell, &mut rng);
+        let run = cell_run(plan, &connector, cell, &mut rng);
         spent += started.elapsed();
         progress.sample_done(k + 1, n, &describe(&run));
         let failed = [(Phase::Put, &run.put), (Phase::Get, &run.get)]
@@ -200,28 +205,22 @@ pub fn run(
 
 /// One cell: its entries and connections, the PUT phase, then the GET
 /// phase in what is left of the run's bound.
-fn cell_run(
-    rt: &tokio::runtime::Runtime,
-    plan: &HttpCachePlan,
-    target: &Arc<Target>,
-    cell: (u64, u32),
-    rng: &mut SplitMix64,
-) -> HttpCacheRun {
+fn cell_run(plan: &HttpCachePlan, connector: &Arc<Connector>, cell: (u64, u32), rng: &mut SplitMix64) -> HttpCacheRun {
     let (value_bytes, connections) = cell;
     let entries = Arc::new(entries::random(plan.entries, value_bytes, rng));
-    let clients = match grid::clients(target, connections, plan.timeout) {
-        Ok(c) => c,
+    let workers = match grid::Workers::start(connector, connections) {
+        Ok(w) => w,
         Err(e) => {
-            let why = format!("the HTTP client failed: {}", chain(&e));
+            let why = format!("the HTTP client's threads did not start: {}", chain(&e));
             return new_run(&plan.declared, cell, not_run(&why), not_run(&why));
         }
     };
     let deadline = Instant::now() + plan.timeout;
-    let put = rt.block_on(grid::phase(Phase::Put, target, &clients, &entries, deadline, plan.timeout));
+    let put = workers.phase(Phase::Put, &entries, deadline, plan.timeout);
     let get = match put.status {
         Status::Timeout => not_run("the run's time bound ran out in the PUT phase"),
         _ if put.succeeded == 0 => not_run("the PUT phase stored no entry"),
-        _ => rt.block_on(grid::phase(Phase::Get, target, &clients, &entries, deadline, plan.timeout)),
+        _ => workers.phase(Phase::Get, &entries, deadline, plan.timeout),
     };
     new_run(&plan.declared, cell, put, get)
 }

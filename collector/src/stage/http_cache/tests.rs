@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol, HttpCacheStage, Status};
 use runner_bench_format::{Name, Notice};
 
-use super::grid::{self, Phase};
+use super::client::Connector;
+use super::grid::{Phase, Workers};
 use super::protocol::{Auth, Target, base_url};
 use super::server::{Nginx, Turbo};
 use super::{HttpCachePlan, entries, run};
 use crate::progress::Progress;
 use crate::rng::SplitMix64;
-use crate::stage::http;
 
 const TOKEN: &str = "test-token-not-a-secret";
 
@@ -158,22 +158,21 @@ fn a_server_that_takes_no_put_there_is_a_wrong_protocol_error() {
     assert_not_run(&stage, &notices, &why.replace("405 Method Not Allowed", "404 Not Found"));
 }
 
-/// Runs one phase of `entries` on one client, bounded by `bound`.
+/// Runs one phase of `entries` on two new connections, bounded by `bound`.
 fn phase(
     which: Phase,
-    target: &Arc<Target>,
+    target: &Target,
     entries: &Arc<Vec<entries::Entry>>,
     bound: Duration,
 ) -> runner_bench_format::measured::HttpCachePhase {
-    let rt = http::runtime().unwrap();
-    let clients = grid::clients(target, 2, Duration::from_secs(30)).unwrap();
-    rt.block_on(grid::phase(which, target, &clients, entries, Instant::now() + bound, bound))
+    let workers = Workers::start(&Arc::new(Connector::new(target).unwrap()), 2).unwrap();
+    workers.phase(which, entries, Instant::now() + bound, bound)
 }
 
 #[test]
 fn a_get_whose_body_differs_is_a_failed_request() {
     let nginx = Nginx::start();
-    let target = Arc::new(target(&nginx.url("cache"), HttpCacheProtocol::Webdav, Auth::None));
+    let target = target(&nginx.url("cache"), HttpCacheProtocol::Webdav, Auth::None);
     let entries = Arc::new(entries::random(10, 256, &mut SplitMix64::new(3)));
     let put = phase(Phase::Put, &target, &entries, Duration::from_secs(30));
     assert_eq!((put.status, put.succeeded), (Status::Ok, 10));
@@ -198,7 +197,7 @@ fn a_get_whose_body_differs_is_a_failed_request() {
 #[test]
 fn a_run_that_reaches_its_bound_is_a_timeout() {
     let nginx = Nginx::start();
-    let target = Arc::new(target(&nginx.url("cache"), HttpCacheProtocol::Gradle, Auth::None));
+    let target = target(&nginx.url("cache"), HttpCacheProtocol::Gradle, Auth::None);
     let entries = Arc::new(entries::random(20_000, 128, &mut SplitMix64::new(5)));
     let put = phase(Phase::Put, &target, &entries, Duration::from_millis(200));
     assert_eq!(put.status, Status::Timeout);

@@ -45,7 +45,7 @@ use anyhow::Context;
 use runner_bench_format::measured::{InternetStage, Status, TransferSample};
 use runner_bench_format::{Message, Name, Notice, Parameters};
 
-pub use target::{DEFAULT_URL, Target, TargetField, load_ca};
+pub use target::{DEFAULT_URL, Target, TargetField};
 pub use transfer::{Transfers, chain};
 
 use crate::progress::Progress;

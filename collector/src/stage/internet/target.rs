@@ -74,7 +74,7 @@ fn backend_url(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
-pub fn load_ca(path: &Path) -> Result<Vec<Certificate>, String> {
+fn load_ca(path: &Path) -> Result<Vec<Certificate>, String> {
     let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let certs = Certificate::from_pem_bundle(&pem).map_err(|e| format!("{}: {e}", path.display()))?;
     if certs.is_empty() {
