@@ -205,15 +205,21 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
          href=\"&#x2F;build-cache&#x2F;example&#x2F;example-linux-x64&#x2F;2026-11-29-18342215517-1&#x2F;\">Document</a></td></tr>"
     )), "{page}");
     // Machine and build, as the file records them.
-    assert!(page.contains(&format!(
-        "<tr>{date}<td>AMD EPYC 9454P 48-Core Processor</td><td class=\"num\">2</td><td class=\"num\">7.75 \
+    assert!(
+        page.contains(&format!(
+            "<tr>{date}<td>AMD EPYC 9454P 48-Core Processor</td><td class=\"num\">2</td><td class=\"num\">7.75 \
          GiB</td><td>linux, Ubuntu 24.04.3 LTS</td><td>6.8.0-1040-azure</td><td>kvm</td><td>ubuntu24 \
          20261116.1.0</td><td>x64</td><td>—</td></tr>"
-    )), "{page}");
-    assert!(page.contains(&format!(
-        "<tr>{date}<td>0.1.0 (3c9e1f0a7b2d)</td><td>the project&#x27;s (vendor&#x2F;coremark)</td><td>GNU \
+        )),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(
+            "<tr>{date}<td>0.1.0 (3c9e1f0a7b2d)</td><td>the project&#x27;s (vendor&#x2F;coremark)</td><td>GNU \
          13.3.0</td><td>-O2 -DNDEBUG; C99; MULTITHREAD=1; TOTAL_DATA_SIZE=2000; ITERATIONS=0</td><td>—</td></tr>"
-    )), "{page}");
+        )),
+        "{page}"
+    );
 }
 
 #[test]

@@ -157,7 +157,13 @@ fn figures_of(e: &Entry, iv: &Intervals) -> Vec<Figure> {
         push(format!("{}\u{0}{}", cache_id(c), k.cache), "Cache", figure, *interval, false);
     }
     if let Some(n) = &e.internet {
-        push(format!("internet\u{0}{}\u{0}{}", k.internet, n.service), "Internet", "download Mbps".into(), iv.internet, true);
+        push(
+            format!("internet\u{0}{}\u{0}{}", k.internet, n.service),
+            "Internet",
+            "download Mbps".into(),
+            iv.internet,
+            true,
+        );
     }
     out
 }

@@ -160,7 +160,11 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         reason: why.internet.as_deref(),
         ci: ci(iv.internet),
         variable: variable(&n.headline_samples, None),
-        per_cent: PerCent { download: per(leading(&n.download)), upload: per(leading(&n.upload)), ..PerCent::default() },
+        per_cent: PerCent {
+            download: per(leading(&n.download)),
+            upload: per(leading(&n.upload)),
+            ..PerCent::default()
+        },
     });
     let file = e.meta.rel_path.rsplit('/').next().unwrap_or(&e.meta.rel_path);
     HistoryRow {

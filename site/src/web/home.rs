@@ -12,6 +12,7 @@ use super::plots::{PlotCache, group_plots};
 
 /// The home page and its plots, a page per table too long for the home
 /// page, and the rows it rendered (see `pages::home_rows`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn home_page(
     tera: &tera::Tera,
     templates_key: u64,
@@ -57,7 +58,10 @@ pub(super) fn home_page(
                 "cache_action",
                 pages::home_rows(tera, templates_key, "cache_action", &g.cache_action, prices, rows, &made)?,
             )?,
-            internet: table("internet", pages::home_rows(tera, templates_key, "internet", &g.internet, prices, rows, &made)?)?,
+            internet: table(
+                "internet",
+                pages::home_rows(tera, templates_key, "internet", &g.internet, prices, rows, &made)?,
+            )?,
             plots,
         });
     }
