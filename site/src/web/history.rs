@@ -3,7 +3,7 @@
 //! them (`changes`), each result's machine and build, and its CoreMark
 //! line over time, which a provider's page draws too.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::Site;
 use super::changes::{self, Change, Changes};
@@ -26,12 +26,13 @@ pub(super) fn runner_page(
     machine: &MachinePart<'_>,
 ) -> anyhow::Result<Site> {
     let mut part = Site::default();
-    let pages: HashSet<usize> = model.servers.iter().copied().collect();
+    // `servers` is in entry order: a search, not a set per page.
+    let has_page = |i: usize| model.servers.binary_search(&i).is_ok();
     let rows: Vec<HistoryRow<'_>> = r
         .entries
         .iter()
         .rev()
-        .map(|&i| history_row(&model.entries[i], changes.of(i), pages.contains(&i), machine.machine))
+        .map(|&i| history_row(&model.entries[i], changes.of(i), has_page(i), machine.machine))
         .collect();
     let machines = machine_spans(model, &r.entries, &rows);
     let line = cpu_line(model, &r.label, &r.entries);
