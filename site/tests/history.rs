@@ -242,3 +242,50 @@ fn text_a_runner_page_shows_from_the_result_is_escaped() {
     assert!(page.contains("sample 5: error: &lt;b&gt;crc&lt;&#x2F;b&gt;</span>"));
     assert!(page.contains("<td>&lt;i&gt;vol&lt;&#x2F;i&gt;</td>"));
 }
+
+#[test]
+fn a_failed_job_marks_only_the_rows_of_its_stage_with_the_job() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/failed-job/results");
+    let out = tempfile::tempdir().unwrap();
+    build(Path::new(fixture), out.path());
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    // Trial 2's restore job failed: both backends lack its pair, and say so.
+    let cache = page.split("id=\"t-history-cache\"").nth(1).unwrap().split("</table>").next().unwrap();
+    let reason = "<span class=\"mark incomplete\">incomplete</span><span class=\"reason\">trial 2: no restore; job \
+                  restore-2 failure</span>";
+    assert_eq!(cache.matches(reason).count(), 2, "{cache}");
+    // The other stages' rows are not marked.
+    for id in ["t-history-cpu", "t-history-disk"] {
+        let table = page.split(&format!("id=\"{id}\"")).nth(1).unwrap().split("</table>").next().unwrap();
+        assert!(!table.contains("class=\"marked\"") && table.contains("<td>ok</td>"), "{id}: {table}");
+    }
+}
+
+#[test]
+fn an_excluded_result_is_neither_flagged_nor_compared_with() {
+    let results = results_dir();
+    // The excluded middle run is half as fast; the third is as fast as the
+    // first, so against the first nothing moved.
+    for (n, scale) in [(0, 1.0), (1, 0.5), (2, 1.0)] {
+        let (rel, v) = run(n, scale);
+        put(results.path(), &rel, &v);
+    }
+    std::fs::write(
+        results.path().join("exclusions.toml"),
+        "[[exclude]]\nfile = \"example/example-linux-x64/2026-11-29-18342215518-1.json\"\nreason = \"Misconfigured.\"\n",
+    )
+    .unwrap();
+    let out = tempfile::tempdir().unwrap();
+    build(results.path(), out.path());
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    assert!(!page.contains("mark change"), "{page}");
+    let excluded = history_row(&page, "2026-11-29-18342215518-1");
+    assert!(excluded.starts_with("<tr id=\"r-2026-11-29-18342215518-1\" class=\"marked\">"), "{excluded}");
+    // Not excluded, the middle run is a change down and the third one up.
+    std::fs::remove_file(results.path().join("exclusions.toml")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    build(results.path(), out.path());
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    assert_eq!(page.matches("<span class=\"mark change worse\"").count(), 1);
+    assert_eq!(page.matches("<span class=\"mark change better\"").count(), 1);
+}
