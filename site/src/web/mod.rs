@@ -1,6 +1,7 @@
 //! The website: from accepted results to every published file.
 //!
-//! `build` runs the stages in order: the model (`model`), hand-written
+//! `build` runs the stages in order: the model (`model`) and the change
+//! flags of each runner's history (`changes`), hand-written
 //! pages (`content`), plots (`plot`), HTML (`pages`), then the data files
 //! (`csv`, `index_json`, `feed`, `sitemap`). It returns the files as bytes;
 //! `output` is the only module that writes them to disk.
