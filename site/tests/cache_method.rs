@@ -201,18 +201,19 @@ fn each_method_has_its_own_csv_with_the_method() {
 fn a_runner_page_shows_the_cache_method() {
     let out = built();
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    assert!(page.contains("<th scope=\"col\" class=\"num\">Cache restore s</th><th scope=\"col\">Cache method</th>"));
-    // The history shows the first backend: github, by the action.
-    assert!(
-        page.contains(
-            "<td class=\"num\">7.76; 7.12–22.53 (GitHub Actions cache)</td><td class=\"num\">22.10; \
-             18.53–66.84</td><td>action: actions&#x2F;cache&#x2F;save@27d5ce7, \
-             actions&#x2F;cache&#x2F;restore@27d5ce7</td>"
-        ),
-        "{page}"
-    );
+    assert!(page.contains("<th scope=\"col\">Backend</th><th scope=\"col\">Method</th>"));
+    // Every backend has its own row, with its method: the GitHub cache by
+    // the action's steps, the volume by the collector's client.
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a></td>";
+    let action = "action: actions&#x2F;cache&#x2F;save@27d5ce7, actions&#x2F;cache&#x2F;restore@27d5ce7";
+    for (backend, method) in [("GitHub Actions cache", action), ("Example attached volume", "client")] {
+        assert!(page.contains(&format!("<tr>{date}<td>{backend}</td><td>{method}</td>")), "{backend}: {page}");
+    }
     let page = read(out.path(), "runners/example/example-linux-arm64/index.html");
-    assert!(page.contains("<td class=\"num\">22.10; 18.53–66.84</td><td>client</td>"), "{page}");
+    let date = "<td><a href=\"#r-2026-11-29-7-1\">2026-11-29</a></td>";
+    for backend in ["GitHub Actions cache", "Example attached volume"] {
+        assert!(page.contains(&format!("<tr>{date}<td>{backend}</td><td>client</td>")), "{backend}: {page}");
+    }
 }
 
 /// The published reports timed action steps: their figures are in the

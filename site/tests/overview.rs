@@ -150,13 +150,11 @@ fn runner_pages_show_the_machine_and_price_or_not_stated() {
         "{page}"
     );
     assert!(page.contains("<p>As stated in the provider file of <a href=\"https:&#x2F;&#x2F;starsling.example\""));
-    // Every speed figure of the history has its price-performance.
-    assert!(
-        page.contains("38217.67 <span class=\"per-cent\" title=\"Per US cent per minute\">47772.09 per ¢/min</span>")
-    );
-    assert!(
-        page.contains("6118.47 <span class=\"per-cent\" title=\"Per US cent per minute\">7648.09 per ¢/min</span>")
-    );
+    // Every speed figure of the history has its price-performance (the
+    // paragraph above the stage tables says what it is).
+    assert!(page.contains("38217.67 <span class=\"per-cent\">47772.09 per ¢/min</span>"), "{page}");
+    assert!(page.contains("6118.47 <span class=\"per-cent\">7648.09 per ¢/min</span>"));
+    assert!(page.contains("under each speed figure, its value per US cent per minute."));
     let stale = read(out.path(), "runners/latchkey/latchkey-linux-x64/index.html");
     assert!(
         stale.contains("<span class=\"mark stale\" title=\"Read more than 180 days before this build\">stale</span>")
@@ -282,4 +280,42 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
              client</span></td><td class=\"num marked\">—<span class=\"reason\">LibreSpeed (Sharktech, \
              Amsterdam)</span></td></tr>"]
     );
+}
+
+/// The `<tr>` of `runner` in the home page's table `id`.
+fn home_row(home: &str, id: &str, runner: &str) -> String {
+    let table = home.split(&format!("id=\"{id}\"")).nth(1).unwrap().split("</table>").next().unwrap();
+    let row = table.split("<tr").find(|row| row.contains(&format!(">{runner}</a></th>"))).unwrap();
+    row.split("</tr>").next().unwrap().to_string()
+}
+
+#[test]
+fn the_home_tables_show_price_performance_where_a_price_is_stated() {
+    let content = content(&[("starsling", STARSLING), ("latchkey", LATCHKEY)]);
+    let out = tempfile::tempdir().unwrap();
+    build(content.path(), out.path()).unwrap();
+    let home = read(out.path(), "index.html");
+    let per = |v: &str| format!(" <span class=\"per-cent\" title=\"Per US cent per minute\">{v} per ¢/min</span>");
+    // CoreMark and cache share a key across protocols 5 and 6 (see above);
+    // StarSling states $0.008/min: 38217.67 / 0.8.
+    let cpu = home_row(&home, "t-ff90bf001f08-cpu", "starsling-linux-x64");
+    assert!(cpu.contains(&format!("<td class=\"num\">38217.67{}</td>", per("47772.09"))), "{cpu}");
+    let disk = home_row(&home, "t-7612454f9ffc-disk", "starsling-linux-x64");
+    for (figure, value) in [("6118.47", "7648.09"), ("14237.22", "17796.52")] {
+        assert!(disk.contains(&format!("{figure}{}", per(value))), "{disk}");
+    }
+    // A stale price still states one (the page marks it stale).
+    let cpu = home_row(&home, "t-ff90bf001f08-cpu", "latchkey-linux-x64");
+    assert!(cpu.contains("per ¢/min"), "{cpu}");
+    // Ubicloud states no price: no figure, never a guess.
+    for runner in ["ubicloud-linux-x64", "ubicloud-linux-arm64"] {
+        let row = home_row(&home, "t-ff90bf001f08-cpu", runner);
+        assert!(!row.contains("per-cent") && !row.contains("not stated"), "{row}");
+    }
+    // The cache and internet tables' speeds too.
+    let table = home.split("id=\"t-1c0e0dc62819-cache-action\"").nth(1).unwrap().split("</table>").next().unwrap();
+    let starsling: Vec<&str> = table.split("<tr").filter(|r| r.contains(">starsling-linux-x64</a></th>")).collect();
+    assert!(!starsling.is_empty() && starsling.iter().all(|r| r.matches("per ¢/min").count() == 2), "{table}");
+    let ubicloud: Vec<&str> = table.split("<tr").filter(|r| r.contains(">ubicloud-linux-x64</a></th>")).collect();
+    assert!(!ubicloud.is_empty() && ubicloud.iter().all(|r| !r.contains("per ¢/min")), "{table}");
 }

@@ -1,31 +1,75 @@
-//! A runner's history across runs: its page, with a row per result, newest
-//! first, and its CoreMark line over time, which a provider's page draws too.
+//! A runner's history across runs: its page, with a row per result and
+//! stage (a row per cache backend), newest first, the changes flagged on
+//! them (`changes`), each result's machine and build, and its CoreMark
+//! line over time, which a provider's page draws too.
+
+use std::collections::HashMap;
 
 use super::Site;
-use super::model::{self, Entry, Model};
-use super::pages::{self, Common, HistoryRow, MachinePart, PerCent, PlotRef};
+use super::changes::{self, Change, Changes};
+use super::model::{self, Entry, Model, VARIATION_FLAG_PCT, leading};
+use super::pages::{self, Common, HistoryRow, MachinePart, MachineSpan, PerCent, PlotRef, ServerRef, StageRow};
 use super::plot::Spec;
 use super::plot::history::{self, Line};
+use crate::figures;
 use crate::providers::MachineView;
+use crate::stats::{self, Interval};
 
 /// One runner's page and history plot; `machine` is what its provider
-/// states about it (`providers`).
+/// states about it (`providers`), `changes` the flags of its history.
 pub(super) fn runner_page(
     tera: &tera::Tera,
     common: &Common,
     model: &Model,
+    changes: &Changes,
     r: &model::Runner,
     machine: &MachinePart<'_>,
 ) -> anyhow::Result<Site> {
     let mut part = Site::default();
-    let rows: Vec<HistoryRow> =
-        r.entries.iter().rev().map(|&i| history_row(&model.entries[i], machine.machine)).collect();
+    // `servers` is in entry order: a search, not a set per page.
+    let has_page = |i: usize| model.servers.binary_search(&i).is_ok();
+    let rows: Vec<HistoryRow<'_>> = r
+        .entries
+        .iter()
+        .rev()
+        .map(|&i| history_row(&model.entries[i], changes.of(i), has_page(i), machine.machine))
+        .collect();
+    let machines = machine_spans(model, &r.entries, &rows);
     let line = cpu_line(model, &r.label, &r.entries);
     let plots =
         history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
-    let html = pages::runner(tera, common, &r.provider_id, &r.provider_name, &r.label, machine, &rows, &plots)?;
+    let html = pages::runner(
+        tera,
+        common,
+        &r.provider_id,
+        &r.provider_name,
+        &r.label,
+        machine,
+        &rows,
+        &machines,
+        r.any_stages,
+        &plots,
+    )?;
     part.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
     Ok(part)
+}
+
+/// The runner's results (newest first, as `rows`) on one machine and build
+/// after another.
+fn machine_spans<'a>(model: &'a Model, entries: &[usize], rows: &'a [HistoryRow<'a>]) -> Vec<MachineSpan<'a>> {
+    let mut spans: Vec<MachineSpan<'a>> = Vec::new();
+    for (&i, row) in entries.iter().rev().zip(rows) {
+        let machine = &model.entries[i].details.machine;
+        let at = (row.anchor.as_str(), row.meta.date.as_str());
+        match spans.last_mut() {
+            Some(span) if span.machine == machine => {
+                span.oldest = at;
+                span.results += 1;
+            }
+            _ => spans.push(MachineSpan { machine, newest: at, oldest: at, results: 1 }),
+        }
+    }
+    spans
 }
 
 /// A runner's CoreMark medians over time.
@@ -59,27 +103,83 @@ pub(super) fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Lin
     })
 }
 
-fn history_row(e: &Entry, machine: &MachineView) -> HistoryRow {
-    let none = || crate::figures::NONE.to_string();
-    let first_cache = e.cache.first();
-    let per = |figure: Option<&String>| machine.per_cent(figure.and_then(|f| model::leading(f)));
-    let per_cent = PerCent {
-        cpu: machine.per_cent(e.cpu.as_ref().and_then(|c| c.median_value)),
-        disk_read: per(e.disk.as_ref().map(|d| &d.read)),
-        disk_write: per(e.disk.as_ref().map(|d| &d.write)),
-        download: per(e.internet.as_ref().map(|n| &n.download)),
-        upload: per(e.internet.as_ref().map(|n| &n.upload)),
+/// One result's row of each stage, each marked on its own: a failed
+/// stage greys its own row, with the reason the file gives.
+fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &MachineView) -> HistoryRow<'a> {
+    let iv = changes::intervals(e, &HashMap::new());
+    let why = &e.details.reasons;
+    let ci = |i: Option<Interval>| i.map(|i| figures::range(i.lo, i.hi));
+    let per = |v: Option<f64>| machine.per_cent(v);
+    // The comparison tables' rule (`model::rank`): the samples' variation,
+    // else the one a report published.
+    let variable = |samples: &[f64], published: Option<f64>| {
+        let v = if samples.is_empty() { published } else { stats::variation_pct(samples) };
+        v.is_some_and(|v| v > VARIATION_FLAG_PCT)
     };
+    let cpu = e.cpu.as_ref().map(|c| StageRow {
+        fig: c,
+        incomplete: model::cpu_incomplete(c),
+        reason: why.cpu.as_deref(),
+        ci: ci(iv.cpu),
+        variable: variable(&c.headline_samples, leading(&c.variation)),
+        per_cent: PerCent { median: per(c.median_value), ..PerCent::default() },
+    });
+    let disk = e.disk.as_ref().map(|d| StageRow {
+        fig: d,
+        incomplete: model::disk_incomplete(d),
+        reason: why.disk.as_deref(),
+        ci: ci(iv.disk),
+        variable: variable(&d.headline_samples, None),
+        per_cent: PerCent {
+            read: per(leading(&d.read)),
+            write: per(leading(&d.write)),
+            rand_read: per(leading(&d.rand_read)),
+            rand_write: per(leading(&d.rand_write)),
+            ..PerCent::default()
+        },
+    });
+    let cache = e
+        .cache
+        .iter()
+        .enumerate()
+        .map(|(n, c)| StageRow {
+            fig: c,
+            incomplete: model::cache_incomplete(c),
+            reason: why.cache.get(n).and_then(|r| r.as_deref()),
+            ci: ci(iv.cache.get(n).copied().flatten()),
+            variable: variable(&c.headline_samples, leading(&c.restore_variation)),
+            per_cent: PerCent {
+                save_mib_per_s: per(leading(&c.save_mib_per_s)),
+                restore_mib_per_s: per(leading(&c.restore_mib_per_s)),
+                ..PerCent::default()
+            },
+        })
+        .collect();
+    let internet = e.internet.as_ref().map(|n| StageRow {
+        fig: n,
+        incomplete: model::internet_incomplete(n),
+        reason: why.internet.as_deref(),
+        ci: ci(iv.internet),
+        variable: variable(&n.headline_samples, None),
+        per_cent: PerCent {
+            download: per(leading(&n.download)),
+            upload: per(leading(&n.upload)),
+            ..PerCent::default()
+        },
+    });
+    let file = e.meta.rel_path.rsplit('/').next().unwrap_or(&e.meta.rel_path);
     HistoryRow {
-        per_cent,
-        meta: e.meta.clone(),
-        cpu: e.cpu.as_ref().map_or_else(none, |c| c.median.clone()),
-        disk_read: e.disk.as_ref().map_or_else(none, |d| d.read.clone()),
-        disk_write: e.disk.as_ref().map_or_else(none, |d| d.write.clone()),
-        cache_save: first_cache.map_or_else(none, |c| format!("{} ({})", c.save, c.backend)),
-        cache_restore: first_cache.map_or_else(none, |c| c.restore.clone()),
-        cache_method: first_cache.map_or_else(none, |c| c.method_label.clone()),
-        download: e.internet.as_ref().map_or_else(none, |n| n.download.clone()),
-        upload: e.internet.as_ref().map_or_else(none, |n| n.upload.clone()),
+        meta: &e.meta,
+        anchor: format!("r-{}", file.strip_suffix(".json").unwrap_or(file)),
+        changes,
+        cpu,
+        disk,
+        cache,
+        internet,
+        server: e.server.as_ref().map(|d| ServerRef {
+            software: &d.software,
+            target: &d.target,
+            url: page.then_some(d.url.as_str()),
+        }),
     }
 }

@@ -7,16 +7,18 @@ use anyhow::Context as _;
 
 use super::Site;
 use super::model::{Group, Model};
-use super::pages::{self, Common, GroupPage, RowCache, Table};
+use super::pages::{self, Common, GroupPage, Prices, RowCache, Table};
 use super::plots::{PlotCache, group_plots};
 
 /// The home page and its plots, a page per table too long for the home
 /// page, and the rows it rendered (see `pages::home_rows`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn home_page(
     tera: &tera::Tera,
     templates_key: u64,
     common: &Common,
     model: &Model,
+    prices: &Prices,
     home_rows: usize,
     rows: Option<&RowCache>,
     plots: Option<&PlotCache>,
@@ -45,23 +47,38 @@ pub(super) fn home_page(
             fingerprint: &g.fingerprint,
             protocol: g.protocol,
             profile: g.profile.as_ref(),
-            cpu: table("cpu", pages::home_rows(tera, templates_key, "cpu", &g.cpu, rows, &made)?)?,
+            cpu: table("cpu", pages::home_rows(tera, templates_key, "cpu", &g.cpu, prices, rows, &made)?)?,
             cpu_eembc: table(
                 "cpu_eembc",
-                pages::home_rows(tera, templates_key, "cpu_eembc", &g.cpu_eembc, rows, &made)?,
+                pages::home_rows(tera, templates_key, "cpu_eembc", &g.cpu_eembc, prices, rows, &made)?,
             )?,
-            disk: table("disk", pages::home_rows(tera, templates_key, "disk", &g.disk, rows, &made)?)?,
-            cache: table("cache", pages::home_rows(tera, templates_key, "cache", &g.cache, rows, &made)?)?,
+            disk: table("disk", pages::home_rows(tera, templates_key, "disk", &g.disk, prices, rows, &made)?)?,
+            cache: table("cache", pages::home_rows(tera, templates_key, "cache", &g.cache, prices, rows, &made)?)?,
             cache_action: table(
                 "cache_action",
-                pages::home_rows(tera, templates_key, "cache_action", &g.cache_action, rows, &made)?,
+                pages::home_rows(tera, templates_key, "cache_action", &g.cache_action, prices, rows, &made)?,
             )?,
-            internet: table("internet", pages::home_rows(tera, templates_key, "internet", &g.internet, rows, &made)?)?,
+            internet: table(
+                "internet",
+                pages::home_rows(tera, templates_key, "internet", &g.internet, prices, rows, &made)?,
+            )?,
             plots,
         });
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
     Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner()), drawn))
+}
+
+/// Each runner's stated price (`pages::Prices`), for the tables'
+/// price-performance.
+pub(super) fn prices(model: &Model, providers: &crate::providers::Providers, now: jiff::Timestamp) -> Prices {
+    let mut out = Prices::new();
+    for r in &model.runners {
+        if let Some(usd) = providers.machine(&r.provider_id, &r.label, now).usd_per_minute {
+            out.entry(r.provider_id.clone()).or_default().insert(r.label.clone(), usd);
+        }
+    }
+    out
 }
 
 /// One home-page table from its rendered rows: the first `home_rows` of

@@ -1,6 +1,7 @@
 //! The website: from accepted results to every published file.
 //!
-//! `build` runs the stages in order: the model (`model`), hand-written
+//! `build` runs the stages in order: the model (`model`) and the change
+//! flags of each runner's history (`changes`), hand-written
 //! pages (`content`), plots (`plot`), HTML (`pages`), then the data files
 //! (`csv`, `index_json`, `feed`, `sitemap`). It returns the files as bytes;
 //! `output` is the only module that writes them to disk.
@@ -14,8 +15,10 @@
 
 pub mod build_cache;
 mod build_cache_pages;
+pub mod changes;
 pub mod content;
 pub mod csv;
+pub mod details;
 pub mod error;
 mod error_page;
 pub mod feed;
@@ -204,6 +207,9 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     let runs = kept;
     let model = model::assemble(entries, memo.as_deref_mut().map(|m| &mut m.entries));
     crate::output::log_time(start, "  model");
+    // The history's change flags, which the runner pages and the feed show.
+    let changes = changes::compute(&model);
+    crate::output::log_time(start, "  changes");
     let content = content::load(&opts.content, &opts.docs)?;
     // What runners are and cost; a file with a problem fails the build, as
     // `site check` reports it.
@@ -263,9 +269,10 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     // the same time.
     let old = memo.as_deref();
     let (rows, plots, index) = (old.map(|m| &m.rows), old.map(|m| &m.plots), old.map(|m| &m.index));
+    let prices = home::prices(&model, &providers, opts.now);
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, opts.home_rows, rows, plots),
-        || data_files(&model, &common, opts.stale_days, index),
+        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, rows, plots),
+        || data_files(&model, &changes, &common, opts.stale_days, index),
     );
     let ((home, rows, plots), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
@@ -301,7 +308,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
             // The machine view has numbers, which do not hash: its JSON does.
             let stated = serde_json::to_string(&machine)?;
             let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
-            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, r, &machine))?;
+            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, &changes, r, &machine))?;
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
@@ -361,6 +368,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
 /// The index, the tables and the feed, and the index's objects by key.
 fn data_files(
     model: &Model,
+    changes: &changes::Changes,
     common: &Common,
     stale_days: u32,
     index: Option<&IndexCache>,
@@ -371,6 +379,6 @@ fn data_files(
     for (name, text) in csv::tables(model) {
         site.add(format!("data/{name}"), text);
     }
-    site.add("feed.xml", feed::render(model, &common.base_url));
+    site.add("feed.xml", feed::render(model, changes, &common.base_url));
     Ok((site, objects))
 }

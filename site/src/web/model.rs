@@ -105,6 +105,10 @@ pub struct Entry {
     pub server: Option<ServerDoc>,
     /// What stages it has, for the coverage page.
     pub stages: Stages,
+    /// Its machine and build, and why a stage is incomplete (runner page).
+    pub details: super::details::Details,
+    /// Its headline figures' intervals, computed once (`changes`).
+    pub intervals: std::sync::OnceLock<super::changes::Intervals>,
 }
 
 /// Which stages a result has.
@@ -706,26 +710,28 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         internet: part.internet,
         server,
         stages,
+        details: super::details::of(&run.result),
+        intervals: std::sync::OnceLock::new(),
     }
 }
 
 /// Fewer accepted CoreMark samples than requested (so perhaps no median).
-fn cpu_incomplete(c: &CpuRow) -> bool {
+pub(super) fn cpu_incomplete(c: &CpuRow) -> bool {
     !c.complete || c.median_value.is_none()
 }
 
 /// Fewer complete disk samples than requested.
-fn disk_incomplete(d: &DiskRow) -> bool {
+pub(super) fn disk_incomplete(d: &DiskRow) -> bool {
     !d.complete
 }
 
 /// The internet stage did not end `ok`.
-fn internet_incomplete(n: &InternetRow) -> bool {
+pub(super) fn internet_incomplete(n: &InternetRow) -> bool {
     n.status != "ok"
 }
 
 /// Fewer verified pairs than trials (`2/3`).
-fn cache_incomplete(c: &CacheRow) -> bool {
+pub(super) fn cache_incomplete(c: &CacheRow) -> bool {
     let mut it = c.verified.split('/').map(|n| n.trim().parse::<u32>().ok());
     matches!((it.next(), it.next()), (Some(Some(a)), Some(Some(b))) if a < b)
 }

@@ -13,11 +13,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::Tera;
 
+use super::changes::Change;
 use super::content::Page;
+use super::details::Machine;
 use super::model::{Group, Meta, Model, ProfileRef, Row, Stages};
 use super::overview::OverviewRow;
 use crate::providers::MachineView;
-use crate::report::ProfileView;
+use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow, ProfileView};
 
 /// The templates, by name, as built into the binary.
 pub const TEMPLATES: [(&str, &str); 13] = [
@@ -153,23 +155,82 @@ pub type RowCache = HashMap<u64, String>;
 struct RowContext<'a, T> {
     kind: &'a str,
     r: &'a Row<T>,
+    /// Its speed figures per US cent per minute, where the runner's price
+    /// is stated.
+    pc: PerCent,
 }
 
+/// A table row's speed figures per US cent per minute at `usd_per_minute`
+/// (`providers::value_per_cent`).
+pub trait Speeds {
+    fn per_cent(&self, usd_per_minute: f64) -> PerCent;
+}
+
+/// `figure` per US cent per minute, two decimals; `None` without a number.
+fn pc(figure: &str, usd_per_minute: f64) -> Option<String> {
+    let v = super::model::leading(figure)?;
+    Some(crate::figures::two(crate::providers::value_per_cent(v, usd_per_minute)?))
+}
+
+impl Speeds for CpuRow {
+    fn per_cent(&self, usd: f64) -> PerCent {
+        let median = self.median_value.and_then(|v| crate::providers::value_per_cent(v, usd)).map(crate::figures::two);
+        PerCent { median, ..PerCent::default() }
+    }
+}
+
+impl Speeds for DiskRow {
+    fn per_cent(&self, usd: f64) -> PerCent {
+        PerCent {
+            read: pc(&self.read, usd),
+            write: pc(&self.write, usd),
+            rand_read: pc(&self.rand_read, usd),
+            rand_write: pc(&self.rand_write, usd),
+            ..PerCent::default()
+        }
+    }
+}
+
+impl Speeds for CacheRow {
+    fn per_cent(&self, usd: f64) -> PerCent {
+        PerCent {
+            save_mib_per_s: pc(&self.save_mib_per_s, usd),
+            restore_mib_per_s: pc(&self.restore_mib_per_s, usd),
+            ..PerCent::default()
+        }
+    }
+}
+
+impl Speeds for InternetRow {
+    fn per_cent(&self, usd: f64) -> PerCent {
+        PerCent { download: pc(&self.download, usd), upload: pc(&self.upload, usd), ..PerCent::default() }
+    }
+}
+
+/// Each runner's stated price in US dollars per minute, by provider id,
+/// then label: runners without one are not in it.
+pub type Prices = HashMap<String, HashMap<String, f64>>;
+
 /// The rows of one comparison table, each rendered on its own with
-/// templates/home_row.html on every CPU. Where `cache` is given, a row
-/// whose content and templates it has seen is taken from it, and every row
-/// made is added to `made`.
-pub fn home_rows<T: Serialize + Sync>(
+/// templates/home_row.html on every CPU, with the price-performance of the
+/// runners in `prices`. Where `cache` is given, a row whose content and
+/// templates it has seen is taken from it, and every row made is added to
+/// `made`.
+#[allow(clippy::too_many_arguments)]
+pub fn home_rows<T: Serialize + Sync + Speeds>(
     tera: &Tera,
     templates_key: u64,
     kind: &str,
     rows: &[Row<T>],
+    prices: &Prices,
     cache: Option<&RowCache>,
     made: &Mutex<RowCache>,
 ) -> anyhow::Result<Vec<String>> {
     rows.par_iter()
         .map(|r| {
-            let ctx = RowContext { kind, r };
+            let usd = prices.get(&r.meta.provider_id).and_then(|p| p.get(&r.meta.runner)).copied();
+            let pc = usd.map(|usd| r.fig.per_cent(usd)).unwrap_or_default();
+            let ctx = RowContext { kind, r, pc };
             let Some(cache) = cache else { return render(tera, "home_row.html", &ctx) };
             let json = serde_json::to_vec(&ctx).context("a home-page row does not serialize")?;
             let key = super::memo::key_of((templates_key, json));
@@ -331,32 +392,91 @@ pub fn provider(
     render(tera, "provider.html", &ctx)
 }
 
-/// One result in a runner's history.
+/// One result in a runner's history: its stages, each with its own marks,
+/// its machine and build, and the changes flagged on it (`changes`).
 #[derive(Debug, Clone, Serialize)]
-pub struct HistoryRow {
-    pub meta: Meta,
-    pub cpu: String,
-    pub disk_read: String,
-    pub disk_write: String,
-    pub cache_save: String,
-    pub cache_restore: String,
-    /// How the cache figures were made: `client`, or `action: ` and the
-    /// steps' `uses:`.
-    pub cache_method: String,
-    pub download: String,
-    pub upload: String,
-    /// Each speed figure per US cent per minute, where the runner's price
-    /// is stated (`providers::value_per_cent`).
+pub struct HistoryRow<'a> {
+    pub meta: &'a Meta,
+    /// The row's anchor, `r-` and the result file's stem.
+    pub anchor: String,
+    /// Its headline figures that moved beyond their intervals since the
+    /// runner's previous result.
+    pub changes: &'a [Change],
+    pub cpu: Option<StageRow<'a, CpuRow>>,
+    pub disk: Option<StageRow<'a, DiskRow>>,
+    /// One per cache backend and method the result measured.
+    pub cache: Vec<StageRow<'a, CacheRow>>,
+    pub internet: Option<StageRow<'a, InternetRow>>,
+    /// Its build-cache benchmark's page, where it has one.
+    pub server: Option<ServerRef<'a>>,
+}
+
+/// Consecutive results of a runner (newest first) on the same machine and
+/// build: one row of the runner page's machine and build tables, so that a
+/// change of machine stands out and ten runs on one machine are one row.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineSpan<'a> {
+    pub machine: &'a Machine,
+    /// Anchor and date of its newest and oldest result.
+    pub newest: (&'a str, &'a str),
+    pub oldest: (&'a str, &'a str),
+    pub results: usize,
+}
+
+/// One stage's figures of one result, marked on their own.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageRow<'a, T> {
+    pub fig: &'a T,
+    /// A sample this stage's parameters asked for is missing or failed.
+    pub incomplete: bool,
+    /// Why, where the file says (measured results).
+    pub reason: Option<&'a str>,
+    /// The headline median's 95 % bootstrap interval, `lo–hi`.
+    pub ci: Option<String>,
+    /// Its headline figure varies by more than `VARIATION_FLAG_PCT`.
+    pub variable: bool,
+    /// Its speed figures per US cent per minute, where a price is stated.
     pub per_cent: PerCent,
 }
 
-/// A history row's speed figures per US cent per minute.
+/// A result's build-cache benchmark, as its runner page links it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerRef<'a> {
+    pub software: &'a str,
+    /// The server's URL or the document's title.
+    pub target: &'a str,
+    /// Its document page: the newest result per runner and server has one.
+    pub url: Option<&'a str>,
+}
+
+/// A row's speed figures per US cent per minute
+/// (`providers::value_per_cent`), named as the row's figures; `None`
+/// without a stated price or a number, and then left out of the templates'
+/// context (most runners state no price). Figures where lower is better
+/// (seconds, milliseconds) have none.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct PerCent {
-    pub cpu: Option<String>,
-    pub disk_read: Option<String>,
-    pub disk_write: Option<String>,
+    /// CoreMark median iterations/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub median: Option<String>,
+    /// Disk sequential MiB/s and random IOPS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub write: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_read: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rand_write: Option<String>,
+    /// Cache MiB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub save_mib_per_s: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore_mib_per_s: Option<String>,
+    /// Internet Mbps.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub download: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub upload: Option<String>,
 }
 
@@ -378,7 +498,10 @@ struct RunnerContext<'a> {
     provider_name: &'a str,
     label: &'a str,
     machine: &'a MachinePart<'a>,
-    rows: &'a [HistoryRow],
+    rows: &'a [HistoryRow<'a>],
+    machines: &'a [MachineSpan<'a>],
+    /// Which stages any of its results has, for which tables to show.
+    any: Stages,
     plots: &'a [PlotRef],
 }
 
@@ -392,7 +515,9 @@ pub fn runner(
     provider_name: &str,
     label: &str,
     machine: &MachinePart<'_>,
-    rows: &[HistoryRow],
+    rows: &[HistoryRow<'_>],
+    machines: &[MachineSpan<'_>],
+    any: Stages,
     plots: &[PlotRef],
 ) -> anyhow::Result<String> {
     let ctx = RunnerContext {
@@ -404,6 +529,8 @@ pub fn runner(
         label,
         machine,
         rows,
+        machines,
+        any,
         plots,
     };
     render(tera, "runner.html", &ctx)

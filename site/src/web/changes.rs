@@ -1,0 +1,221 @@
+//! Change flags of a runner's history: a result whose headline figure's
+//! 95 % interval does not overlap that of the runner's previous result of
+//! the same comparability key is flagged, on the runner page and in the
+//! feed (docs/methodology.md, "Changes in a runner's history").
+//!
+//! The headline figures are the comparison tables' (`pages::TABLES`):
+//! CoreMark median iterations/s, disk random-read IOPS, cache restore
+//! seconds (per backend and method), internet download Mbps. Their
+//! intervals are the tables' seeded bootstrap (`stats::median_ci95`), so a
+//! build flags the same changes every time. Each entry computes its
+//! intervals once (`Entry::intervals`, which `site serve` keeps between
+//! builds with the entry), taking those the tables already computed for
+//! their rows.
+
+use std::collections::HashMap;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::model::{Entry, Group, Model};
+use crate::figures;
+use crate::report::CacheRow;
+use crate::stats::{self, Interval};
+
+/// The headline intervals of one result: `None` where a figure has fewer
+/// than `stats::BOOTSTRAP_MIN_SAMPLES` samples or is imported (imported
+/// reports publish no samples).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Intervals {
+    pub cpu: Option<Interval>,
+    pub disk: Option<Interval>,
+    /// By cache row, in the entry's order.
+    pub cache: Vec<Option<Interval>>,
+    pub internet: Option<Interval>,
+}
+
+/// A flagged change of one headline figure.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    /// `CoreMark`, `Disk`, `Cache` or `Internet`.
+    pub stage: &'static str,
+    /// The figure, e.g. `median iterations/s` or `restore s, Volume (client)`.
+    pub figure: String,
+    /// The previous result's interval, `lo–hi`.
+    pub from: String,
+    /// This result's interval.
+    pub to: String,
+    /// `higher` or `lower`.
+    pub direction: &'static str,
+    /// Whether the change is for the better (for restore seconds, lower).
+    pub better: bool,
+    /// The previous result's date.
+    pub since: String,
+}
+
+impl Change {
+    /// One line, as the feed and the page's titles say it, e.g.
+    /// `CoreMark median iterations/s lower (worse) since 2026-11-29: 33258.64–33388.34 → 16629.32–16694.19`.
+    pub fn sentence(&self) -> String {
+        let verdict = if self.better { "better" } else { "worse" };
+        format!(
+            "{} {} {} ({verdict}) since {}: {} → {}",
+            self.stage, self.figure, self.direction, self.since, self.from, self.to
+        )
+    }
+}
+
+/// Each entry's changes, indexed like `Model::entries` (empty for most).
+#[derive(Debug, Default)]
+pub struct Changes(Vec<Vec<Change>>);
+
+impl Changes {
+    /// The changes flagged on `model.entries[i]`.
+    pub fn of(&self, i: usize) -> &[Change] {
+        self.0.get(i).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// The intervals the comparison tables computed for their rows, by result
+/// path and figure (`figure_id`), so that no interval is computed twice.
+fn table_intervals(groups: &[Group]) -> HashMap<(&str, String), Interval> {
+    let mut out = HashMap::new();
+    for g in groups {
+        for r in g.cpu.iter().chain(&g.cpu_eembc) {
+            if let Some(i) = r.interval {
+                out.insert((r.meta.rel_path.as_str(), "cpu".to_string()), i);
+            }
+        }
+        for r in &g.disk {
+            if let Some(i) = r.interval {
+                out.insert((r.meta.rel_path.as_str(), "disk".to_string()), i);
+            }
+        }
+        for r in g.cache.iter().chain(&g.cache_action) {
+            if let Some(i) = r.interval {
+                out.insert((r.meta.rel_path.as_str(), cache_id(&r.fig)), i);
+            }
+        }
+        for r in &g.internet {
+            if let Some(i) = r.interval {
+                out.insert((r.meta.rel_path.as_str(), "internet".to_string()), i);
+            }
+        }
+    }
+    out
+}
+
+/// A cache row's figure: one backend by one method.
+fn cache_id(c: &CacheRow) -> String {
+    format!("cache\u{0}{}\u{0}{}", c.backend, c.method_label)
+}
+
+/// The entry's intervals, computed on first use (the tables' where they
+/// have one).
+pub fn intervals<'a>(e: &'a Entry, known: &HashMap<(&str, String), Interval>) -> &'a Intervals {
+    e.intervals.get_or_init(|| {
+        let get = |id: String, samples: &[f64]| {
+            known.get(&(e.meta.rel_path.as_str(), id)).copied().or_else(|| stats::median_ci95(samples))
+        };
+        Intervals {
+            cpu: e.cpu.as_ref().and_then(|c| get("cpu".into(), &c.headline_samples)),
+            disk: e.disk.as_ref().and_then(|d| get("disk".into(), &d.headline_samples)),
+            cache: e.cache.iter().map(|c| get(cache_id(c), &c.headline_samples)).collect(),
+            internet: e.internet.as_ref().and_then(|n| get("internet".into(), &n.headline_samples)),
+        }
+    })
+}
+
+/// A headline figure of one result that a change can be flagged on.
+struct Figure {
+    /// What must be equal for two results to be compared: the stage, its
+    /// comparability key and, for cache, backend and method; for the
+    /// internet, the service.
+    id: String,
+    stage: &'static str,
+    figure: String,
+    interval: Interval,
+    higher_is_better: bool,
+}
+
+fn figures_of(e: &Entry, iv: &Intervals) -> Vec<Figure> {
+    let k = &e.meta.keys;
+    let mut out = Vec::new();
+    let mut push = |id: String, stage, figure: String, interval: Option<Interval>, higher_is_better| {
+        if let Some(interval) = interval {
+            out.push(Figure { id, stage, figure, interval, higher_is_better });
+        }
+    };
+    if e.cpu.is_some() {
+        push(format!("cpu\u{0}{}", k.cpu), "CoreMark", "median iterations/s".into(), iv.cpu, true);
+    }
+    if e.disk.is_some() {
+        push(format!("disk\u{0}{}", k.disk), "Disk", "random-read IOPS".into(), iv.disk, true);
+    }
+    for (c, interval) in e.cache.iter().zip(&iv.cache) {
+        let figure = format!("restore s, {} ({})", c.backend, c.method_label);
+        push(format!("{}\u{0}{}", cache_id(c), k.cache), "Cache", figure, *interval, false);
+    }
+    if let Some(n) = &e.internet {
+        push(
+            format!("internet\u{0}{}\u{0}{}", k.internet, n.service),
+            "Internet",
+            "download Mbps".into(),
+            iv.internet,
+            true,
+        );
+    }
+    out
+}
+
+/// The changes of every runner's history. Excluded results are neither
+/// flagged nor compared with; a figure without an interval (imported, or
+/// too few samples) is skipped, and the next result is compared with the
+/// last one that had an interval.
+pub fn compute(model: &Model) -> Changes {
+    let known = table_intervals(&model.groups);
+    let per_runner: Vec<Vec<(usize, Vec<Change>)>> = model
+        .runners
+        .par_iter()
+        .map(|r| {
+            let mut last: HashMap<String, (Interval, &str)> = HashMap::new();
+            let mut flagged = Vec::new();
+            // Oldest first.
+            for &i in &r.entries {
+                let e = &model.entries[i];
+                // Every result's, for its row on the runner page.
+                let iv = intervals(e, &known);
+                if e.meta.excluded.is_some() || e.meta.imported {
+                    continue;
+                }
+                let mut changes = Vec::new();
+                for f in figures_of(e, iv) {
+                    if let Some((prev, since)) = last.get(&f.id)
+                        && !prev.overlaps(&f.interval)
+                    {
+                        let higher = f.interval.lo > prev.hi;
+                        changes.push(Change {
+                            stage: f.stage,
+                            figure: f.figure.clone(),
+                            from: figures::range(prev.lo, prev.hi),
+                            to: figures::range(f.interval.lo, f.interval.hi),
+                            direction: if higher { "higher" } else { "lower" },
+                            better: higher == f.higher_is_better,
+                            since: since.to_string(),
+                        });
+                    }
+                    last.insert(f.id, (f.interval, e.meta.date.as_str()));
+                }
+                if !changes.is_empty() {
+                    flagged.push((i, changes));
+                }
+            }
+            flagged
+        })
+        .collect();
+    let mut out = vec![Vec::new(); model.entries.len()];
+    for (i, changes) in per_runner.into_iter().flatten() {
+        out[i] = changes;
+    }
+    Changes(out)
+}
