@@ -256,3 +256,53 @@ pub fn markdown_to_html(markdown: &str) -> String {
     html::push_html(&mut out, events);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(files: &[(&str, &str)]) -> Vec<(String, Body)> {
+        files.iter().map(|(rel, text)| (rel.to_string(), Body::Bytes(text.as_bytes().to_vec()))).collect()
+    }
+
+    fn read(out: &Path, rel: &str) -> String {
+        std::fs::read_to_string(out.join(rel)).unwrap()
+    }
+
+    #[test]
+    fn a_build_written_in_parts_rewrites_only_changed_files_and_removes_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let mut writer = Writer::default();
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "2")])).unwrap();
+        writer.put(&out, bytes(&[("a/b/d/three.html", "3"), ("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (4, 4));
+        assert_eq!(read(&out, "a/b/d/three.html"), "3");
+
+        // The next build changes one file, keeps two and drops one.
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "two")])).unwrap();
+        writer.put(&out, bytes(&[("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (1, 3));
+        assert_eq!(read(&out, "a/two.html"), "two");
+        assert!(!out.join("a/b/d/three.html").exists());
+        assert!(out.join(MARKER).is_file());
+    }
+
+    #[test]
+    fn folders_are_made_with_every_folder_above_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut made = HashSet::new();
+        let folders = BTreeSet::from([Path::new("x/y/z"), Path::new("x/w"), Path::new("v")]);
+        create_folders(dir.path(), folders, &mut made).unwrap();
+        for folder in ["x", "x/y", "x/y/z", "x/w", "v"] {
+            assert!(dir.path().join(folder).is_dir(), "{folder}");
+        }
+        let mut made: Vec<String> = made.iter().map(|p| p.display().to_string()).collect();
+        made.sort();
+        assert_eq!(made, ["v", "x", "x/w", "x/y", "x/y/z"]);
+        // A folder that exists already is no error.
+        create_folders(dir.path(), BTreeSet::from([Path::new("x/y")]), &mut HashSet::new()).unwrap();
+    }
+}

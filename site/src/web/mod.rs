@@ -223,7 +223,10 @@ pub fn build_cached(
     }
     drop(rest);
     let runs = kept;
-    let model = model::assemble(entries, memo.as_deref_mut().map(|m| &mut m.entries));
+    let model = match memo.as_deref_mut() {
+        Some(m) => model::assemble(entries, Some(&mut m.entries), Some(&mut m.intervals)),
+        None => model::assemble(entries, None, None),
+    };
     crate::output::log_time(start, "  model");
     let content = content::load(&opts.content, &opts.docs)?;
     // What runners are and cost; a file with a problem fails the build, as
