@@ -401,7 +401,7 @@ pub fn entries(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&Entry
 pub fn assemble(
     entries: Vec<Arc<Entry>>,
     cache: Option<&mut EntryCache>,
-    mut intervals: Option<&mut IntervalCache>,
+    intervals: Option<&mut IntervalCache>,
 ) -> Model {
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
@@ -434,7 +434,7 @@ pub fn assemble(
         })
         .collect();
     let groups = groups(&entries, intervals.as_deref());
-    if let Some(intervals) = intervals.as_deref_mut() {
+    if let Some(intervals) = intervals {
         intervals.finish();
     }
     let servers = server_docs(&entries);
