@@ -52,7 +52,7 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
     let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
     let site = web::build_cached(opts, checked.runs, memo.as_mut(), Some(&mut emit));
     writer.memo = memo;
-    let site = site?;
+    let site = site.inspect_err(|_| writer.abandon())?;
     log_time(start, "built the site, writing as it went");
     let (providers, result_files) = (site.providers.clone(), site.result_files);
     writer.put(out, site.files)?;
@@ -147,6 +147,14 @@ impl Writer {
         self.changed += hashed.iter().filter(|f| f.3).count();
         self.next.extend(hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)));
         Ok(())
+    }
+
+    /// Ends a build that failed after writing some of its files: they are
+    /// remembered beside the last build's, so that the next build removes
+    /// those it does not make.
+    fn abandon(&mut self) {
+        let next = std::mem::take(&mut self.next);
+        self.written.extend(next);
     }
 
     /// Ends a build: removes the files that the last build wrote and this
@@ -288,6 +296,16 @@ mod tests {
         assert_eq!(read(&out, "a/two.html"), "two");
         assert!(!out.join("a/b/d/three.html").exists());
         assert!(out.join(MARKER).is_file());
+
+        // A build that fails after writing a file: the next build that
+        // does not make it removes it.
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("half/five.html", "5")])).unwrap();
+        writer.abandon();
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "two"), ("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (0, 3));
+        assert!(!out.join("half/five.html").exists());
     }
 
     #[test]
