@@ -9,7 +9,7 @@
 # the benchmark site/benches/build_10k.rs once, which writes the 10,000
 # result files (SITE_BENCH_RESULTS) and the Hugo site of 10,000 pages
 # (HUGO_SITE, site/benches/build_10k/hugo_site.rs), and times the `site
-# serve` rebuild after one changed result. Everything goes into one
+# serve` rebuild after one changed result (the median of 5 rebuilds). Everything goes into one
 # temporary folder under ${TMPDIR:-/tmp} (set BENCH_DIR to choose it), so
 # both programs read and write the same disk.
 #

@@ -4,9 +4,9 @@
 //! `Writer` remembers what it wrote, so that `site serve` rewrites only
 //! files whose content changed and removes files a rebuild no longer makes.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -45,10 +45,18 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
         bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
     }
     log_time(start, "checked the results");
-    let site = web::build_cached(opts, checked.runs, writer.memo.as_mut())?;
-    log_time(start, "built the site");
-    let (providers, result_files, files) = (site.providers.clone(), site.result_files, site.files.len());
-    let written = writer.write(out, site)?;
+    // Each stage's files are written as soon as they are made, so that the
+    // build never holds every page (see `web::Emit`).
+    writer.begin(out)?;
+    let mut memo = writer.memo.take();
+    let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
+    let site = web::build_cached(opts, checked.runs, memo.as_mut(), Some(&mut emit));
+    writer.memo = memo;
+    let site = site.inspect_err(|_| writer.abandon())?;
+    log_time(start, "built the site, writing as it went");
+    let (providers, result_files) = (site.providers.clone(), site.result_files);
+    writer.put(out, site.files)?;
+    let (written, files) = writer.end(out)?;
     log_time(start, "wrote the files");
     Ok(Built { providers, result_files, written, files })
 }
@@ -81,6 +89,11 @@ pub struct Writer {
     parsed: Option<crate::validate::ParseCache>,
     /// The last build's parts, kept by `site serve` only.
     memo: Option<web::memo::Memo>,
+    /// The build being written (`begin` to `end`): what it wrote so far,
+    /// how many files it changed, and the folders it made or found.
+    next: HashMap<String, u64>,
+    changed: usize,
+    folders: HashSet<PathBuf>,
 }
 
 impl Writer {
@@ -88,45 +101,104 @@ impl Writer {
     /// was read and every part of the site as it was made, so that a
     /// rebuild reads only changed files and renders only what they change.
     pub fn incremental() -> Writer {
-        Writer { written: HashMap::new(), parsed: Some(Default::default()), memo: Some(Default::default()) }
+        Writer { parsed: Some(Default::default()), memo: Some(Default::default()), ..Writer::default() }
     }
 
     /// Writes `site` into `out`; returns how many files it (re)wrote.
+    pub fn write(&mut self, out: &Path, site: Site) -> anyhow::Result<usize> {
+        self.begin(out)?;
+        self.put(out, site.files)?;
+        Ok(self.end(out)?.0)
+    }
+
+    /// Starts writing a site into `out`, whose files then come in any
+    /// number of `put`s, and `end` finishes it.
     ///
     /// The first write empties `out` when an earlier build made it, and
     /// refuses a folder with other files in it, so that a mistyped `--out`
     /// never deletes anything else.
-    pub fn write(&mut self, out: &Path, site: Site) -> anyhow::Result<usize> {
+    pub fn begin(&mut self, out: &Path) -> anyhow::Result<()> {
         if self.written.is_empty() {
             prepare(out)?;
         }
+        self.next.clear();
+        self.folders.clear();
+        self.changed = 0;
+        Ok(())
+    }
+
+    /// Writes those of `files` whose content changed since the last build.
+    pub fn put(&mut self, out: &Path, files: Vec<(String, Body)>) -> anyhow::Result<()> {
         // Files are independent: hash them on every CPU, create each folder
         // that a changed file needs once (creating it again per file costs
         // a failed mkdir each), then write the changed files on every CPU.
-        let hashed = site
-            .files
+        let written = &self.written;
+        let hashed = files
             .into_par_iter()
             .map(|(rel, body)| {
                 let hash = fingerprint(&body)?;
-                let changed = self.written.get(&rel) != Some(&hash) || !out.join(&rel).exists();
+                let changed = written.get(&rel) != Some(&hash) || !out.join(&rel).exists();
                 Ok((rel, body, hash, changed))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let folders: BTreeSet<&Path> = hashed.iter().filter(|f| f.3).filter_map(|f| Path::new(&f.0).parent()).collect();
-        for folder in folders {
-            let dir = out.join(folder);
-            std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        }
+        create_folders(out, folders, &mut self.folders)?;
         hashed.par_iter().filter(|f| f.3).try_for_each(|(rel, body, ..)| write(&out.join(rel), body))?;
-        let count = hashed.iter().filter(|f| f.3).count();
-        let now: HashMap<String, u64> = hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)).collect();
-        for rel in self.written.keys().filter(|k| !now.contains_key(*k)) {
+        self.changed += hashed.iter().filter(|f| f.3).count();
+        self.next.extend(hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)));
+        Ok(())
+    }
+
+    /// Ends a build that failed after writing some of its files: they are
+    /// remembered beside the last build's, so that the next build removes
+    /// those it does not make.
+    fn abandon(&mut self) {
+        let next = std::mem::take(&mut self.next);
+        self.written.extend(next);
+    }
+
+    /// Ends a build: removes the files that the last build wrote and this
+    /// one did not; returns how many files this build (re)wrote, of how
+    /// many.
+    pub fn end(&mut self, out: &Path) -> anyhow::Result<(usize, usize)> {
+        for rel in self.written.keys().filter(|k| !self.next.contains_key(*k)) {
             let path = out.join(rel);
             std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
         }
-        self.written = now;
-        Ok(count)
+        self.written = std::mem::take(&mut self.next);
+        Ok((self.changed, self.written.len()))
     }
+}
+
+/// Creates `folders` (paths below `out`) and every folder above them that
+/// is not in `made` (this build's folders so far), a level at a time with
+/// the folders of a level on every CPU: creating a folder on ext4 costs an
+/// inode allocation in the kernel, about as much as a file's
+/// (docs/benchmarks.md), and a site has thousands.
+fn create_folders(out: &Path, folders: BTreeSet<&Path>, made: &mut HashSet<PathBuf>) -> anyhow::Result<()> {
+    let mut levels: Vec<BTreeSet<&Path>> = Vec::new();
+    for folder in folders {
+        for above in folder.ancestors().filter(|a| !a.as_os_str().is_empty() && !made.contains(*a)) {
+            let depth = above.components().count();
+            if levels.len() < depth {
+                levels.resize_with(depth, BTreeSet::new);
+            }
+            if !levels[depth - 1].insert(above) {
+                break;
+            }
+        }
+    }
+    for level in levels {
+        level.par_iter().try_for_each(|folder| {
+            let dir = out.join(folder);
+            match std::fs::create_dir(&dir) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+                other => other.with_context(|| format!("cannot create {}", dir.display())),
+            }
+        })?;
+        made.extend(level.into_iter().map(Path::to_path_buf));
+    }
+    Ok(())
 }
 
 fn prepare(out: &Path) -> anyhow::Result<()> {
@@ -191,4 +263,64 @@ pub fn markdown_to_html(markdown: &str) -> String {
     let mut out = String::new();
     html::push_html(&mut out, events);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(files: &[(&str, &str)]) -> Vec<(String, Body)> {
+        files.iter().map(|(rel, text)| (rel.to_string(), Body::Bytes(text.as_bytes().to_vec()))).collect()
+    }
+
+    fn read(out: &Path, rel: &str) -> String {
+        std::fs::read_to_string(out.join(rel)).unwrap()
+    }
+
+    #[test]
+    fn a_build_written_in_parts_rewrites_only_changed_files_and_removes_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let mut writer = Writer::default();
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "2")])).unwrap();
+        writer.put(&out, bytes(&[("a/b/d/three.html", "3"), ("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (4, 4));
+        assert_eq!(read(&out, "a/b/d/three.html"), "3");
+
+        // The next build changes one file, keeps two and drops one.
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "two")])).unwrap();
+        writer.put(&out, bytes(&[("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (1, 3));
+        assert_eq!(read(&out, "a/two.html"), "two");
+        assert!(!out.join("a/b/d/three.html").exists());
+        assert!(out.join(MARKER).is_file());
+
+        // A build that fails after writing a file: the next build that
+        // does not make it removes it.
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("half/five.html", "5")])).unwrap();
+        writer.abandon();
+        writer.begin(&out).unwrap();
+        writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("a/two.html", "two"), ("four.txt", "4")])).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (0, 3));
+        assert!(!out.join("half/five.html").exists());
+    }
+
+    #[test]
+    fn folders_are_made_with_every_folder_above_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut made = HashSet::new();
+        let folders = BTreeSet::from([Path::new("x/y/z"), Path::new("x/w"), Path::new("v")]);
+        create_folders(dir.path(), folders, &mut made).unwrap();
+        for folder in ["x", "x/y", "x/y/z", "x/w", "v"] {
+            assert!(dir.path().join(folder).is_dir(), "{folder}");
+        }
+        let mut made: Vec<String> = made.iter().map(|p| p.display().to_string()).collect();
+        made.sort();
+        assert_eq!(made, ["v", "x", "x/w", "x/y", "x/y/z"]);
+        // A folder that exists already is no error.
+        create_folders(dir.path(), BTreeSet::from([Path::new("x/y")]), &mut HashSet::new()).unwrap();
+    }
 }

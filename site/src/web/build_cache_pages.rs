@@ -4,10 +4,12 @@
 //! document: its tables with the conditions beside each, and a plot of
 //! requests/s by request size per table and connection count.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Site;
 use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerRow, ServerTable, SharedTable, shared_tables};
+use super::memo::{Memo, key_of};
 use super::model::{Meta, Model};
 use super::pages::{Common, PlotRef, render};
 use super::plot::Spec;
@@ -83,61 +85,56 @@ struct DocContext<'a> {
     tables: Vec<TableView<'a>>,
 }
 
-/// The section's index and a page per server document, with the pages'
+/// The pages of one build: a part per server document (its page and
+/// plots, named and keyed for `Memo`), the section's index, and the pages'
 /// addresses (for the sitemap).
+pub(super) struct Pages {
+    pub(super) docs: Vec<(String, u64, Site)>,
+    pub(super) section: Site,
+    pub(super) urls: Vec<String>,
+}
+
+/// The section's index and a page per server document. Document pages are
+/// independent: each is made on any CPU, or reused from `old` when the key
+/// of its inputs (the site-wide inputs, its entry and the shared tables it
+/// links to) is the last build's.
 pub(super) fn build_cache_pages(
     tera: &tera::Tera,
     common: &Common,
+    common_key: u64,
     model: &Model,
-) -> anyhow::Result<(Site, Vec<String>)> {
-    let mut site = Site::default();
+    old: Option<&Memo>,
+) -> anyhow::Result<Pages> {
     let mut urls = vec![SECTION_URL.to_string()];
-    let docs: Vec<(&Meta, &ServerDoc)> = model
+    let docs: Vec<(&Meta, &ServerDoc, u64)> = model
         .servers
         .iter()
-        .filter_map(|&i| Some((&model.entries[i].meta, model.entries[i].server.as_ref()?)))
+        .filter_map(|&i| Some((&model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
         .collect();
     let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
     let shared = shared_tables(&only_docs);
 
-    for (d, (meta, doc)) in docs.iter().enumerate() {
-        let tables = doc
-            .tables
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let id = format!("table-{}", i + 1);
-                let plots = table_plots(&mut site, doc, &id, t)?;
-                let shared = shared
-                    .iter()
-                    .filter(|s| s.rows.iter().any(|r| r.doc == d && r.table == i))
-                    .map(|s| format!("{SECTION_URL}#{}", s.id))
-                    .collect();
-                Ok(TableView {
-                    beside: beside(doc, t),
-                    incomplete: t.rows.iter().any(|r| r.incomplete),
-                    id,
-                    t,
-                    plots,
-                    shared,
+    let parts = docs
+        .par_iter()
+        .enumerate()
+        .map(|(d, &(meta, doc, entry_key))| {
+            // Per table, the anchors of the shared tables holding its rows.
+            let anchors: Vec<Vec<String>> = (0..doc.tables.len())
+                .map(|i| {
+                    shared
+                        .iter()
+                        .filter(|s| s.rows.iter().any(|r| r.doc == d && r.table == i))
+                        .map(|s| format!("{SECTION_URL}#{}", s.id))
+                        .collect()
                 })
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let ctx = DocContext {
-            common,
-            title: format!("{} build-cache benchmark: {} ({})", doc.software, doc.target, meta.date),
-            description: format!(
-                "PUT and GET requests per second of the build-cache server {} by backend, request size and client \
-                 connections, with the conditions they were measured under.",
-                doc.software
-            ),
-            meta,
-            doc,
-            tables,
-        };
-        site.add(format!("{}index.html", &doc.url[1..]), render(tera, "server.html", &ctx)?);
-        urls.push(doc.url.clone());
-    }
+                .collect();
+            let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
+            let site = Memo::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
+            Ok((part, key, site))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    urls.extend(docs.iter().map(|d| d.1.url.clone()));
+    let docs: Vec<(&Meta, &ServerDoc)> = docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
 
     let shared_views = shared
         .iter()
@@ -176,8 +173,53 @@ pub(super) fn build_cache_pages(
             .collect(),
         shared: shared_views,
     };
-    site.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
-    Ok((site, urls))
+    let mut section = Site::default();
+    section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
+    Ok(Pages { docs: parts, section, urls })
+}
+
+/// One server document's page and plots; `anchors` are, per table, the
+/// shared tables that hold its rows.
+fn doc_page(
+    tera: &tera::Tera,
+    common: &Common,
+    meta: &Meta,
+    doc: &ServerDoc,
+    anchors: Vec<Vec<String>>,
+) -> anyhow::Result<Site> {
+    let mut site = Site::default();
+    let tables = doc
+        .tables
+        .iter()
+        .zip(anchors)
+        .enumerate()
+        .map(|(i, (t, shared))| {
+            let id = format!("table-{}", i + 1);
+            let plots = table_plots(&mut site, doc, &id, t)?;
+            Ok(TableView {
+                beside: beside(doc, t),
+                incomplete: t.rows.iter().any(|r| r.incomplete),
+                id,
+                t,
+                plots,
+                shared,
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let ctx = DocContext {
+        common,
+        title: format!("{} build-cache benchmark: {} ({})", doc.software, doc.target, meta.date),
+        description: format!(
+            "PUT and GET requests per second of the build-cache server {} by backend, request size and client \
+             connections, with the conditions they were measured under.",
+            doc.software
+        ),
+        meta,
+        doc,
+        tables,
+    };
+    site.add(format!("{}index.html", &doc.url[1..]), render(tera, "server.html", &ctx)?);
+    Ok(site)
 }
 
 /// The day a document's figures were measured, or when it was imported

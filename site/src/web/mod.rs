@@ -154,16 +154,37 @@ impl Site {
 
 /// Builds the whole site from checked `runs`.
 pub fn build(opts: &Options, runs: Vec<Run>) -> anyhow::Result<Site> {
-    build_cached(opts, runs, None)
+    build_cached(opts, runs, None, None)
+}
+
+/// Where a build hands the files of each stage as soon as the stage made
+/// them (`output::build_with` writes them): the pages of 10,000 results are
+/// tens of megabytes, and holding them all until the end added them to the
+/// build's peak memory. The returned `Site` then holds only the files made
+/// after the last stage handed over.
+pub type Emit<'a> = &'a mut dyn FnMut(Vec<(String, Body)>) -> anyhow::Result<()>;
+
+/// Hands the files made so far to `emit`, where there is one.
+fn emit_files(site: &mut Site, emit: &mut Option<Emit<'_>>) -> anyhow::Result<()> {
+    match emit {
+        Some(emit) => emit(std::mem::take(&mut site.files)),
+        None => Ok(()),
+    }
 }
 
 /// `build`, reusing the parts that `memo` kept from the last build whose
-/// inputs are the same, and keeping this build's parts there.
+/// inputs are the same, and keeping this build's parts there; with `emit`,
+/// handing each stage's files to it as they are made.
 ///
 /// It takes the runs so that it can let go of the parsed results as soon as
 /// the model and the provider reports are made: with thousands of results
 /// they are most of a build's memory, and the rest needs only their paths.
-pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>) -> anyhow::Result<Site> {
+pub fn build_cached(
+    opts: &Options,
+    runs: Vec<Run>,
+    mut memo: Option<&mut Memo>,
+    mut emit: Option<Emit<'_>>,
+) -> anyhow::Result<Site> {
     if opts.stale_days == 0 {
         return Err(error::InputError::StaleDays(0).into());
     }
@@ -205,7 +226,10 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     }
     drop(rest);
     let runs = kept;
-    let model = model::assemble(entries, memo.as_deref_mut().map(|m| &mut m.entries));
+    let model = match memo.as_deref_mut() {
+        Some(m) => model::assemble(entries, Some(&mut m.entries), Some(&mut m.intervals)),
+        None => model::assemble(entries, None, None),
+    };
     crate::output::log_time(start, "  model");
     // The history's change flags, which the runner pages and the feed show.
     let changes = changes::compute(&model);
@@ -256,6 +280,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     site.join_parts(parts, memo.as_deref_mut());
+    emit_files(&mut site, &mut emit)?;
     crate::output::log_time(start, "  providers");
     // Nothing else needs the parsed results.
     drop(runs);
@@ -284,6 +309,7 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
     }));
     site.join(home);
     site.join(data);
+    emit_files(&mut site, &mut emit)?;
     crate::output::log_time(start, "  home and data files");
 
     for id in model.providers.keys() {
@@ -326,11 +352,14 @@ pub fn build_cached(opts: &Options, runs: Vec<Run>, mut memo: Option<&mut Memo>)
             missing: r.newest_stages.list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
+    emit_files(&mut site, &mut emit)?;
     crate::output::log_time(start, "  runners");
     site.add("coverage/index.html", pages::coverage(&tera, &common, &coverage)?);
-    let (servers, server_pages) = build_cache_pages(&tera, &common, &model)?;
-    site.join(servers);
-    html_pages.extend(server_pages);
+    let servers = build_cache_pages(&tera, &common, common_key, &model, memo.as_deref())?;
+    site.join_parts(servers.docs, memo.as_deref_mut());
+    site.join(servers.section);
+    html_pages.extend(servers.urls);
+    emit_files(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
     let rows = overview::rows(&model, &providers, opts.now);
     site.add("overview/index.html", pages::overview(&tera, &common, &rows)?);
