@@ -909,6 +909,10 @@ pub enum HttpCacheProtocol {
     Gradle,
     /// Bazel's HTTP remote cache: `PUT`/`GET <base>/cas/<sha256 of the body>`.
     Bazel,
+    /// Bazel's HTTP remote cache, its action cache: `PUT`/`GET
+    /// <base>/ac/<sha256>`, each value an `ActionResult` message.
+    #[serde(rename = "bazel-ac")]
+    BazelAc,
     /// Turborepo's remote cache API: `PUT`/`GET
     /// <base>/v8/artifacts/<hash>?teamId=<team>` with a bearer token.
     Turborepo,
@@ -922,6 +926,7 @@ impl HttpCacheProtocol {
         match self {
             HttpCacheProtocol::Gradle => "gradle",
             HttpCacheProtocol::Bazel => "bazel",
+            HttpCacheProtocol::BazelAc => "bazel-ac",
             HttpCacheProtocol::Turborepo => "turborepo",
             HttpCacheProtocol::Webdav => "webdav",
         }

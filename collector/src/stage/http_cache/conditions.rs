@@ -60,7 +60,15 @@ pub async fn probe(target: &Target, connector: &Connector, rng: &mut SplitMix64)
     }
     observed.rtt_ms = median(&ms).and_then(|m| NonNeg::new(m).ok());
 
-    let entry = entries::random(1, BANDWIDTH_BYTES, rng).remove(0);
+    // A value of the protocol's own kind: an action cache may refuse bytes
+    // that are no ActionResult.
+    let entry = match entries::for_protocol(target.protocol, 1, BANDWIDTH_BYTES, rng) {
+        Ok(mut one) => one.remove(0),
+        Err(why) => {
+            observed.message = Some(Message::lossy(&format!("no bandwidth: {why}")));
+            return Probe { observed, fatal: None };
+        }
+    };
     if let Err(why) = store(connector, client, &entry).await {
         return Probe { observed, fatal: Some(why) };
     }

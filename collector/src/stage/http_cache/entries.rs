@@ -5,6 +5,9 @@ use bytes::Bytes;
 use runner_bench_format::hex;
 use sha2::{Digest, Sha256};
 
+use runner_bench_format::measured::HttpCacheProtocol;
+
+use super::action_result;
 use crate::rng::SplitMix64;
 
 /// One entry: its key (hex SHA-256 of the body) and its body.
@@ -25,6 +28,32 @@ pub fn random(n: u32, value_bytes: u64, rng: &mut SplitMix64) -> Vec<Entry> {
         .map(|i| {
             let body = all.slice(i * size..(i + 1) * size);
             Entry { key: key_of(&body), body }
+        })
+        .collect()
+}
+
+/// `n` entries of `value_bytes` bytes each, as `protocol` stores them:
+/// random bytes, or for Bazel's action cache `ActionResult` messages whose
+/// inlined output is random (`action_result`); or why that protocol has no
+/// value of that size. Each key is still the body's SHA-256: the action
+/// cache is keyed by an action's digest, which for the server is any
+/// SHA-256, and one that names the body lets a GET be checked the same way.
+pub fn for_protocol(
+    protocol: HttpCacheProtocol,
+    n: u32,
+    value_bytes: u64,
+    rng: &mut SplitMix64,
+) -> Result<Vec<Entry>, String> {
+    if protocol != HttpCacheProtocol::BazelAc {
+        return Ok(random(n, value_bytes, rng));
+    }
+    let size = usize::try_from(value_bytes).map_err(|_| format!("{value_bytes} bytes do not fit in memory"))?;
+    let mut contents = vec![0u8; size];
+    (0..n)
+        .map(|_| {
+            rng.fill(&mut contents);
+            let body = Bytes::from(action_result::encode(value_bytes, &contents)?);
+            Ok(Entry { key: key_of(&body), body })
         })
         .collect()
 }

@@ -17,6 +17,10 @@ pub enum ProtocolArg {
     Gradle,
     /// Bazel's HTTP remote cache: PUT/GET <url>/cas/<sha256>.
     Bazel,
+    /// Bazel's HTTP remote cache, its action cache: PUT/GET <url>/ac/<sha256>,
+    /// each value an ActionResult message with one inlined output file.
+    #[value(name = "bazel-ac")]
+    BazelAc,
     /// Turborepo's remote cache API: PUT/GET <url>/v8/artifacts/<hash>?teamId=<team>.
     Turborepo,
     /// Plain HTTP/WebDAV: PUT/GET <url>/<name>.
@@ -28,6 +32,7 @@ impl ProtocolArg {
         match self {
             ProtocolArg::Gradle => HttpCacheProtocol::Gradle,
             ProtocolArg::Bazel => HttpCacheProtocol::Bazel,
+            ProtocolArg::BazelAc => HttpCacheProtocol::BazelAc,
             ProtocolArg::Turborepo => HttpCacheProtocol::Turborepo,
             ProtocolArg::Webdav => HttpCacheProtocol::Webdav,
         }

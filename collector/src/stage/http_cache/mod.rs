@@ -24,6 +24,7 @@
 //! are compared byte for byte with what was PUT as they arrive
 //! (entries.rs), which costs far less than hashing them.
 
+mod action_result;
 mod client;
 mod conditions;
 mod entries;
@@ -207,7 +208,10 @@ pub fn run(
 /// phase in what is left of the run's bound.
 fn cell_run(plan: &HttpCachePlan, connector: &Arc<Connector>, cell: (u64, u32), rng: &mut SplitMix64) -> HttpCacheRun {
     let (value_bytes, connections) = cell;
-    let entries = Arc::new(entries::random(plan.entries, value_bytes, rng));
+    let entries = match entries::for_protocol(plan.target.protocol, plan.entries, value_bytes, rng) {
+        Ok(entries) => Arc::new(entries),
+        Err(why) => return new_run(&plan.declared, cell, not_run(&why), not_run(&why)),
+    };
     let workers = match grid::Workers::start(connector, connections) {
         Ok(w) => w,
         Err(e) => {

@@ -1,9 +1,9 @@
 //! Where an entry goes and how a request for it is made, for each of the
-//! four build-cache protocols, and the server the stage measures.
+//! five build-cache protocols, and the server the stage measures.
 //!
 //! Every entry's key is the lowercase hex SHA-256 of its body: Bazel's CAS
-//! requires exactly that, and Gradle, Turborepo and WebDAV take any hex
-//! name, so one key serves all four and a GET's body can be checked
+//! requires exactly that, and its action cache, Gradle, Turborepo and
+//! WebDAV take any hex name, so one key serves all five and a GET's body can be checked
 //! against its own name.
 
 use std::fmt;
@@ -98,6 +98,7 @@ impl Target {
         match self.protocol {
             HttpCacheProtocol::Gradle | HttpCacheProtocol::Webdav => "",
             HttpCacheProtocol::Bazel => "cas/",
+            HttpCacheProtocol::BazelAc => "ac/",
             HttpCacheProtocol::Turborepo => "v8/artifacts/",
         }
     }

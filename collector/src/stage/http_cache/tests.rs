@@ -76,6 +76,7 @@ fn gradle_bazel_and_webdav_against_nginx_store_every_entry_where_their_clients_w
         (HttpCacheProtocol::Gradle, "gradle"),
         (HttpCacheProtocol::Bazel, "bazel"),
         (HttpCacheProtocol::Webdav, "webdav"),
+        (HttpCacheProtocol::BazelAc, "bazel-ac"),
     ] {
         let url = format!("{}{folder}/", nginx.url("cache"));
         let plan = plan(target(&url, protocol, Auth::None));
@@ -86,15 +87,63 @@ fn gradle_bazel_and_webdav_against_nginx_store_every_entry_where_their_clients_w
         // the protocol puts it, named by its SHA-256.
         let dir = match protocol {
             HttpCacheProtocol::Bazel => nginx.folder("cache").join(folder).join("cas"),
+            HttpCacheProtocol::BazelAc => nginx.folder("cache").join(folder).join("ac"),
             _ => nginx.folder("cache").join(folder),
         };
         let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap()).collect();
         assert_eq!(files.len(), 161, "{protocol:?}");
-        for f in files.iter().take(5) {
+        for f in &files {
             let name = f.file_name().into_string().unwrap();
-            assert_eq!(entries::key_of(&std::fs::read(f.path()).unwrap()), name);
+            let body = std::fs::read(f.path()).unwrap();
+            assert_eq!(entries::key_of(&body), name);
+            if protocol == HttpCacheProtocol::BazelAc {
+                assert_action_result(&body);
+            }
         }
     }
+}
+
+/// What nginx stored for the action cache is an ActionResult (read back
+/// field by field) with one output file, whose digest is its inlined
+/// contents' SHA-256 and size, and whose whole size is a cell's or the
+/// probe's value size.
+fn assert_action_result(body: &[u8]) {
+    use super::action_result::read::{Field, fields};
+    assert!([128, 4096, super::conditions::BANDWIDTH_BYTES].contains(&(body.len() as u64)), "{}", body.len());
+    let top = fields(body).unwrap();
+    let (Field::Bytes(2, file), [] | [Field::Varint(4, 0)]) = (&top[0], &top[1..]) else {
+        panic!("one output_files field, then at most exit_code 0: {top:?}")
+    };
+    let file = fields(file).unwrap();
+    let [Field::Bytes(1, b"out"), Field::Bytes(2, digest), Field::Bytes(5, contents)] = file.as_slice() else {
+        panic!("path, digest and contents: {:?}", &file[..1])
+    };
+    let digest = fields(digest).unwrap();
+    let [Field::Bytes(1, hash), Field::Varint(2, size)] = digest.as_slice() else {
+        panic!("hash and size: {digest:?}")
+    };
+    assert_eq!(*size, contents.len() as u64);
+    assert_eq!(std::str::from_utf8(hash).unwrap(), entries::key_of(contents));
+}
+
+/// An action-cache value is a message of at least 79 bytes: a smaller
+/// cell is not run, and says why, in the result and in a notice.
+#[test]
+fn bazel_ac_refuses_a_value_smaller_than_its_smallest_message() {
+    let nginx = Nginx::start();
+    let url = format!("{}bazel-ac-small/", nginx.url("cache"));
+    let mut plan = plan(target(&url, HttpCacheProtocol::BazelAc, Auth::None));
+    plan.value_bytes = vec![64];
+    plan.connections = vec![1];
+    let (stage, notices) = measure(&plan);
+    let why = "not run: bazel-ac values are ActionResult messages of at least 79 bytes, not 64";
+    assert_eq!(stage.runs.len(), 1);
+    for phase in [&stage.runs[0].put, &stage.runs[0].get] {
+        assert_eq!((phase.status, phase.succeeded, phase.failed), (Status::Error, 0, 0));
+        assert_eq!(phase.message.as_ref().map(|m| m.as_str()), Some(why));
+    }
+    assert_eq!(notices.len(), 1);
+    assert_eq!(notices[0].message.as_str(), format!("64 bytes over 1 connections: PUT {why}; GET {why}"));
 }
 
 #[test]
