@@ -26,7 +26,11 @@
 # `site check RESULTS` from its side's folder (so each side reads its own
 # content/releases), after one uncounted warm-up run per side. With
 # COMMAND=build each run is `site build --results RESULTS --out OUT` instead,
-# into an output folder removed before the run (not timed), timed by GNU time
+# into an output folder removed before the run (not timed; under OUT_ROOT,
+# default the temporary folder: on ext4 without a journal each new file's
+# inode allocation skips the inodes deleted in the last seconds, so that
+# build after build slows down as the removed outputs pile up, a cost of the
+# disk and not of either revision; OUT_ROOT=/dev/shm takes it out), timed by GNU time
 # (apt-get install time), which also gives its peak resident memory. Prints
 # each run's wall and CPU (user + system) seconds (and peak memory) and the
 # load average (uptime) beside it, then per side every time and the medians,
@@ -54,7 +58,9 @@ case $command in
 esac
 
 work=$(mktemp -d "/tmp/bench-$command.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+outs=$work
+if [ -n "${OUT_ROOT:-}" ]; then outs=$(mktemp -d "$OUT_ROOT/bench-$command.XXXXXX"); fi
+trap 'rm -rf "$work" "$outs"' EXIT
 target=${CARGO_TARGET_DIR:-$work/target}
 
 # Builds side $1's `site` in release and copies it to $work/site-$1, or
@@ -122,10 +128,10 @@ run_once() {
   local side=$1 n=$2 out=$work/run-$1-$2.txt status=0 real user sys kib TIMEFORMAT='%R %U %S'
   mem=
   if [ "$command" = build ]; then
-    rm -rf "$work/out-$side"
+    rm -rf "$outs/out-$side"
     # GNU time writes its line last on stderr, after the build's own.
     (cd "$work/$side" && exec /usr/bin/time -f '%e %M %U %S' "$work/site-$side" build --results "$results" \
-      --out "$work/out-$side") >"$out" 2>&1 || status=$?
+      --out "$outs/out-$side") >"$out" 2>&1 || status=$?
     read -r real kib user sys < <(tail -n 1 "$out")
     mem=$(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }')
     accepted=$(tail -n 2 "$out" | head -n 1 | sed 's/ in [0-9]* ms.*//; s/ to [^ ]*$//')
