@@ -70,16 +70,21 @@ pub fn mib_per_s(payload_bytes: u64, seconds: f64) -> f64 {
     payload_bytes as f64 / (1024.0 * 1024.0) / seconds
 }
 
-/// Resamples of one bootstrap interval: enough that the interval's ends,
-/// which for the 3 to 10 samples of a figure are order statistics (or means
-/// of two), do not move with the seed in practice, and few enough that a
-/// build of 10,000 results stays quick.
+/// Resamples of one bootstrap interval of more than `EXACT_MAX_SAMPLES`
+/// samples: enough that the interval's ends do not move with the seed in
+/// practice, and few enough that a build of 10,000 results stays quick.
 pub const BOOTSTRAP_RESAMPLES: usize = 2000;
 
 /// The fewest samples a bootstrap interval is computed from: with one or
 /// two, every resample's median lies between the two values, and the
 /// interval says nothing the range does not.
 pub const BOOTSTRAP_MIN_SAMPLES: usize = 3;
+
+/// Up to this many samples (the profiles' figures have 3 to 5), the
+/// interval comes from the exact bootstrap distribution of the median
+/// (`median_pairs`); above, from `BOOTSTRAP_RESAMPLES` seeded resamples,
+/// whose cost grows with n where the exact one's grows with n³.
+pub const EXACT_MAX_SAMPLES: usize = 64;
 
 /// A 95 % confidence interval of a median.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -99,12 +104,16 @@ impl Interval {
 
 /// The percentile bootstrap 95 % confidence interval of the median of
 /// `samples` (Efron and Tibshirani, *An Introduction to the Bootstrap*,
-/// 1993, ch. 13): `BOOTSTRAP_RESAMPLES` resamples of n values drawn with
-/// replacement, the median of each, and the 2.5th and 97.5th percentiles
-/// of those medians (the 51st and 1,950th of 2,000 sorted). The generator
-/// is seeded from the samples' own bits (sorted), so the same samples give the same
-/// interval in every build, whatever else the build holds. `None` below
-/// `BOOTSTRAP_MIN_SAMPLES` samples.
+/// 1993, ch. 13): the 2.5th and 97.5th percentiles of the medians of
+/// resamples of n values drawn with replacement. Up to `EXACT_MAX_SAMPLES`
+/// samples the percentiles are those of the exact bootstrap distribution,
+/// the limit that ever more resamples approach, computed from the
+/// probabilities of all nⁿ resamples at once (`median_pairs`): no seed,
+/// no resampling error, and the same interval in every build. Above, of
+/// `BOOTSTRAP_RESAMPLES` resamples, seeded from the samples' own bits
+/// (sorted), so that the same samples give the same interval in every
+/// build too. `None` below `BOOTSTRAP_MIN_SAMPLES` samples or where one is
+/// not finite.
 pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
     let n = samples.len();
     if n < BOOTSTRAP_MIN_SAMPLES || samples.iter().any(|x| !x.is_finite()) {
@@ -114,6 +123,9 @@ pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
     // the interval either.
     let mut sorted = samples.to_vec();
     sorted.sort_unstable_by(f64::total_cmp);
+    if n <= EXACT_MAX_SAMPLES {
+        return Some(exact_ci95(&sorted));
+    }
     let mut rng = SplitMix64::new(n as u64);
     for x in &sorted {
         rng = SplitMix64::new(rng.next_u64() ^ x.to_bits());
@@ -121,55 +133,8 @@ pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
     // A resample's median is the value at the middle rank (or the mean of
     // the two middle ranks' values) of the drawn indexes into the sorted
     // samples: counting how often each index is drawn finds those ranks
-    // without sorting values. With few samples the resampled medians take
-    // few distinct values, one per pair of middle ranks, so counting those
-    // pairs and walking them in value order finds the two percentiles
-    // without sorting 2,000 medians. The same draws and the same arithmetic
-    // as sorting each resample and the medians: every interval is bit for
-    // bit the one sorting gives (the tests keep that reference), at a
-    // fraction of the cost, which lets a build afford an interval for every
-    // result of a runner's history, not only the newest.
+    // without sorting values.
     let (lo_rank, hi_rank) = (BOOTSTRAP_RESAMPLES * 25 / 1000, BOOTSTRAP_RESAMPLES * 975 / 1000 - 1);
-    if n <= SMALL_SAMPLES {
-        // Counts on the stack, and the middle ranks found without a branch
-        // per resample (where the walk stops is random, and a mispredicted
-        // branch costs more than the walk).
-        let (lower_rank, upper_rank) = if n % 2 == 1 { (n / 2, n / 2) } else { (n / 2 - 1, n / 2) };
-        let mut pairs = vec![0u32; n * n];
-        for _ in 0..BOOTSTRAP_RESAMPLES {
-            let mut counts = [0u8; SMALL_SAMPLES];
-            for _ in 0..n {
-                counts[rng.below(n as u64) as usize % SMALL_SAMPLES] += 1;
-            }
-            // The smallest index whose running count passes a rank is the
-            // number of indexes whose running count does not.
-            let (mut seen, mut lower, mut upper) = (0usize, 0usize, 0usize);
-            for &c in &counts[..n] {
-                seen += usize::from(c);
-                lower += usize::from(seen <= lower_rank);
-                upper += usize::from(seen <= upper_rank);
-            }
-            pairs[lower * n + upper] += 1;
-        }
-        let mut values: Vec<(f64, u32)> = pairs
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| **c > 0)
-            .map(|(k, &c)| (pair_median(&sorted, k / n, k % n), c))
-            .collect();
-        values.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
-        let at_rank = |rank: usize| {
-            let mut seen = 0usize;
-            for &(v, c) in &values {
-                seen += c as usize;
-                if seen > rank {
-                    return v;
-                }
-            }
-            values[values.len() - 1].0
-        };
-        return Some(Interval { lo: at_rank(lo_rank), hi: at_rank(hi_rank) });
-    }
     let mut counts = vec![0u32; n];
     let mut medians = Vec::with_capacity(BOOTSTRAP_RESAMPLES);
     for _ in 0..BOOTSTRAP_RESAMPLES {
@@ -185,10 +150,105 @@ pub fn median_ci95(samples: &[f64]) -> Option<Interval> {
     Some(Interval { lo, hi })
 }
 
-/// Up to this many samples, `median_ci95` counts the pairs of middle
-/// ranks (n² counters) instead of keeping every resampled median; each
-/// index's count fits a byte.
-const SMALL_SAMPLES: usize = 32;
+/// The percentile interval of the exact bootstrap distribution of the
+/// median of `sorted` (3 to `EXACT_MAX_SAMPLES` values, ascending): the
+/// smallest resampled median whose cumulative probability reaches 2.5 %,
+/// and the smallest that reaches 97.5 %.
+fn exact_ci95(sorted: &[f64]) -> Interval {
+    // Sums of probabilities carry rounding; a cumulative probability
+    // within this of a percentile counts as reaching it (they are
+    // multiples of n⁻ⁿ, so some land on 2.5 % exactly).
+    const SLACK: f64 = 1e-12;
+    let mut values: Vec<(f64, f64)> =
+        median_pairs(sorted.len()).iter().map(|&(a, b, p)| (pair_median(sorted, a.into(), b.into()), p)).collect();
+    values.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+    let at = |percentile: f64| {
+        let mut seen = 0.0;
+        for &(v, p) in &values {
+            seen += p;
+            if seen >= percentile - SLACK {
+                return v;
+            }
+        }
+        values[values.len() - 1].0
+    };
+    Interval { lo: at(0.025), hi: at(0.975) }
+}
+
+/// One pair of indexes into n sorted samples and the probability that a
+/// resample's two middle values are the samples at those indexes.
+type MedianPair = (u8, u8, f64);
+
+/// The exact bootstrap distribution of the median of n sorted samples, as
+/// index pairs: each pair (a, b) of indexes, a ≤ b (a = b for odd n), with
+/// the probability that a resample of n draws with replacement has the
+/// samples at a and b as its two middle values, over all nⁿ resamples
+/// (pairs of probability 0 left out). It depends on n only, so it is
+/// computed once per n and kept.
+///
+/// With C(i) the number of draws of an index ≤ i (0-based), L and U the
+/// middle ranks (0-based; L = U for odd n, U = L + 1 for even), a is the
+/// smallest index with C(i) > L and b the smallest with C(i) > U. So
+/// a = b = i when c = C(i − 1) ≤ L draws fall below i and k ≥ U + 1 − c
+/// on i, the rest above it; and, for even n, a = i < b = j when c ≤ L fall
+/// below i, exactly L + 1 − c on i, none between i and j, and the other
+/// n − L − 1 on j or above with at least one on j. Each is a sum of
+/// multinomial probabilities.
+fn median_pairs(n: usize) -> &'static [MedianPair] {
+    static PAIRS: [std::sync::OnceLock<Vec<MedianPair>>; EXACT_MAX_SAMPLES + 1] =
+        [const { std::sync::OnceLock::new() }; EXACT_MAX_SAMPLES + 1];
+    PAIRS[n].get_or_init(|| {
+        // Binomial coefficients up to n (Pascal's triangle: exact in f64
+        // to well past 64).
+        let mut choose = vec![vec![0.0f64; n + 1]; n + 1];
+        for row in 0..=n {
+            choose[row][0] = 1.0;
+            for k in 1..=row {
+                choose[row][k] = choose[row - 1][k - 1] + if k < row { choose[row - 1][k] } else { 0.0 };
+            }
+        }
+        let nf = n as f64;
+        let (lower, upper) = if n % 2 == 1 { (n / 2, n / 2) } else { (n / 2 - 1, n / 2) };
+        let mut pairs = Vec::new();
+        for i in 0..n {
+            let (below, on, above) = (i as f64 / nf, 1.0 / nf, (n - 1 - i) as f64 / nf);
+            let mut p = 0.0;
+            for c in 0..=lower {
+                for k in (upper + 1).saturating_sub(c)..=n - c {
+                    p += choose[n][c]
+                        * choose[n - c][k]
+                        * below.powi(c as i32)
+                        * on.powi(k as i32)
+                        * above.powi((n - c - k) as i32);
+                }
+            }
+            if p > 0.0 {
+                pairs.push((i as u8, i as u8, p));
+            }
+            if lower == upper {
+                continue;
+            }
+            // a = i < b = j: the part below and on i, then the rest on j
+            // or above with at least one on j.
+            let rest = n - lower - 1;
+            let mut head = 0.0;
+            for c in 0..=lower {
+                head += choose[n][c]
+                    * choose[n - c][lower + 1 - c]
+                    * below.powi(c as i32)
+                    * on.powi((lower + 1 - c) as i32);
+            }
+            for j in i + 1..n {
+                let tail = ((n - j) as f64 / nf).powi(rest as i32) - ((n - j - 1) as f64 / nf).powi(rest as i32);
+                let p = head * tail;
+                if p > 0.0 {
+                    pairs.push((i as u8, j as u8, p));
+                }
+            }
+        }
+        pairs
+    })
+}
 
 /// The indexes into the sorted samples of a resample's two middle ranks
 /// (the same one twice for an odd count), given how often each index was
@@ -259,6 +319,8 @@ pub fn ranks(intervals: &[Option<Interval>]) -> Vec<Rank> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn close(a: f64, b: f64) -> bool {
@@ -360,12 +422,11 @@ mod tests {
 
     #[test]
     fn counting_gives_the_intervals_that_sorting_gives() {
-        // Odd and even counts, ties, and spreads from steady to wild.
+        // Above `EXACT_MAX_SAMPLES`: odd and even counts, ties, and spreads
+        // from steady to wild.
         let mut rng = SplitMix64::new(7);
-        // Both ways: pairs of middle ranks up to `SMALL_SAMPLES`, every
-        // median above.
-        for n in (3..=12).chain([31, 32, 33, 40]) {
-            for round in 0..20 {
+        for n in [65, 66, 80] {
+            for round in 0..8 {
                 let samples: Vec<f64> = (0..n)
                     .map(|_| {
                         let x = (rng.below(1_000_000) as f64) / 100.0;
@@ -376,6 +437,60 @@ mod tests {
                 assert_eq!(median_ci95(&samples), Some(want), "{samples:?}");
             }
         }
+    }
+
+    /// The exact distribution by its definition: every one of the nⁿ
+    /// resamples (as drawn indexes), its middle ranks counted.
+    fn median_pairs_by_enumeration(n: usize) -> BTreeMap<(usize, usize), f64> {
+        let total = n.pow(n as u32);
+        let mut tally: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+        for code in 0..total {
+            let mut counts = vec![0u32; n];
+            let mut rest = code;
+            for _ in 0..n {
+                counts[rest % n] += 1;
+                rest /= n;
+            }
+            *tally.entry(middle_ranks(&counts)).or_default() += 1;
+        }
+        tally.into_iter().map(|(k, c)| (k, c as f64 / total as f64)).collect()
+    }
+
+    #[test]
+    fn the_exact_distribution_counts_every_resample() {
+        for n in 3..=7 {
+            let want = median_pairs_by_enumeration(n);
+            let got: BTreeMap<(usize, usize), f64> =
+                median_pairs(n).iter().map(|&(a, b, p)| ((a.into(), b.into()), p)).collect();
+            assert_eq!(got.keys().collect::<Vec<_>>(), want.keys().collect::<Vec<_>>(), "n = {n}");
+            for (k, p) in &want {
+                assert!((got[k] - p).abs() < 1e-12, "n = {n}, pair {k:?}: {} against {p}", got[k]);
+            }
+        }
+        // Every count's probabilities add up to 1, and a's and b's are in
+        // order.
+        for n in BOOTSTRAP_MIN_SAMPLES..=EXACT_MAX_SAMPLES {
+            let pairs = median_pairs(n);
+            let sum: f64 = pairs.iter().map(|p| p.2).sum();
+            assert!((sum - 1.0).abs() < 1e-9, "n = {n}: {sum}");
+            assert!(pairs.iter().all(|&(a, b, p)| a <= b && usize::from(b) < n && p > 0.0), "n = {n}");
+            assert!(n % 2 == 0 || pairs.iter().all(|&(a, b, _)| a == b), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn the_exact_interval_of_samples_is_its_percentiles() {
+        // Four samples: of the 256 resamples, 13 have the first sample as
+        // median (three or four draws of it), 5.1 % ≥ 2.5 %, and as many
+        // the last, so the interval of [1, 2, 3, 4] is its range.
+        let sorted = [1.0, 2.0, 3.0, 4.0];
+        let pairs = median_pairs_by_enumeration(4);
+        assert_eq!((pairs[&(0, 0)], pairs[&(3, 3)]), (13.0 / 256.0, 13.0 / 256.0));
+        assert_eq!(exact_ci95(&sorted), Interval { lo: 1.0, hi: 4.0 });
+        // Many samples: the 2.5 % point moves inside the range.
+        let many: Vec<f64> = (1..=20).map(f64::from).collect();
+        let ci = median_ci95(&many).unwrap();
+        assert!(ci.lo > 1.0 && ci.hi < 20.0 && ci.lo < 10.5 && 10.5 < ci.hi, "{ci:?}");
     }
 
     #[test]

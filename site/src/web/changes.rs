@@ -6,7 +6,7 @@
 //! The headline figures are the comparison tables' (`pages::TABLES`):
 //! CoreMark median iterations/s, disk random-read IOPS, cache restore
 //! seconds (per backend and method), internet download Mbps. Their
-//! intervals are the tables' seeded bootstrap (`stats::median_ci95`), so a
+//! intervals are the tables' bootstrap (`stats::median_ci95`), so a
 //! build flags the same changes every time. Each entry computes its
 //! intervals once (`Entry::intervals`, which `site serve` keeps between
 //! builds with the entry), taking those the tables already computed for

@@ -12,15 +12,13 @@ use std::hash::{Hash, Hasher};
 use super::PlotCache;
 use super::Site;
 use super::index_json::IndexCache;
-use super::model::{EntryCache, IntervalCache};
+use super::model::EntryCache;
 use super::pages::RowCache;
 
 /// The parts of the last build, by name, with the key of their inputs.
 #[derive(Debug, Default)]
 pub struct Memo {
     pub(super) entries: EntryCache,
-    /// The tables' bootstrap intervals (see `model::rank`).
-    pub(super) intervals: IntervalCache,
     /// The home page's table rows (see `pages::home_rows`).
     pub(super) rows: RowCache,
     /// index.json's objects (see `index_json::render`).

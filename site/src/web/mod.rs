@@ -227,8 +227,8 @@ pub fn build_cached(
     drop(rest);
     let runs = kept;
     let model = match memo.as_deref_mut() {
-        Some(m) => model::assemble(entries, Some(&mut m.entries), Some(&mut m.intervals)),
-        None => model::assemble(entries, None, None),
+        Some(m) => model::assemble(entries, Some(&mut m.entries)),
+        None => model::assemble(entries, None),
     };
     crate::output::log_time(start, "  model");
     // The history's change flags, which the runner pages and the feed show.

@@ -350,40 +350,12 @@ pub struct Model {
 /// so that a rebuild computes only the entries of changed results.
 pub type EntryCache = HashMap<u64, Arc<Entry>>;
 
-/// What `site serve` keeps of the tables' bootstrap intervals between
-/// builds, by the samples' exact bits: each costs 2,000 resamples, and they
-/// were a sixth of a rebuild's CPU time after one changed result, whose
-/// other rows need the same intervals again.
-#[derive(Debug, Default)]
-pub struct IntervalCache {
-    last: HashMap<Vec<u64>, Option<Interval>>,
-    this: std::sync::Mutex<HashMap<Vec<u64>, Option<Interval>>>,
-}
-
-impl IntervalCache {
-    /// `stats::median_ci95` of `samples`, the last build's where it has one.
-    fn median_ci95(&self, samples: &[f64]) -> Option<Interval> {
-        let bits: Vec<u64> = samples.iter().map(|x| x.to_bits()).collect();
-        let interval = match self.last.get(&bits) {
-            Some(interval) => *interval,
-            None => stats::median_ci95(samples),
-        };
-        self.this.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(bits, interval);
-        interval
-    }
-
-    /// Ends a build: only its intervals stay.
-    fn finish(&mut self) {
-        self.last = std::mem::take(self.this.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner));
-    }
-}
-
 /// Builds the model; results older than `stale_before` are marked stale.
 /// Entries are independent and computed on every CPU; those in `cache`
 /// are reused, and the cache is left holding this build's entries.
 pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut EntryCache>) -> Model {
     let entries = entries(runs, stale_before, cache.as_deref());
-    assemble(entries, cache, None)
+    assemble(entries, cache)
 }
 
 /// The entry of each of `runs`, in order, computed on every CPU; those in
@@ -401,12 +373,8 @@ pub fn entries(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&Entry
 }
 
 /// The model of every run's entry (`entries`), in the runs' order; leaves
-/// `cache` holding these entries and `intervals` this build's intervals.
-pub fn assemble(
-    entries: Vec<Arc<Entry>>,
-    cache: Option<&mut EntryCache>,
-    intervals: Option<&mut IntervalCache>,
-) -> Model {
+/// `cache` holding these entries.
+pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Model {
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
     }
@@ -437,10 +405,7 @@ pub fn assemble(
             }
         })
         .collect();
-    let groups = groups(&entries, intervals.as_deref());
-    if let Some(intervals) = intervals {
-        intervals.finish();
-    }
+    let groups = groups(&entries);
     let servers = server_docs(&entries);
     Model { entries, runners, groups, providers, servers }
 }
@@ -498,7 +463,7 @@ fn group_key(e: &Entry, name: &str) -> Option<String> {
 /// excluded, else the newest one not excluded (marked incomplete); every
 /// excluded result is shown too, marked. Results of different profiles
 /// share a stage's table wherever that stage's key is equal.
-fn groups(entries: &[Arc<Entry>], intervals: Option<&IntervalCache>) -> Vec<Group> {
+fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     let mut groups: BTreeMap<(usize, String, bool), Group> = BTreeMap::new();
     for (stage_index, stage) in GROUP_STAGES.into_iter().enumerate() {
         let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
@@ -573,12 +538,12 @@ fn groups(entries: &[Arc<Entry>], intervals: Option<&IntervalCache>) -> Vec<Grou
         // the reader's question is "which is fastest", marked rows stay
         // visible below, and a home page that shows only the first rows of
         // a long table (`Options::home_rows`) shows the best ones.
-        rank(&mut g.cpu, intervals);
-        rank(&mut g.cpu_eembc, intervals);
-        rank(&mut g.disk, intervals);
-        rank(&mut g.cache, intervals);
-        rank(&mut g.cache_action, intervals);
-        rank(&mut g.internet, intervals);
+        rank(&mut g.cpu);
+        rank(&mut g.cpu_eembc);
+        rank(&mut g.disk);
+        rank(&mut g.cache);
+        rank(&mut g.cache_action);
+        rank(&mut g.internet);
     }
     // By stage; within a stage newest protocol first (results without a
     // stated protocol last), measured before imported, then by id.
@@ -785,7 +750,7 @@ enum Better {
 /// share one, marked "≈" (`stats::ranks`); an imported row has no
 /// interval and keeps a place of its own. Flags every row whose figure
 /// varies by more than `VARIATION_FLAG_PCT`.
-fn rank<T: Headline + Send>(rows: &mut [Row<T>], intervals: Option<&IntervalCache>) {
+fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
     let key = |r: &Row<T>| {
         let v = r.fig.value().filter(|v| v.is_finite());
         let v = match T::BETTER {
@@ -802,13 +767,8 @@ fn rank<T: Headline + Send>(rows: &mut [Row<T>], intervals: Option<&IntervalCach
             .then(ka.2.total_cmp(&kb.2))
             .then_with(|| (&a.meta.provider_id, &a.meta.runner).cmp(&(&b.meta.provider_id, &b.meta.runner)))
     });
-    // Intervals for the rows shown in tables only (the newest per runner),
-    // never for all of a runner's history: each costs 2,000 resamples.
     rows.par_iter_mut().for_each(|r| {
-        r.interval = match intervals {
-            Some(cache) => cache.median_ci95(r.fig.samples()),
-            None => stats::median_ci95(r.fig.samples()),
-        };
+        r.interval = stats::median_ci95(r.fig.samples());
         r.ci = r.interval.map(|i| figures::range(i.lo, i.hi));
         let variation = match r.fig.samples() {
             [] => r.fig.published_variation_pct(),
