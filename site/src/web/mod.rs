@@ -33,6 +33,7 @@ pub mod pages;
 pub mod plot;
 mod plots;
 mod provider;
+mod runner_tables;
 pub mod sitemap;
 
 use std::path::{Path, PathBuf};

@@ -498,10 +498,8 @@ struct RunnerContext<'a> {
     provider_name: &'a str,
     label: &'a str,
     machine: &'a MachinePart<'a>,
-    rows: &'a [HistoryRow<'a>],
-    machines: &'a [MachineSpan<'a>],
-    /// Which stages any of its results has, for which tables to show.
-    any: Stages,
+    /// Its tables, as HTML (`runner_tables::render`).
+    tables: String,
     plots: &'a [PlotRef],
 }
 
@@ -528,9 +526,12 @@ pub fn runner(
         provider_name,
         label,
         machine,
-        rows,
-        machines,
-        any,
+        tables: super::runner_tables::render(
+            rows,
+            machines,
+            any,
+            machine.machine.usd_per_minute.is_some_and(|v| v != 0.0),
+        ),
         plots,
     };
     render(tera, "runner.html", &ctx)

@@ -1,0 +1,489 @@
+//! The tables of a runner page (history, each stage's figures per result,
+//! machine and build), written as HTML here rather than by templates/
+//! runner.html: they repeat for every result of the runner, and Tera's
+//! context (every row turned into JSON values) and its rendering of them
+//! were most of a build's time for runner pages (docs/benchmarks.md,
+//! "site build against the build before issue 14"). The page around them
+//! stays a template.
+//!
+//! Every text from a result file goes through `Html::text`, Tera's own
+//! HTML escaping, and the markup is the template's, so that the pages are
+//! the ones the template made, byte for byte (compared when the tables
+//! moved here, on the benchmark's 10,000 results, the repository's results
+//! and the test fixtures); site/tests/history.rs checks what they say and
+//! that injected text stays inert.
+
+use super::model::{Meta, Stages};
+use super::pages::{HistoryRow, MachineSpan, StageRow};
+use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
+
+/// An HTML string being written: `raw` for the page's own markup, `text`
+/// for anything that comes from a result.
+struct Html(String);
+
+impl Html {
+    fn raw(&mut self, s: &str) -> &mut Self {
+        self.0.push_str(s);
+        self
+    }
+
+    fn text(&mut self, s: &str) -> &mut Self {
+        // Tera's escaping, so that these tables read as the template's did.
+        if s.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | b'/')) {
+            self.0.push_str(&tera::escape_html(s));
+        } else {
+            self.0.push_str(s);
+        }
+        self
+    }
+}
+
+/// Whether Tera's `{% if %}` takes the value as true: present and not empty.
+fn given(s: Option<&str>) -> bool {
+    s.is_some_and(|s| !s.is_empty())
+}
+
+/// The runner page's tables, from its rows (newest first) and machine
+/// spans; `any` says which stages' tables to show, `per_cent` whether the
+/// runner's price is stated (the stages' note then mentions the value per
+/// cent).
+pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
+    let mut h = Html(String::with_capacity(16_384 + rows.len() * 4_096));
+    history(&mut h, rows);
+    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, its 95 % bootstrap confidence interval");
+    if per_cent {
+        h.raw("; under each speed figure, its value per US cent per minute");
+    }
+    h.raw(".</p>");
+    if any.cpu {
+        cpu(&mut h, rows);
+    }
+    if any.disk {
+        disk(&mut h, rows);
+    }
+    if any.cache {
+        cache(&mut h, rows);
+    }
+    if any.internet {
+        internet(&mut h, rows);
+    }
+    if any.http_cache {
+        build_cache(&mut h, rows);
+    }
+    machine_and_build(&mut h, machines);
+    h.0
+}
+
+/// One result per row: fingerprint, change flags, date, collector, marks, source.
+fn history(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    h.raw("<div class=\"scroll\"><table class=\"sortable\" id=\"t-history\">\n<caption>Results of this runner, newest first</caption>\n<thead><tr><th scope=\"col\">Fingerprint</th><th scope=\"col\">Changes since the previous result</th><th scope=\"col\">Date</th><th scope=\"col\">Collector</th><th scope=\"col\">Marks</th><th scope=\"col\">Source</th></tr></thead>\n<tbody>");
+    for r in rows {
+        h.raw("\n<tr id=\"").text(&r.anchor).raw("\"");
+        if given(r.meta.excluded.as_deref()) {
+            h.raw(" class=\"marked\"");
+        }
+        h.raw("><td>");
+        if r.meta.fingerprint.is_empty() {
+            h.raw("—");
+        } else {
+            h.raw("<code>").text(&r.meta.fingerprint).raw("</code>");
+        }
+        h.raw("</td><td>");
+        changes(h, r);
+        h.raw("</td>");
+        meta_cells(h, r.meta);
+        h.raw("</tr>");
+    }
+    h.raw("\n</tbody></table></div>");
+}
+
+/// A history row's change flags (`changes::compute`).
+fn changes(h: &mut Html, r: &HistoryRow<'_>) {
+    if r.meta.imported {
+        h.raw("<span class=\"muted\">no interval (imported)</span>");
+        return;
+    }
+    if r.changes.is_empty() {
+        h.raw("—");
+        return;
+    }
+    for c in r.changes {
+        let verdict = if c.better { "better" } else { "worse" };
+        h.raw("<span class=\"change\"><span class=\"mark change ")
+            .raw(verdict)
+            .raw("\" title=\"The 95 % intervals of this result and the previous one do not overlap\">changed</span> ")
+            .text(c.stage)
+            .raw(" ")
+            .text(&c.figure)
+            .raw(" ")
+            .text(c.direction)
+            .raw(" (")
+            .raw(verdict)
+            .raw("): ")
+            .text(&c.from)
+            .raw(" → ")
+            .text(&c.to)
+            .raw(" <small>since ")
+            .text(&c.since)
+            .raw("</small></span>");
+    }
+}
+
+/// The date, collector, marks and source cells, with the reasons a runner
+/// page spells out (macros.html's `meta_cells` with `detail`).
+fn meta_cells(h: &mut Html, meta: &Meta) {
+    h.raw("<td>");
+    if meta.date_measured {
+        h.raw("<time datetime=\"").text(&meta.timestamp).raw("\">").text(&meta.date).raw("</time>");
+    } else {
+        h.raw("<span class=\"undated\">date not published</span> <small>imported <time datetime=\"")
+            .text(&meta.timestamp)
+            .raw("\">")
+            .text(&meta.date)
+            .raw("</time></small>");
+    }
+    h.raw("</td>\n<td>").text(&meta.collector).raw("</td>\n<td>");
+    let excluded = meta.excluded.as_deref().filter(|s| !s.is_empty());
+    if let Some(why) = excluded {
+        h.raw("<span class=\"mark excluded\" title=\"").text(why).raw("\">excluded</span> ");
+    }
+    if meta.incomplete {
+        h.raw("<span class=\"mark incomplete\" title=\"A stage or sample the parameters asked for is missing or failed, or a job of the run did not succeed\">incomplete</span> ");
+    }
+    if meta.stale {
+        h.raw("<span class=\"mark stale\" title=\"Measured longer ago than the configured age\">stale</span> ");
+    }
+    if meta.imported {
+        h.raw("<span class=\"mark imported\" title=\"Figures imported from a published report, without raw samples\">imported</span>");
+    }
+    let self_built = meta.self_built.as_deref().filter(|s| !s.is_empty());
+    if let Some(why) = self_built {
+        h.raw("<span class=\"mark self-built\" title=\"Not a published release of the collector: ")
+            .text(why)
+            .raw("\">self-built</span>");
+    }
+    if let Some(why) = excluded {
+        h.raw("<span class=\"reason\">").text(why).raw("</span>");
+    }
+    if let Some(why) = self_built {
+        h.raw("<span class=\"reason\">Self-built: ").text(why).raw("</span>");
+    }
+    if !meta.failed_jobs.is_empty() {
+        h.raw("<span class=\"reason\">Jobs that did not succeed: ");
+        for (n, j) in meta.failed_jobs.iter().enumerate() {
+            h.raw("<span class=\"job\">").text(&j.job).raw(" (").text(j.conclusion).raw(")</span>");
+            if n + 1 < meta.failed_jobs.len() {
+                h.raw(", ");
+            }
+        }
+        h.raw("</span>");
+    }
+    h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
+}
+
+/// A stage table's start: its id, caption and column heads.
+fn table_start(h: &mut Html, id: &str, sortable: bool, caption: &str, heads: &str) {
+    h.raw("\n<div class=\"scroll\"><table ")
+        .raw(if sortable { "class=\"sortable\" " } else { "" })
+        .raw("id=\"")
+        .raw(id)
+        .raw("\">\n<caption>")
+        .raw(caption)
+        .raw("</caption>\n<thead><tr>")
+        .raw(heads)
+        .raw("</tr></thead>\n<tbody>");
+}
+
+fn table_end(h: &mut Html) {
+    h.raw("\n</tbody></table></div>");
+}
+
+/// A row's first cell: its date, linking to its history row.
+fn date_cell(h: &mut Html, r: &HistoryRow<'_>) {
+    h.raw("<td><a href=\"#").text(&r.anchor).raw("\">").text(&r.meta.date).raw("</a></td>");
+}
+
+/// The row of a result without this stage.
+fn missing_row(h: &mut Html, r: &HistoryRow<'_>, columns: &str) {
+    h.raw("\n<tr class=\"marked\">");
+    date_cell(h, r);
+    h.raw("<td colspan=\"").raw(columns).raw("\">not in this result</td></tr>");
+}
+
+/// A stage row's start: marked where the stage is incomplete.
+fn row_start<T>(h: &mut Html, r: &HistoryRow<'_>, s: &StageRow<'_, T>) {
+    h.raw(if s.incomplete { "\n<tr class=\"marked\">" } else { "\n<tr>" });
+    date_cell(h, r);
+}
+
+/// A figure with what follows it in its cell: the interval, the value per
+/// cent per minute.
+fn ci(h: &mut Html, ci: Option<&str>) {
+    if let Some(ci) = ci.filter(|c| !c.is_empty()) {
+        h.raw(" <small class=\"ci\">").text(ci).raw("</small>");
+    }
+}
+
+fn per_cent(h: &mut Html, v: Option<&str>) {
+    if let Some(v) = v.filter(|v| !v.is_empty()) {
+        h.raw(" <span class=\"per-cent\">").text(v).raw(" per ¢/min</span>");
+    }
+}
+
+/// The status cell: `ok` or the incomplete mark with its reason, and the
+/// variation mark.
+fn status_cell<T>(h: &mut Html, s: &StageRow<'_, T>) {
+    h.raw("<td>");
+    if s.incomplete {
+        h.raw("<span class=\"mark incomplete\">incomplete</span>");
+        if let Some(why) = s.reason.filter(|r| !r.is_empty()) {
+            h.raw("<span class=\"reason\">").text(why).raw("</span>");
+        }
+    } else {
+        h.raw("ok");
+    }
+    if s.variable {
+        h.raw(" <span class=\"mark variable\">variable</span>");
+    }
+    h.raw("</td></tr>");
+}
+
+fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-cpu",
+        true,
+        "CoreMark iterations per second (higher is better), median of the accepted samples",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Binary</th><th scope=\"col\" class=\"num\">Median it/s <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Min–max</th><th scope=\"col\" class=\"num\">Variation</th><th scope=\"col\" class=\"num\">Samples</th><th scope=\"col\">Status</th>",
+    );
+    for r in rows {
+        let Some(s) = &r.cpu else {
+            missing_row(h, r, "6");
+            continue;
+        };
+        let f: &CpuRow = s.fig;
+        row_start(h, r, s);
+        h.raw("<td>").text(&f.binary).raw("</td><td class=\"num\">").text(&f.median);
+        ci(h, s.ci.as_deref());
+        per_cent(h, s.per_cent.median.as_deref());
+        h.raw("</td><td class=\"num\">")
+            .text(&f.range)
+            .raw("</td><td class=\"num\">")
+            .text(&f.variation)
+            .raw("</td><td class=\"num\">")
+            .text(&f.samples)
+            .raw("</td>");
+        status_cell(h, s);
+    }
+    table_end(h);
+}
+
+fn disk(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-disk",
+        true,
+        "Disk: sequential MiB/s and random IOPS (higher is better), medians; under each, for measured rows, the per-call latency (p50 and p99, µs)",
+        "<th scope=\"col\">Date</th><th scope=\"col\" class=\"num\">Seq read MiB/s</th><th scope=\"col\" class=\"num\">Seq write MiB/s</th><th scope=\"col\" class=\"num\">Rand read IOPS <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Rand write IOPS</th><th scope=\"col\">Samples</th><th scope=\"col\">Status</th>",
+    );
+    for r in rows {
+        let Some(s) = &r.disk else {
+            missing_row(h, r, "6");
+            continue;
+        };
+        let f: &DiskRow = s.fig;
+        row_start(h, r, s);
+        let p = &s.per_cent;
+        let cells = [
+            (&f.read, None, p.read.as_deref()),
+            (&f.write, None, p.write.as_deref()),
+            (&f.rand_read, s.ci.as_deref(), p.rand_read.as_deref()),
+            (&f.rand_write, None, p.rand_write.as_deref()),
+        ];
+        for (op, (figure, interval, value)) in cells.into_iter().enumerate() {
+            h.raw("<td class=\"num\">").text(figure);
+            ci(h, interval);
+            per_cent(h, value);
+            if let Some(latency) = &f.latency {
+                h.raw(" <small class=\"lat\"><span>p50 ")
+                    .text(&latency[op].p50_us)
+                    .raw("</span> · <span>p99 ")
+                    .text(&latency[op].p99_us)
+                    .raw(" µs</span></small>");
+            }
+            h.raw("</td>");
+        }
+        h.raw("<td>");
+        match f.counts.as_deref().filter(|c| !c.is_empty()) {
+            Some(counts) => h.text(counts),
+            None => h.raw("—"),
+        };
+        h.raw("</td>");
+        status_cell(h, s);
+    }
+    table_end(h);
+}
+
+fn cache(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-cache",
+        true,
+        "Cache save and restore, one row per backend and method: seconds as median; min–max (lower is better), and MiB/s from the median",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Backend</th><th scope=\"col\">Method</th><th scope=\"col\" class=\"num\">Verified</th><th scope=\"col\" class=\"num\">Save s</th><th scope=\"col\" class=\"num\">Save MiB/s</th><th scope=\"col\" class=\"num\">Restore s <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Restore MiB/s</th><th scope=\"col\">Status</th>",
+    );
+    for r in rows {
+        if r.cache.is_empty() {
+            missing_row(h, r, "8");
+        }
+        for s in &r.cache {
+            let f: &CacheRow = s.fig;
+            row_start(h, r, s);
+            h.raw("<td>")
+                .text(&f.backend)
+                .raw("</td><td>")
+                .text(&f.method_label)
+                .raw("</td><td class=\"num\">")
+                .text(&f.verified)
+                .raw("</td><td class=\"num\">")
+                .text(&f.save)
+                .raw("</td><td class=\"num\">")
+                .text(&f.save_mib_per_s);
+            per_cent(h, s.per_cent.save_mib_per_s.as_deref());
+            h.raw("</td><td class=\"num\">").text(&f.restore);
+            ci(h, s.ci.as_deref());
+            h.raw("</td><td class=\"num\">").text(&f.restore_mib_per_s);
+            per_cent(h, s.per_cent.restore_mib_per_s.as_deref());
+            h.raw("</td>");
+            status_cell(h, s);
+        }
+    }
+    table_end(h);
+}
+
+fn internet(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-internet",
+        true,
+        "Internet: download and upload in decimal Mbps (higher is better) and HTTPS request ms (lower is better), medians",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Service</th><th scope=\"col\" class=\"num\">Download Mbps <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Upload Mbps</th><th scope=\"col\" class=\"num\">Request ms</th><th scope=\"col\">Status</th>",
+    );
+    for r in rows {
+        let Some(s) = &r.internet else {
+            missing_row(h, r, "5");
+            continue;
+        };
+        let f: &InternetRow = s.fig;
+        row_start(h, r, s);
+        h.raw("<td>").text(&f.service).raw("</td><td class=\"num\">").text(&f.download);
+        ci(h, s.ci.as_deref());
+        per_cent(h, s.per_cent.download.as_deref());
+        h.raw("</td><td class=\"num\">").text(&f.upload);
+        per_cent(h, s.per_cent.upload.as_deref());
+        h.raw("</td><td class=\"num\">").text(&f.request_ms).raw("</td>");
+        status_cell(h, s);
+    }
+    table_end(h);
+}
+
+fn build_cache(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-build-cache",
+        false,
+        "Build-cache server benchmarks; the newest result per runner and server has a page with every figure",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Software</th><th scope=\"col\">Server</th><th scope=\"col\">Figures</th>",
+    );
+    for r in rows {
+        let Some(s) = &r.server else {
+            missing_row(h, r, "3");
+            continue;
+        };
+        h.raw("\n<tr>");
+        date_cell(h, r);
+        h.raw("<td>").text(s.software).raw("</td><td>").text(s.target).raw("</td><td>");
+        match s.url.filter(|u| !u.is_empty()) {
+            Some(url) => h.raw("<a href=\"").text(url).raw("\">Document</a>"),
+            None => h.raw("on a newer result's page"),
+        };
+        h.raw("</td></tr>");
+    }
+    table_end(h);
+}
+
+/// The results' span of a machine or build row: its newest result, and
+/// the oldest where it covers more than one.
+fn span_cell(h: &mut Html, p: &MachineSpan<'_>) {
+    h.raw("<td><a href=\"#").text(p.newest.0).raw("\">").text(p.newest.1).raw("</a>");
+    if p.results > 1 {
+        h.raw(" to <a href=\"#")
+            .text(p.oldest.0)
+            .raw("\">")
+            .text(p.oldest.1)
+            .raw("</a> <small>(")
+            .raw(&p.results.to_string())
+            .raw(" results)</small>");
+    }
+    h.raw("</td>");
+}
+
+fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
+    h.raw("\n<h2 id=\"machine-per-result\">Machine and build of each result</h2>\n<p>As each result file records them, one row per run of consecutive results on the same machine and build; an imported report publishes only some (“not published”).</p>");
+    table_start(
+        h,
+        "t-history-machine",
+        false,
+        "Machine",
+        "<th scope=\"col\">Results</th><th scope=\"col\">CPU model</th><th scope=\"col\" class=\"num\">Logical CPUs</th><th scope=\"col\" class=\"num\">Memory</th><th scope=\"col\">OS</th><th scope=\"col\">Kernel</th><th scope=\"col\">Virtualization</th><th scope=\"col\">Image</th><th scope=\"col\">Architecture</th><th scope=\"col\">Other</th>",
+    );
+    for p in machines {
+        let d = p.machine;
+        h.raw("\n<tr>");
+        span_cell(h, p);
+        h.raw("<td>")
+            .text(&d.cpu_model)
+            .raw("</td><td class=\"num\">")
+            .text(&d.logical_cpus)
+            .raw("</td><td class=\"num\">")
+            .text(&d.memory)
+            .raw("</td><td>")
+            .text(&d.os)
+            .raw("</td><td>")
+            .text(&d.kernel)
+            .raw("</td><td>")
+            .text(&d.virtualization)
+            .raw("</td><td>")
+            .text(&d.image)
+            .raw("</td><td>")
+            .text(&d.arch)
+            .raw("</td><td>")
+            .text(&d.other)
+            .raw("</td></tr>");
+    }
+    table_end(h);
+    table_start(
+        h,
+        "t-history-build",
+        false,
+        "Build",
+        "<th scope=\"col\">Results</th><th scope=\"col\">Collector</th><th scope=\"col\">CoreMark implementation</th><th scope=\"col\">Compiler</th><th scope=\"col\">Flags</th><th scope=\"col\">EEMBC commit</th>",
+    );
+    for p in machines {
+        let d = p.machine;
+        h.raw("\n<tr>");
+        span_cell(h, p);
+        h.raw("<td>")
+            .text(&d.collector)
+            .raw("</td><td>")
+            .text(&d.implementation)
+            .raw("</td><td>")
+            .text(&d.compiler)
+            .raw("</td><td>")
+            .text(&d.flags)
+            .raw("</td><td>")
+            .text(&d.eembc_commit)
+            .raw("</td></tr>");
+    }
+    table_end(h);
+}
