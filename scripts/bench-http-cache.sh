@@ -33,7 +33,15 @@
 # Usage: bash scripts/bench-http-cache.sh [DIR] [ROUNDS]
 #   DIR     work folder (default: target/bench-http-cache)
 #   ROUNDS  A, B, B, A rounds (default: 3)
-# Environment: CARGO_TARGET_DIR (where the collector is built), PORT
+# With 2 or more CPUs, nginx's one worker is pinned to CPU 0 and every
+# client run (the collector and oha alike) to the other CPUs (PIN=0 turns
+# this off): unpinned, the client's threads and nginx's worker moved
+# between the two CPUs of this VM, and a cell's runs differed by up to 18 %
+# for oha itself. Both clients size their threads by the CPUs they may run
+# on (the collector one runtime per logical CPU, oha tokio's default), so
+# pinned they get the same CPUs as each other.
+#
+# Environment: CARGO_TARGET_DIR (where the collector is built), PIN, PORT
 # (default 18491), ENTRIES (requests per phase, default 100000), NGINX_ROOT
 # (nginx's files; default a folder on /dev/shm). On tmpfs nginx's files
 # take memory: oha's stored entries of every size (1.5 GB at the default)
@@ -52,6 +60,17 @@ collector=${CARGO_TARGET_DIR:-target}/release/collector
 sizes=(128 512 4096 65536)
 conns=(10 100)
 n=${ENTRIES:-100000}
+cpus=$(nproc)
+pin=${PIN:-1}
+if [ "$pin" = 1 ] && [ "$cpus" -ge 2 ]; then
+  affinity="worker_cpu_affinity 1;"
+  client=(taskset -c "1-$((cpus - 1))")
+  pinned="nginx on CPU 0, clients on CPUs 1-$((cpus - 1))"
+else
+  affinity=""
+  client=()
+  pinned="not pinned"
+fi
 
 # nginx with WebDAV PUT, as tests/http-cache/server.rs starts it.
 # nginx's files on tmpfs (/dev/shm) where there is one, so that the PUT
@@ -69,6 +88,7 @@ user=""
 cat >"$dir/nginx/nginx.conf" <<CONF
 $user
 worker_processes 1;
+$affinity
 daemon on;
 pid $dir/nginx/nginx.pid;
 error_log $dir/nginx/error.log warn;
@@ -103,7 +123,7 @@ version=$("$nginx_bin" -v 2>&1 | sed 's/.*nginx\///')
 collector_run() {
   local size=$1 c=$2
   rm -rf "$root/cache" "$dir/collector.json" && mkdir -p "$root/cache"
-  "$collector" run --profile standard --stages http-cache --provider bench --runner bench \
+  "${client[@]}" "$collector" run --profile standard --stages http-cache --provider bench --runner bench \
     --http-cache-url "$base/" --http-cache-protocol gradle --http-cache-software "nginx $version" \
     --http-cache-backend "filesystem ($(df --output=fstype "$root" | tail -1))" --http-cache-entries "$(count "$size")" --http-cache-value-bytes "$size" \
     --http-cache-connections "$c" --out "$dir/collector.json" 2>"$dir/collector.log" || true
@@ -133,10 +153,10 @@ oha_run() {
   rm -rf "$root/cache" && mkdir -p "$root/cache"
   for phase in put get; do
     if [ "$phase" = put ]; then
-      json=$(oha -n "$k" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
+      json=$("${client[@]}" oha -n "$k" -c "$c" -m PUT -D "$dir/body-$size" --no-tui --output-format json \
         --rand-regex-url "$base/oha-$size-$c/[a-f0-9]{64}")
     else
-      json=$(oha -n "$k" -c "$c" --no-tui --output-format json --urls-from-file "$dir/urls-$size")
+      json=$("${client[@]}" oha -n "$k" -c "$c" --no-tui --output-format json --urls-from-file "$dir/urls-$size")
     fi
     bad=$(jq '[.statusCodeDistribution | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0' <<<"$json")
     [ "$bad" = 0 ] || { echo "oha $phase $size B × $c: $bad requests failed" >&2; exit 1; }
@@ -186,7 +206,7 @@ table=$(
     }' "$dir/loads.txt" "$dir/runs.txt"
 )
 echo "$table"
-echo "$n requests per phase ($(count 65536) of 65536 B); nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $(nproc) CPUs; nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
+echo "$n requests per phase ($(count 65536) of 65536 B); nginx's files on $(df --output=fstype "$root" | tail -1) ($root); load average before: $load_before; after: $load_after; $cpus CPUs ($pinned); nginx $version; $(oha --version); collector $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- collector format || echo ' with uncommitted changes')"
 
 # The standard grid against turborepo-remote-cache.
 turbo=tests/http-cache/node_modules/turborepo-remote-cache/dist/cli.js
