@@ -41,9 +41,10 @@
 # when a runner's build talks to a cache server on the same machine. On the
 # 2-vCPU development VM, pinned, the client has one CPU to itself and is
 # what limits the 64 KiB cells: the collector, which compares every GET's
-# body with the entry it stored (oha only counts the bytes), reached 0.82 to
-# 0.93 of oha there, and 0.96 to 1.17 in the smaller cells
-# (docs/benchmarks.md).
+# body with the entry it stored (oha only counts the bytes), reached 0.86 to
+# 0.92 of oha's GETs there (PUT 0.72 to 0.82, in a run whose first round's
+# collector PUTs were at half the second's), and 0.96 to 1.17 in the smaller
+# cells (docs/benchmarks.md).
 #
 # Environment: CARGO_TARGET_DIR (where the collector is built), PIN, PORT
 # (default 18491), ENTRIES (requests per phase, default 100000), NGINX_ROOT
