@@ -340,7 +340,8 @@ const MIN_PLOT_TEXT_PX: f64 = 12.0;
 /// scroll inside its own box), and plot text is drawn at
 /// `MIN_PLOT_TEXT_PX` or more: the smallest `font-size` in the SVG, scaled
 /// by the width the page shows the plot at over the SVG's own width.
-/// Saves the home page's screenshot at each width (home-390.png, …).
+/// Saves the home and runner pages' screenshots at each width (home-390.png,
+/// runner-390.png, …).
 fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
     let base = format!("http://127.0.0.1:{port}");
     let home = browser.load(&format!("{base}/"));
@@ -416,10 +417,25 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
                      its {font_px}-px text is drawn at {drawn_px:.1} px"
                 );
             }
-            if *name == "home" {
-                let shot = shots.join(format!("home-{width}.png"));
+            // A runner page's stage tables link each row's date to its
+            // history row: the date never breaks at its hyphens.
+            if *name == "runner" {
+                let broken = browser
+                    .eval(
+                        "Array.from(document.querySelectorAll(':is(#t-history-cpu, #t-history-disk, #t-history-cache, \
+                           #t-history-internet, #t-history-build-cache) td:first-child a'))
+                           .filter(a => a.getClientRects().length !== 1).map(a => a.textContent)",
+                    )
+                    .unwrap();
+                assert_eq!(broken, json!([]), "runner ({path}) at {width} px: dates broken over lines");
+                let stages =
+                    browser.eval("document.querySelectorAll('#t-history-cpu td:first-child a').length").unwrap();
+                assert!(stages.as_u64().unwrap() > 0, "runner ({path}): no CoreMark table with dates");
+            }
+            if *name == "home" || *name == "runner" {
+                let shot = shots.join(format!("{name}-{width}.png"));
                 browser.screenshot(&shot);
-                assert!(std::fs::read(&shot).unwrap().len() > 10_000, "home at {width} px: empty screenshot");
+                assert!(std::fs::read(&shot).unwrap().len() > 10_000, "{name} at {width} px: empty screenshot");
             }
         }
     }
