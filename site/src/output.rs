@@ -65,7 +65,10 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
 /// benchmark in docs/benchmarks.md.
 pub fn log_time(start: Instant, what: &str) {
     if std::env::var_os("SITE_TIMINGS").is_some() {
-        let rss = memory_kib("VmRSS").map(|kib| format!(" (resident {} MiB)", kib / 1024)).unwrap_or_default();
+        let rss = match (memory_kib("VmRSS"), memory_kib("VmHWM")) {
+            (Some(now), Some(peak)) => format!(" (resident {} MiB, peak so far {} MiB)", now / 1024, peak / 1024),
+            _ => String::new(),
+        };
         eprintln!("{:>6} ms  {what}{rss}", start.elapsed().as_millis());
     }
 }
@@ -215,13 +218,13 @@ fn prepare(out: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write into {}", out.display()))
 }
 
-/// What identifies a file's content: its bytes; for a copy the source's
+/// What identifies a file's content: its bytes' fingerprint; for a copy the source's
 /// path and SHA-256 where the check computed it, else its path, size and
 /// modification time (reading it would cost as much as copying it).
 fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match body {
-        Body::Bytes(b) => b.hash(&mut h),
+        Body::Bytes { fingerprint, .. } => return Ok(*fingerprint),
         Body::Copy { from, sha256: Some(sha256) } => (from, sha256).hash(&mut h),
         Body::Copy { from, sha256: None } => {
             let meta = std::fs::metadata(from).with_context(|| format!("cannot read {}", from.display()))?;
@@ -234,7 +237,9 @@ fn fingerprint(body: &Body) -> anyhow::Result<u64> {
 /// Writes one file; its folder exists.
 fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
     match body {
-        Body::Bytes(b) => std::fs::write(path, b).with_context(|| format!("cannot write {}", path.display())),
+        Body::Bytes { bytes, .. } => {
+            std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+        }
         // A hard link where the file system allows it: result files are
         // published unchanged, and linking 10,000 of them is much faster
         // than copying them. A rebuild replaces an older link.
@@ -270,7 +275,7 @@ mod tests {
     use super::*;
 
     fn bytes(files: &[(&str, &str)]) -> Vec<(String, Body)> {
-        files.iter().map(|(rel, text)| (rel.to_string(), Body::Bytes(text.as_bytes().to_vec()))).collect()
+        files.iter().map(|(rel, text)| (rel.to_string(), Body::bytes(text.as_bytes().to_vec()))).collect()
     }
 
     fn read(out: &Path, rel: &str) -> String {

@@ -4,27 +4,18 @@
 //! document: its tables with the conditions beside each, and a plot of
 //! requests/s by request size per table and connection count.
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Site;
-use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerRow, ServerTable, SharedTable, shared_tables};
+use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
 use super::memo::{Memo, key_of};
 use super::model::{Meta, Model};
 use super::pages::{Common, PlotRef, render};
 use super::plot::Spec;
 use super::plot::requests::{self, Series};
-
-/// A document as the section lists it.
-#[derive(Debug, Clone, Serialize)]
-struct DocLink<'a> {
-    meta: &'a Meta,
-    url: &'a str,
-    software: &'a str,
-    target: &'a str,
-    tables: usize,
-    rows: usize,
-}
 
 /// A condition beside a table: the document's, or the table's own.
 #[derive(Debug, Clone, Serialize)]
@@ -51,28 +42,13 @@ struct TableView<'a> {
     shared: Vec<String>,
 }
 
-/// A row of a shared table, with its document.
-#[derive(Debug, Clone, Serialize)]
-struct SharedRowView<'a> {
-    doc_url: &'a str,
-    doc: String,
-    meta: &'a Meta,
-    row: &'a ServerRow,
-}
-
-#[derive(Debug, Clone, Serialize)]
-struct SharedView<'a> {
-    t: &'a SharedTable,
-    rows: Vec<SharedRowView<'a>>,
-}
-
 #[derive(Serialize)]
 struct SectionContext<'a> {
     common: &'a Common,
     title: &'a str,
     description: &'a str,
-    docs: Vec<DocLink<'a>>,
-    shared: Vec<SharedView<'a>>,
+    /// The documents' and shared tables, as HTML (`build_cache_tables`).
+    body: String,
 }
 
 #[derive(Serialize)]
@@ -113,6 +89,16 @@ pub(super) fn build_cache_pages(
         .collect();
     let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
     let shared = shared_tables(&only_docs);
+    // (document, table) → the shared tables holding its rows, in order.
+    let mut holding: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+    for (s, t) in shared.iter().enumerate() {
+        for r in &t.rows {
+            let tables = holding.entry((r.doc, r.table)).or_default();
+            if tables.last() != Some(&s) {
+                tables.push(s);
+            }
+        }
+    }
 
     let parts = docs
         .par_iter()
@@ -121,11 +107,9 @@ pub(super) fn build_cache_pages(
             // Per table, the anchors of the shared tables holding its rows.
             let anchors: Vec<Vec<String>> = (0..doc.tables.len())
                 .map(|i| {
-                    shared
-                        .iter()
-                        .filter(|s| s.rows.iter().any(|r| r.doc == d && r.table == i))
-                        .map(|s| format!("{SECTION_URL}#{}", s.id))
-                        .collect()
+                    holding.get(&(d, i)).map_or_else(Vec::new, |tables| {
+                        tables.iter().map(|&s| format!("{SECTION_URL}#{}", shared[s].id)).collect()
+                    })
                 })
                 .collect();
             let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
@@ -136,42 +120,12 @@ pub(super) fn build_cache_pages(
     urls.extend(docs.iter().map(|d| d.1.url.clone()));
     let docs: Vec<(&Meta, &ServerDoc)> = docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
 
-    let shared_views = shared
-        .iter()
-        .map(|t| SharedView {
-            t,
-            rows: t
-                .rows
-                .iter()
-                .map(|r| {
-                    let (meta, doc) = docs[r.doc];
-                    SharedRowView {
-                        doc_url: &doc.url,
-                        doc: format!("{} ({}, {})", doc.software, meta.runner, day(meta)),
-                        meta,
-                        row: &r.row,
-                    }
-                })
-                .collect(),
-        })
-        .collect();
     let ctx = SectionContext {
         common,
         title: "Build-cache servers",
         description: "PUT and GET requests per second of remote build-cache servers, one page per benchmark \
                       document; servers are not runners and are never ranked with them.",
-        docs: docs
-            .iter()
-            .map(|(meta, doc)| DocLink {
-                meta,
-                url: &doc.url,
-                software: &doc.software,
-                target: &doc.target,
-                tables: doc.tables.len(),
-                rows: doc.tables.iter().map(|t| t.rows.len()).sum(),
-            })
-            .collect(),
-        shared: shared_views,
+        body: super::build_cache_tables::section_body(&docs, &shared),
     };
     let mut section = Site::default();
     section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);

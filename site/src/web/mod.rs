@@ -15,6 +15,7 @@
 
 pub mod build_cache;
 mod build_cache_pages;
+mod build_cache_tables;
 pub mod changes;
 pub mod content;
 pub mod csv;
@@ -24,6 +25,7 @@ mod error_page;
 pub mod feed;
 mod history;
 mod home;
+mod html;
 pub mod index_json;
 pub mod memo;
 mod memory;
@@ -36,6 +38,7 @@ mod provider;
 mod runner_tables;
 pub mod sitemap;
 
+use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
@@ -112,13 +115,24 @@ impl Options {
 /// One output file.
 #[derive(Debug, Clone)]
 pub enum Body {
-    Bytes(Vec<u8>),
+    /// The file's bytes and their fingerprint (`Body::bytes`). Shared, so
+    /// that a part `site serve` reuses from its last build is neither copied
+    /// nor hashed again: copying and hashing every reused page (about 80 MB
+    /// for 10,000 results) was a fifth of a rebuild's CPU time.
+    Bytes { bytes: bytes::Bytes, fingerprint: u64 },
     /// A file copied as it is (result files are published as submitted),
     /// with its SHA-256 where the build knows it already.
-    Copy {
-        from: PathBuf,
-        sha256: Option<String>,
-    },
+    Copy { from: PathBuf, sha256: Option<String> },
+}
+
+impl Body {
+    /// A file of `bytes`, fingerprinted once here: `output::Writer`
+    /// rewrites a file only where its fingerprint changed.
+    pub fn bytes(bytes: Vec<u8>) -> Body {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        bytes.hash(&mut h);
+        Body::Bytes { fingerprint: h.finish(), bytes: bytes.into() }
+    }
 }
 
 /// Everything a build produces.
@@ -134,7 +148,7 @@ pub struct Site {
 
 impl Site {
     fn add(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), Body::Bytes(bytes.into())));
+        self.files.push((path.into(), Body::bytes(bytes.into())));
     }
 
     /// Appends the files of a part built on its own.

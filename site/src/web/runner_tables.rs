@@ -6,49 +6,24 @@
 //! "site build against the build before issue 14"). The page around them
 //! stays a template.
 //!
-//! Every text from a result file goes through `Html::text`, Tera's own
-//! HTML escaping, and the markup is the template's, so that the pages are
+//! Every text from a result file goes through `Html::text` (site/src/web/
+//! html.rs), Tera's own HTML escaping, and the markup is the template's, so that the pages are
 //! the ones the template made, byte for byte (compared when the tables
 //! moved here, on the benchmark's 10,000 results, the repository's results
 //! and the test fixtures); site/tests/history.rs checks what they say and
 //! that injected text stays inert.
 
-use super::model::{Meta, Stages};
+use super::html::{Html, given, meta_cells};
+use super::model::Stages;
 use super::pages::{HistoryRow, MachineSpan, StageRow};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
-
-/// An HTML string being written: `raw` for the page's own markup, `text`
-/// for anything that comes from a result.
-struct Html(String);
-
-impl Html {
-    fn raw(&mut self, s: &str) -> &mut Self {
-        self.0.push_str(s);
-        self
-    }
-
-    fn text(&mut self, s: &str) -> &mut Self {
-        // Tera's escaping, so that these tables read as the template's did.
-        if s.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | b'/')) {
-            self.0.push_str(&tera::escape_html(s));
-        } else {
-            self.0.push_str(s);
-        }
-        self
-    }
-}
-
-/// Whether Tera's `{% if %}` takes the value as true: present and not empty.
-fn given(s: Option<&str>) -> bool {
-    s.is_some_and(|s| !s.is_empty())
-}
 
 /// The runner page's tables, from its rows (newest first) and machine
 /// spans; `any` says which stages' tables to show, `per_cent` whether the
 /// runner's price is stated (the stages' note then mentions the value per
 /// cent).
 pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
-    let mut h = Html(String::with_capacity(16_384 + rows.len() * 4_096));
+    let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
     h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, its 95 % bootstrap confidence interval");
     if per_cent {
@@ -71,7 +46,7 @@ pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any:
         build_cache(&mut h, rows);
     }
     machine_and_build(&mut h, machines);
-    h.0
+    h.into_string()
 }
 
 /// One result per row: fingerprint, change flags, date, collector, marks, source.
@@ -91,7 +66,7 @@ fn history(h: &mut Html, rows: &[HistoryRow<'_>]) {
         h.raw("</td><td>");
         changes(h, r);
         h.raw("</td>");
-        meta_cells(h, r.meta);
+        meta_cells(h, r.meta, r.meta.incomplete, true);
         h.raw("</tr>");
     }
     h.raw("\n</tbody></table></div>");
@@ -127,58 +102,6 @@ fn changes(h: &mut Html, r: &HistoryRow<'_>) {
             .text(&c.since)
             .raw("</small></span>");
     }
-}
-
-/// The date, collector, marks and source cells, with the reasons a runner
-/// page spells out (macros.html's `meta_cells` with `detail`).
-fn meta_cells(h: &mut Html, meta: &Meta) {
-    h.raw("<td>");
-    if meta.date_measured {
-        h.raw("<time datetime=\"").text(&meta.timestamp).raw("\">").text(&meta.date).raw("</time>");
-    } else {
-        h.raw("<span class=\"undated\">date not published</span> <small>imported <time datetime=\"")
-            .text(&meta.timestamp)
-            .raw("\">")
-            .text(&meta.date)
-            .raw("</time></small>");
-    }
-    h.raw("</td>\n<td>").text(&meta.collector).raw("</td>\n<td>");
-    let excluded = meta.excluded.as_deref().filter(|s| !s.is_empty());
-    if let Some(why) = excluded {
-        h.raw("<span class=\"mark excluded\" title=\"").text(why).raw("\">excluded</span> ");
-    }
-    if meta.incomplete {
-        h.raw("<span class=\"mark incomplete\" title=\"A stage or sample the parameters asked for is missing or failed, or a job of the run did not succeed\">incomplete</span> ");
-    }
-    if meta.stale {
-        h.raw("<span class=\"mark stale\" title=\"Measured longer ago than the configured age\">stale</span> ");
-    }
-    if meta.imported {
-        h.raw("<span class=\"mark imported\" title=\"Figures imported from a published report, without raw samples\">imported</span>");
-    }
-    let self_built = meta.self_built.as_deref().filter(|s| !s.is_empty());
-    if let Some(why) = self_built {
-        h.raw("<span class=\"mark self-built\" title=\"Not a published release of the collector: ")
-            .text(why)
-            .raw("\">self-built</span>");
-    }
-    if let Some(why) = excluded {
-        h.raw("<span class=\"reason\">").text(why).raw("</span>");
-    }
-    if let Some(why) = self_built {
-        h.raw("<span class=\"reason\">Self-built: ").text(why).raw("</span>");
-    }
-    if !meta.failed_jobs.is_empty() {
-        h.raw("<span class=\"reason\">Jobs that did not succeed: ");
-        for (n, j) in meta.failed_jobs.iter().enumerate() {
-            h.raw("<span class=\"job\">").text(&j.job).raw(" (").text(j.conclusion).raw(")</span>");
-            if n + 1 < meta.failed_jobs.len() {
-                h.raw(", ");
-            }
-        }
-        h.raw("</span>");
-    }
-    h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
 }
 
 /// A stage table's start: its id, caption and column heads.

@@ -1,0 +1,110 @@
+//! HTML written by hand where a template would be slow: the tables that
+//! repeat for every result (runner pages, `runner_tables`; the build-cache
+//! section, `build_cache_tables`). The markup is the templates' (macros.html
+//! names the macros these stand for), and every text from a result goes
+//! through `Html::text`, Tera's own escaping.
+
+use super::model::Meta;
+
+/// An HTML string being written: `raw` for the page's own markup, `text`
+/// for anything that comes from a result.
+pub(super) struct Html(String);
+
+impl Html {
+    pub(super) fn with_capacity(bytes: usize) -> Html {
+        Html(String::with_capacity(bytes))
+    }
+
+    pub(super) fn into_string(self) -> String {
+        self.0
+    }
+
+    pub(super) fn raw(&mut self, s: &str) -> &mut Self {
+        self.0.push_str(s);
+        self
+    }
+
+    pub(super) fn text(&mut self, s: &str) -> &mut Self {
+        // Tera's escaping, so that these tables read as the template's did.
+        if s.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | b'/')) {
+            self.0.push_str(&tera::escape_html(s));
+        } else {
+            self.0.push_str(s);
+        }
+        self
+    }
+}
+
+/// Whether Tera's `{% if %}` takes the value as true: present and not empty.
+pub(super) fn given(s: Option<&str>) -> bool {
+    s.is_some_and(|s| !s.is_empty())
+}
+
+/// A result's date, collector, marks and source cells (macros.html's
+/// `meta_cells`, without the variation mark), the incomplete mark where
+/// `incomplete`. With `detail` (a runner page), also why it is self-built
+/// and which jobs did not succeed; without, its whole-profile fingerprint
+/// beside the collector.
+pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bool) {
+    h.raw("<td>");
+    if meta.date_measured {
+        h.raw("<time datetime=\"").text(&meta.timestamp).raw("\">").text(&meta.date).raw("</time>");
+    } else {
+        h.raw("<span class=\"undated\">date not published</span> <small>imported <time datetime=\"")
+            .text(&meta.timestamp)
+            .raw("\">")
+            .text(&meta.date)
+            .raw("</time></small>");
+    }
+    h.raw("</td>\n<td>").text(&meta.collector);
+    if !detail && !meta.fingerprint.is_empty() {
+        h.raw("<span class=\"reason\" title=\"The whole-profile fingerprint\">profile <code>")
+            .text(&meta.fingerprint)
+            .raw("</code></span>");
+    }
+    h.raw("</td>\n<td>");
+    marks(h, meta, incomplete);
+    if let Some(why) = meta.excluded.as_deref().filter(|s| !s.is_empty()) {
+        h.raw("<span class=\"reason\">").text(why).raw("</span>");
+    }
+    if !detail {
+        h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
+        return;
+    }
+    if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
+        h.raw("<span class=\"reason\">Self-built: ").text(why).raw("</span>");
+    }
+    if !meta.failed_jobs.is_empty() {
+        h.raw("<span class=\"reason\">Jobs that did not succeed: ");
+        for (n, j) in meta.failed_jobs.iter().enumerate() {
+            h.raw("<span class=\"job\">").text(&j.job).raw(" (").text(j.conclusion).raw(")</span>");
+            if n + 1 < meta.failed_jobs.len() {
+                h.raw(", ");
+            }
+        }
+        h.raw("</span>");
+    }
+    h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
+}
+
+/// A result's marks (macros.html's `marks`, without the variation mark):
+/// excluded, incomplete (as the caller says), stale, imported, self-built.
+pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
+    if let Some(why) = meta.excluded.as_deref().filter(|s| !s.is_empty()) {
+        h.raw("<span class=\"mark excluded\" title=\"").text(why).raw("\">excluded</span> ");
+    }
+    if incomplete {
+        h.raw("<span class=\"mark incomplete\" title=\"A stage or sample the parameters asked for is missing or failed, or a job of the run did not succeed\">incomplete</span> ");
+    }
+    if meta.stale {
+        h.raw("<span class=\"mark stale\" title=\"Measured longer ago than the configured age\">stale</span> ");
+    }
+    if meta.imported {
+        h.raw("<span class=\"mark imported\" title=\"Figures imported from a published report, without raw samples\">imported</span>");
+    }
+    if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
+        h.raw("<span class=\"mark self-built\" title=\"Not a published release of the collector: ")
+            .text(why)
+            .raw("\">self-built</span>");
+    }
+}
