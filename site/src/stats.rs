@@ -371,9 +371,9 @@ mod tests {
     #[test]
     fn bootstrap_interval_of_known_samples() {
         // Five samples: the percentile interval's ends are order
-        // statistics; with 2,000 resamples the 2.5 % and 97.5 % points of
-        // the resampled medians fall on the 1st-2nd and 4th-5th values
-        // (P(median ≤ x₁) = P(Bin(5, 0.2) ≥ 3) = 5.8 %).
+        // statistics; the 2.5 % and 97.5 % points of the resampled medians
+        // fall on the 1st and 5th values (P(median ≤ x₁) = P(Bin(5, 0.2) ≥
+        // 3) = 5.8 %, P(median ≤ x₄) = P(Bin(5, 0.8) ≥ 3) = 94.2 %).
         let ci = median_ci95(&[10.0, 11.0, 12.0, 13.0, 14.0]).unwrap();
         assert_eq!((ci.lo, ci.hi), (10.0, 14.0), "{ci:?}");
         let ci = median_ci95(&[100.0, 101.0, 102.0, 103.0, 104.0, 105.0, 106.0, 107.0, 108.0]).unwrap();

@@ -1,5 +1,5 @@
 //! Issue 14: tables rank where the figures can tell runners apart. Each
-//! measured median has a seeded bootstrap 95 % interval, shown under it;
+//! measured median has a bootstrap 95 % interval, shown under it;
 //! rows whose intervals overlap share a place, marked "≈"; a row whose
 //! headline figure varies by more than 10 % is flagged "variable".
 
