@@ -41,9 +41,9 @@ fn documents(h: &mut Html, docs: &[(&Meta, &ServerDoc)]) {
             .text(&doc.url)
             .raw("\">")
             .text(&doc.target)
-            .raw("</a></th><td>")
-            .text(&doc.software)
-            .raw("</td><td>")
+            .raw("</a></th>")
+            .cells(false, &[&doc.software])
+            .raw("<td>")
             .text(&meta.runner)
             .raw(" (")
             .text(&meta.provider_name)
@@ -85,17 +85,10 @@ fn shared_table(h: &mut Html, docs: &[(&Meta, &ServerDoc)], t: &SharedTable) {
             .text(&meta.runner)
             .raw(", ")
             .text(&day(meta))
-            .raw(")</a></th><td>")
-            .text(&row.fig.cpu)
-            .raw("</td><td class=\"num\">")
-            .text(&row.fig.value_bytes)
-            .raw("</td><td class=\"num\">")
-            .text(&row.fig.connections)
-            .raw("</td><td class=\"num\">")
-            .text(&row.fig.put_per_s)
-            .raw("</td><td class=\"num\">")
-            .text(&row.fig.get_per_s)
-            .raw("</td><td>");
+            .raw(")</a></th>")
+            .cells(false, &[&row.fig.cpu])
+            .cells(true, &[&row.fig.value_bytes, &row.fig.connections, &row.fig.put_per_s, &row.fig.get_per_s])
+            .raw("<td>");
         marks(h, meta, row.incomplete);
         h.raw("</td></tr>");
     }

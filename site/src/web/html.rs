@@ -24,6 +24,15 @@ impl Html {
         self
     }
 
+    /// One `<td>` cell of each text, in order; `num` right-aligns them
+    /// (`class="num"`).
+    pub(super) fn cells(&mut self, num: bool, texts: &[&str]) -> &mut Self {
+        for t in texts {
+            self.raw(if num { "<td class=\"num\">" } else { "<td>" }).text(t).raw("</td>");
+        }
+        self
+    }
+
     pub(super) fn text(&mut self, s: &str) -> &mut Self {
         // Tera's escaping, so that these tables read as the template's did.
         if s.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'' | b'/')) {

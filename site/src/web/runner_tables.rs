@@ -189,13 +189,7 @@ fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
         h.raw("<td>").text(&f.binary).raw("</td><td class=\"num\">").text(&f.median);
         ci(h, s.ci.as_deref());
         per_cent(h, s.per_cent.median.as_deref());
-        h.raw("</td><td class=\"num\">")
-            .text(&f.range)
-            .raw("</td><td class=\"num\">")
-            .text(&f.variation)
-            .raw("</td><td class=\"num\">")
-            .text(&f.samples)
-            .raw("</td>");
+        h.raw("</td>").cells(true, &[&f.range, &f.variation, &f.samples]);
         status_cell(h, s);
     }
     table_end(h);
@@ -262,15 +256,9 @@ fn cache(h: &mut Html, rows: &[HistoryRow<'_>]) {
         for s in &r.cache {
             let f: &CacheRow = s.fig;
             row_start(h, r, s);
-            h.raw("<td>")
-                .text(&f.backend)
-                .raw("</td><td>")
-                .text(&f.method_label)
-                .raw("</td><td class=\"num\">")
-                .text(&f.verified)
-                .raw("</td><td class=\"num\">")
-                .text(&f.save)
-                .raw("</td><td class=\"num\">")
+            h.cells(false, &[&f.backend, &f.method_label])
+                .cells(true, &[&f.verified, &f.save])
+                .raw("<td class=\"num\">")
                 .text(&f.save_mib_per_s);
             per_cent(h, s.per_cent.save_mib_per_s.as_deref());
             h.raw("</td><td class=\"num\">").text(&f.restore);
@@ -364,25 +352,10 @@ fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
         let d = p.machine;
         h.raw("\n<tr>");
         span_cell(h, p);
-        h.raw("<td>")
-            .text(&d.cpu_model)
-            .raw("</td><td class=\"num\">")
-            .text(&d.logical_cpus)
-            .raw("</td><td class=\"num\">")
-            .text(&d.memory)
-            .raw("</td><td>")
-            .text(&d.os)
-            .raw("</td><td>")
-            .text(&d.kernel)
-            .raw("</td><td>")
-            .text(&d.virtualization)
-            .raw("</td><td>")
-            .text(&d.image)
-            .raw("</td><td>")
-            .text(&d.arch)
-            .raw("</td><td>")
-            .text(&d.other)
-            .raw("</td></tr>");
+        h.cells(false, &[&d.cpu_model])
+            .cells(true, &[&d.logical_cpus, &d.memory])
+            .cells(false, &[&d.os, &d.kernel, &d.virtualization, &d.image, &d.arch, &d.other])
+            .raw("</tr>");
     }
     table_end(h);
     table_start(
@@ -396,17 +369,7 @@ fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
         let d = p.machine;
         h.raw("\n<tr>");
         span_cell(h, p);
-        h.raw("<td>")
-            .text(&d.collector)
-            .raw("</td><td>")
-            .text(&d.implementation)
-            .raw("</td><td>")
-            .text(&d.compiler)
-            .raw("</td><td>")
-            .text(&d.flags)
-            .raw("</td><td>")
-            .text(&d.eembc_commit)
-            .raw("</td></tr>");
+        h.cells(false, &[&d.collector, &d.implementation, &d.compiler, &d.flags, &d.eembc_commit]).raw("</tr>");
     }
     table_end(h);
 }
