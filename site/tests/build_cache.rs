@@ -386,4 +386,15 @@ fn a_runner_has_one_server_document_per_server_its_newest() {
             "build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/index.html",
         ]
     );
+    // The build lets go of the older result's tables as it reads the newer
+    // one (`drop_superseded_server_tables`): the page is the newer's, whole,
+    // a row for each of the golden result's runs; the older result's runner
+    // row still names the server.
+    let doc = read(out.path(), "build-cache/example/example-linux-x64/2026-11-29-18342215518-1/index.html");
+    let runs = golden()["stages"]["http_cache"]["runs"].as_array().unwrap().len();
+    assert_eq!(table_cells(&doc, "t-table-1").len(), runs, "{doc}");
+    let runner = read(out.path(), "runners/example/example-linux-x64/index.html");
+    let rows = table_cells(&runner, "t-history-build-cache");
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[1][3], "on a newer result's page", "{rows:?}");
 }

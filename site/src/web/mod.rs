@@ -217,13 +217,20 @@ pub fn build_cached(
     let mut read = read.into_iter();
     let (mut entries, mut copies) = (Vec::with_capacity(runs.len()), Vec::with_capacity(runs.len()));
     let mut kept = Vec::new();
+    let mut newest_servers = std::collections::HashMap::new();
     let mut rest = runs.into_iter();
     loop {
         let part: Vec<Run> = rest.by_ref().take(MODEL_PART_RUNS).collect();
         if part.is_empty() {
             break;
         }
+        let from = entries.len();
         entries.extend(model::entries(&part, stale_before, memo.as_deref().map(|m| &m.entries)));
+        // `site serve` keeps its entries whole: a rebuild may make an older
+        // result a server's newest.
+        if memo.is_none() {
+            model::drop_superseded_server_tables(&mut entries, from, &mut newest_servers);
+        }
         for run in part {
             // Every result file is published as submitted.
             let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };

@@ -415,6 +415,47 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
 }
 
+/// Lets go of the tables of the server documents that `server_docs` will
+/// give no page, as a build makes its entries part by part (`from`: the
+/// first entry of the newest part): of a runner's results with a
+/// build-cache stage only the newest per server has a document page, and
+/// the others' tables, a few KiB a result, were 29 MiB of a 10,000-result
+/// build's peak memory (docs/benchmarks.md). What the others still show
+/// (their runner page's software, server and link) stays. `newest` holds,
+/// per runner and server, the newest entry so far, chosen as
+/// `server_docs` chooses. An entry shared with `site serve`'s cache is
+/// left whole: a later rebuild may make it the newest.
+pub fn drop_superseded_server_tables(
+    entries: &mut [Arc<Entry>],
+    from: usize,
+    newest: &mut HashMap<(String, String, String), usize>,
+) {
+    for i in from..entries.len() {
+        let Some(doc) = &entries[i].server else { continue };
+        if !entries[i].stages.runner() {
+            continue;
+        }
+        let key = (entries[i].meta.provider_id.clone(), entries[i].meta.runner.clone(), doc.target.clone());
+        let superseded = match newest.get(&key) {
+            None => {
+                newest.insert(key, i);
+                continue;
+            }
+            Some(&j) if newer_key(&entries[i]) > newer_key(&entries[j]) => {
+                newest.insert(key, i);
+                j
+            }
+            Some(_) => i,
+        };
+        if let Some(e) = Arc::get_mut(&mut entries[superseded])
+            && let Some(doc) = &mut e.server
+        {
+            doc.tables = Vec::new();
+            doc.conditions = Vec::new();
+        }
+    }
+}
+
 /// The results that get a server document page: every result that measured
 /// only a build-cache server (its rows link there), and of the runner
 /// results with a build-cache stage the newest per runner and server, as
