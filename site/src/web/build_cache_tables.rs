@@ -9,7 +9,7 @@
 
 use super::build_cache::{ServerDoc, SharedTable};
 use super::build_cache_pages::day;
-use super::html::{Html, marks, meta_cells};
+use super::html::{Html, given, marks, meta_cells};
 use super::model::Meta;
 
 /// The section's body below its lead paragraph: the documents' table (or
@@ -35,7 +35,7 @@ fn documents(h: &mut Html, docs: &[(&Meta, &ServerDoc)]) {
     }
     h.raw("<div class=\"scroll\"><table id=\"t-build-cache-documents\">\n<caption>Benchmark documents, in path order</caption>\n<thead><tr><th scope=\"col\">Document</th><th scope=\"col\">Software</th><th scope=\"col\">Server</th><th scope=\"col\" class=\"num\">Tables</th><th scope=\"col\" class=\"num\">Rows</th><th scope=\"col\">Date</th><th scope=\"col\">Collector</th><th scope=\"col\">Marks</th><th scope=\"col\">Source</th></tr></thead>\n<tbody>");
     for (meta, doc) in docs {
-        let marked = meta.excluded.as_deref().is_some_and(|s| !s.is_empty());
+        let marked = given(meta.excluded.as_deref());
         h.raw(if marked { "\n<tr class=\"marked\">" } else { "\n<tr>" })
             .raw("<th scope=\"row\"><a href=\"")
             .text(&doc.url)
@@ -75,7 +75,7 @@ fn shared_table(h: &mut Html, docs: &[(&Meta, &ServerDoc)], t: &SharedTable) {
     for r in &t.rows {
         let (meta, doc) = docs[r.doc];
         let row = &r.row;
-        let marked = row.incomplete || meta.excluded.as_deref().is_some_and(|s| !s.is_empty());
+        let marked = row.incomplete || given(meta.excluded.as_deref());
         h.raw(if marked { "\n<tr class=\"marked\">" } else { "\n<tr>" })
             .raw("<th scope=\"row\"><a href=\"")
             .text(&doc.url)

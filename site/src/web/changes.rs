@@ -9,15 +9,14 @@
 //! intervals are the tables' bootstrap (`stats::median_ci95`), so a
 //! build flags the same changes every time. Each entry computes its
 //! intervals once (`Entry::intervals`, which `site serve` keeps between
-//! builds with the entry), taking those the tables already computed for
-//! their rows.
+//! builds with the entry).
 
 use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::model::{Entry, Group, Model};
+use super::model::{Entry, Model};
 use crate::figures;
 use crate::report::CacheRow;
 use crate::stats::{self, Interval};
@@ -76,53 +75,20 @@ impl Changes {
     }
 }
 
-/// The intervals the comparison tables computed for their rows, by result
-/// path and figure (`figure_id`), so that no interval is computed twice.
-fn table_intervals(groups: &[Group]) -> HashMap<(&str, String), Interval> {
-    let mut out = HashMap::new();
-    for g in groups {
-        for r in g.cpu.iter().chain(&g.cpu_eembc) {
-            if let Some(i) = r.interval {
-                out.insert((r.meta.rel_path.as_str(), "cpu".to_string()), i);
-            }
-        }
-        for r in &g.disk {
-            if let Some(i) = r.interval {
-                out.insert((r.meta.rel_path.as_str(), "disk".to_string()), i);
-            }
-        }
-        for r in g.cache.iter().chain(&g.cache_action) {
-            if let Some(i) = r.interval {
-                out.insert((r.meta.rel_path.as_str(), cache_id(&r.fig)), i);
-            }
-        }
-        for r in &g.internet {
-            if let Some(i) = r.interval {
-                out.insert((r.meta.rel_path.as_str(), "internet".to_string()), i);
-            }
-        }
-    }
-    out
-}
-
 /// A cache row's figure: one backend by one method.
 fn cache_id(c: &CacheRow) -> String {
     format!("cache\u{0}{}\u{0}{}", c.backend, c.method_label)
 }
 
-/// The entry's intervals, computed on first use (the tables' where they
-/// have one).
-pub fn intervals<'a>(e: &'a Entry, known: &HashMap<(&str, String), Interval>) -> &'a Intervals {
-    e.intervals.get_or_init(|| {
-        let get = |id: String, samples: &[f64]| {
-            known.get(&(e.meta.rel_path.as_str(), id)).copied().or_else(|| stats::median_ci95(samples))
-        };
-        Intervals {
-            cpu: e.cpu.as_ref().and_then(|c| get("cpu".into(), &c.headline_samples)),
-            disk: e.disk.as_ref().and_then(|d| get("disk".into(), &d.headline_samples)),
-            cache: e.cache.iter().map(|c| get(cache_id(c), &c.headline_samples)).collect(),
-            internet: e.internet.as_ref().and_then(|n| get("internet".into(), &n.headline_samples)),
-        }
+/// The entry's intervals, computed on first use: the same as the
+/// comparison tables' for the same samples (`stats::median_ci95`, exact
+/// and cheap, so nothing is gained by taking theirs).
+pub fn intervals(e: &Entry) -> &Intervals {
+    e.intervals.get_or_init(|| Intervals {
+        cpu: e.cpu.as_ref().and_then(|c| stats::median_ci95(&c.headline_samples)),
+        disk: e.disk.as_ref().and_then(|d| stats::median_ci95(&d.headline_samples)),
+        cache: e.cache.iter().map(|c| stats::median_ci95(&c.headline_samples)).collect(),
+        internet: e.internet.as_ref().and_then(|n| stats::median_ci95(&n.headline_samples)),
     })
 }
 
@@ -173,7 +139,6 @@ fn figures_of(e: &Entry, iv: &Intervals) -> Vec<Figure> {
 /// too few samples) is skipped, and the next result is compared with the
 /// last one that had an interval.
 pub fn compute(model: &Model) -> Changes {
-    let known = table_intervals(&model.groups);
     let per_runner: Vec<Vec<(usize, Vec<Change>)>> = model
         .runners
         .par_iter()
@@ -184,7 +149,7 @@ pub fn compute(model: &Model) -> Changes {
             for &i in &r.entries {
                 let e = &model.entries[i];
                 // Every result's, for its row on the runner page.
-                let iv = intervals(e, &known);
+                let iv = intervals(e);
                 if e.meta.excluded.is_some() || e.meta.imported {
                     continue;
                 }

@@ -3,12 +3,10 @@
 //! them (`changes`), each result's machine and build, and its CoreMark
 //! line over time, which a provider's page draws too.
 
-use std::collections::HashMap;
-
 use super::Site;
 use super::changes::{self, Change, Changes};
 use super::model::{self, Entry, Model, VARIATION_FLAG_PCT, leading};
-use super::pages::{self, Common, HistoryRow, MachinePart, MachineSpan, PerCent, PlotRef, ServerRef, StageRow};
+use super::pages::{self, Common, HistoryRow, MachinePart, MachineSpan, PlotRef, ServerRef, Speeds, StageRow};
 use super::plot::Spec;
 use super::plot::history::{self, Line};
 use crate::figures;
@@ -106,23 +104,24 @@ pub(super) fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Lin
 /// One result's row of each stage, each marked on its own: a failed
 /// stage greys its own row, with the reason the file gives.
 fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &MachineView) -> HistoryRow<'a> {
-    let iv = changes::intervals(e, &HashMap::new());
+    let iv = changes::intervals(e);
     let why = &e.details.reasons;
     let ci = |i: Option<Interval>| i.map(|i| figures::range(i.lo, i.hi));
-    let per = |v: Option<f64>| machine.per_cent(v);
     // The comparison tables' rule (`model::rank`): the samples' variation,
     // else the one a report published.
     let variable = |samples: &[f64], published: Option<f64>| {
         let v = if samples.is_empty() { published } else { stats::variation_pct(samples) };
         v.is_some_and(|v| v > VARIATION_FLAG_PCT)
     };
+    // The comparison tables' price-performance (`Speeds`), where the price is stated.
+    let per_cent = |fig: &dyn Speeds| machine.usd_per_minute.map(|usd| fig.per_cent(usd)).unwrap_or_default();
     let cpu = e.cpu.as_ref().map(|c| StageRow {
         fig: c,
         incomplete: model::cpu_incomplete(c),
         reason: why.cpu.as_deref(),
         ci: ci(iv.cpu),
         variable: variable(&c.headline_samples, leading(&c.variation)),
-        per_cent: PerCent { median: per(c.median_value), ..PerCent::default() },
+        per_cent: per_cent(c),
     });
     let disk = e.disk.as_ref().map(|d| StageRow {
         fig: d,
@@ -130,13 +129,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         reason: why.disk.as_deref(),
         ci: ci(iv.disk),
         variable: variable(&d.headline_samples, None),
-        per_cent: PerCent {
-            read: per(leading(&d.read)),
-            write: per(leading(&d.write)),
-            rand_read: per(leading(&d.rand_read)),
-            rand_write: per(leading(&d.rand_write)),
-            ..PerCent::default()
-        },
+        per_cent: per_cent(d),
     });
     let cache = e
         .cache
@@ -148,11 +141,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
             reason: why.cache.get(n).and_then(|r| r.as_deref()),
             ci: ci(iv.cache.get(n).copied().flatten()),
             variable: variable(&c.headline_samples, leading(&c.restore_variation)),
-            per_cent: PerCent {
-                save_mib_per_s: per(leading(&c.save_mib_per_s)),
-                restore_mib_per_s: per(leading(&c.restore_mib_per_s)),
-                ..PerCent::default()
-            },
+            per_cent: per_cent(c),
         })
         .collect();
     let internet = e.internet.as_ref().map(|n| StageRow {
@@ -161,11 +150,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         reason: why.internet.as_deref(),
         ci: ci(iv.internet),
         variable: variable(&n.headline_samples, None),
-        per_cent: PerCent {
-            download: per(leading(&n.download)),
-            upload: per(leading(&n.upload)),
-            ..PerCent::default()
-        },
+        per_cent: per_cent(n),
     });
     let file = e.meta.rel_path.rsplit('/').next().unwrap_or(&e.meta.rel_path);
     HistoryRow {
