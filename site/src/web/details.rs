@@ -12,7 +12,6 @@ use runner_bench_format::imported::ImportedResult;
 use runner_bench_format::measured::{
     CacheStage, CoreMarkImplementation, CpuStage, DiskStage, InternetStage, JobOutcome, MeasuredResult, Status,
 };
-use serde::Serialize;
 
 use crate::figures::NONE;
 
@@ -20,14 +19,14 @@ use crate::figures::NONE;
 pub const NOT_PUBLISHED: &str = "not published";
 
 /// One result's machine and build, and why a stage is incomplete.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Details {
     pub machine: Machine,
     pub reasons: Reasons,
 }
 
 /// One result's machine and build, as its file records them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Machine {
     pub cpu_model: String,
     pub logical_cpus: String,
@@ -57,7 +56,7 @@ pub struct Machine {
 /// missing sample with its status and message, and the jobs that did not
 /// succeed. `None` where the stage is complete or the file says nothing
 /// (imported reports publish no samples).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reasons {
     pub cpu: Option<String>,
     pub disk: Option<String>,

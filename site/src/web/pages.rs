@@ -394,7 +394,7 @@ pub fn provider(
 
 /// One result in a runner's history: its stages, each with its own marks,
 /// its machine and build, and the changes flagged on it (`changes`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct HistoryRow<'a> {
     pub meta: &'a Meta,
     /// The row's anchor, `r-` and the result file's stem.
@@ -414,7 +414,7 @@ pub struct HistoryRow<'a> {
 /// Consecutive results of a runner (newest first) on the same machine and
 /// build: one row of the runner page's machine and build tables, so that a
 /// change of machine stands out and ten runs on one machine are one row.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct MachineSpan<'a> {
     pub machine: &'a Machine,
     /// Anchor and date of its newest and oldest result.
@@ -424,7 +424,7 @@ pub struct MachineSpan<'a> {
 }
 
 /// One stage's figures of one result, marked on their own.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct StageRow<'a, T> {
     pub fig: &'a T,
     /// A sample this stage's parameters asked for is missing or failed.
@@ -440,7 +440,7 @@ pub struct StageRow<'a, T> {
 }
 
 /// A result's build-cache benchmark, as its runner page links it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct ServerRef<'a> {
     pub software: &'a str,
     /// The server's URL or the document's title.
