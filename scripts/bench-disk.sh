@@ -7,7 +7,7 @@
 # sequential write, 4 KiB random read, 4 KiB random write, 5 s each, write
 # timings ending with fdatasync. fio runs exactly that sequence as one job
 # file: a layout job that writes the new file once (direct=1, bs=1M,
-# end_fsync=1, no preallocation), then 5 x the four jobs (direct=1, psync,
+# end_fsync=1, no preallocation, created by that job's first write), then 5 x the four jobs (direct=1, psync,
 # iodepth=1, time_based 5 s, end_fsync=1 for writes), each job waiting for
 # the previous one (stonewall). So both tools see the same file state and the
 # same order; each tool's figure per run is the median of its five samples.
@@ -70,6 +70,14 @@ jobs=$dir/collector-order.fio
   echo "iodepth=1"
   echo "numjobs=1"
   echo "fallocate=none"
+  # Without this, fio lays a missing file out with buffered writes before
+  # the first job ("Laying out IO file"), so the layout job below would
+  # write it a second time, with O_DIRECT. The collector writes its file
+  # once, with O_DIRECT; with create_on_open the layout job creates fio's
+  # file the same way. The extra buffered pass made fio's random writes
+  # slower: 12.4k-15.1k against 15.9k-17.9k IOPS, 3 of each interleaved
+  # (docs/benchmarks.md, 2026-12-01).
+  echo "create_on_open=1"
   echo "stonewall"
   echo "[layout]"
   echo "rw=write"
@@ -164,8 +172,8 @@ echo "$table"
   echo
   echo "\`bash scripts/bench-disk.sh $dir $rounds\` on $(nproc) CPUs, $(df -T "$dir" | awk 'NR==2 {print $2}') at \`$dir\`;"
   echo "1024 MiB file, five samples of 5 s per operation, both pinned to CPU $cpu; load average"
-  echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write of"
-  echo "the new file, then five times: sequential read, sequential write, random read, random write,"
+  echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write that"
+  echo "creates the file, \`create_on_open\`, then five times: sequential read, sequential write, random read, random write,"
   echo "random offsets with repeats as \`norandommap\`) as one job file, in a chain fio, collector, fio,"
   echo "…, fio of $rounds collector and $((rounds + 1)) fio runs. Each run's figure is the median of its five"
   echo "samples; each collector run is divided by the geometric mean of the fio runs before and after it;"
