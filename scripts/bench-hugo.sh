@@ -18,8 +18,19 @@
 # rebuild is printed, beside our serve rebuild.
 #
 # Then ROUNDS (default 3) rounds of A, B, B, A with A = `site build` and
-# B = `hugo`, after one uncounted warm-up run of each. Before every run
-# its output folder is removed (not timed). Each run is timed by
+# B = `hugo`, after one uncounted warm-up run of each. Every run writes a
+# new output folder, as a clean build on Netlify or in CI does, and no
+# output is removed before the end. On ext4 without a journal (this
+# project's development VMs) the kernel does not reuse an inode for 60 s
+# after its deletion, 360 s while its inode table block is not yet written
+# back (fs/ext4/ialloc.c: recently_deleted, RECENTCY_MIN and
+# RECENTCY_DIRTY), and every file or folder created meanwhile first steps
+# over each such inode; removing the last run's output made each run
+# slower than the one before, Hugo's 20,000 inodes more than the site's
+# 11,000 (docs/benchmarks.md). For the same reason the timed runs start
+# with a `sync` and 61 s after the benchmark's own temporary site is
+# removed. Before every run `sync` writes back what earlier runs left
+# dirty (not timed). Each run is timed by
 # /usr/bin/time -f '%e %M %U %S' (wall seconds, peak resident KiB, user and
 # system CPU seconds). Prints every run with the load average, the medians,
 # site ÷ Hugo for time and peak memory (the targets: at most 0.2 each) and
@@ -100,14 +111,14 @@ echo "site serve: rebuild after one changed result: $serve_ms ms"
 # One run of side $1 (A = site build, B = hugo), number $2: sets `secs`,
 # `kib` and `cpu` (user + system seconds).
 run_once() {
-  local side=$1 n=$2 out=$work/run-$1-$2.txt
-  rm -rf "$work/out-$side"
+  local side=$1 n=$2 out=$work/run-$1-$2.txt dest=$work/out-$1-$2
+  sync
   if [ "$side" = A ]; then
     # From the repository, as Netlify runs it (content/, templates/, docs/).
-    (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" build --results "$work/results" --out "$work/out-A") \
+    (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" build --results "$work/results" --out "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
   else
-    (cd "$work/hugo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" hugo --quiet --destination "$work/out-B") \
+    (cd "$work/hugo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" hugo --quiet --destination "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
   fi
   local user sys
@@ -115,11 +126,14 @@ run_once() {
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   printf 'run %2d: %s %7.2f s, CPU %6.2f s, %5d MiB  files %5d  load: %s\n' "$n" \
     "$([ "$side" = A ] && echo 'site build' || echo 'hugo      ')" "$secs" "$cpu" $((kib / 1024)) \
-    "$(find "$work/out-$side" -type f | wc -l)" "$(load)"
+    "$(find "$dest" -type f | wc -l)" "$(load)"
 }
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+echo "sync, then 61 s, so that no inode removed by the steps above is still recent to ext4"
+sync
+sleep 61
 echo "warm-up (not counted):"
 run_once A 0
 run_once B 0
@@ -135,6 +149,7 @@ for _ in $(seq "$rounds"); do
   done
 done
 load_after=$(load)
+rm -rf "$work"/out-*
 
 a_s=$(median <<<"${secs_of[A]}")
 b_s=$(median <<<"${secs_of[B]}")
