@@ -27,7 +27,7 @@ impl AlignedBuf {
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: ptr is valid for layout.size() initialised bytes while self lives.
+        // SAFETY: ptr is valid for len initialised (zeroed at first) bytes while self lives.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
