@@ -7,8 +7,8 @@ use crate::rng::SplitMix64;
 /// A buffer aligned for direct I/O.
 ///
 /// On Unix it is a mapping of its own, fresh zeroed pages from the kernel,
-/// which is what fio's buffer is: fio allocates it once per job, in a new
-/// process, above glibc's mmap threshold. A buffer from the allocator's
+/// as fio's buffer is: fio allocates it once per job, in a new process
+/// (its 1 MiB buffer above glibc's mmap threshold). A buffer from the allocator's
 /// heap reuses pages that earlier allocations freed, and with it 1 MiB
 /// direct writes were slower on the development VM's virtio disk: a
 /// median call of 251–252 µs against 186–197 µs (fio's: 196 µs), in two
