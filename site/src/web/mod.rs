@@ -49,7 +49,7 @@ use self::history::runner_page;
 use self::home::home_page;
 use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
-use self::memory::release_free_memory;
+use self::memory::{hold_free_memory, release_free_memory};
 use self::model::Model;
 use self::pages::{Common, CoverageRow, MachinePart, NavLink};
 pub use self::plots::PlotCache;
@@ -208,6 +208,16 @@ pub fn build_cached(
     }
     let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
     let start = std::time::Instant::now();
+    // `site serve` keeps the results and parts in its cache, so a rebuild
+    // frees little: only a build hands memory back, at each stage's end.
+    let trim = memo.is_none();
+    let end_stage = |site: &mut Site, emit: &mut Option<Emit<'_>>| -> anyhow::Result<()> {
+        emit_files(site, emit)?;
+        if trim {
+            release_free_memory();
+        }
+        Ok(())
+    };
     // The model needs every parsed result, the provider reports only some
     // (`report_runs`), and the rest of the build only their paths: make the
     // entries a part of the runs at a time and let go of each part's other
@@ -240,9 +250,8 @@ pub fn build_cached(
             }
         }
         // Freed results lie between live ones, where new entries seldom
-        // fit: hand them back, or the entries add to the peak. `site
-        // serve` keeps the results in its cache, so nothing was freed.
-        if memo.is_none() {
+        // fit: hand them back, or the entries add to the peak.
+        if trim {
             release_free_memory();
         }
     }
@@ -306,9 +315,11 @@ pub fn build_cached(
     crate::output::log_time(start, "  providers");
     // Nothing else needs the parsed results.
     drop(runs);
-    // `site serve` keeps the results in its cache, so nothing was freed.
-    if memo.is_none() {
+    if trim {
         release_free_memory();
+        // The peak is behind: from here on freed pages are reused, and
+        // handed back at the end of each stage.
+        hold_free_memory();
     }
 
     // Home (the comparison, with each group's plots) and the data files
@@ -331,7 +342,7 @@ pub fn build_cached(
     }));
     site.join(home);
     site.join(data);
-    emit_files(&mut site, &mut emit)?;
+    end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  home and data files");
 
     for id in model.providers.keys() {
@@ -374,14 +385,14 @@ pub fn build_cached(
             missing: r.newest_stages.list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
-    emit_files(&mut site, &mut emit)?;
+    end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  runners");
     site.add("coverage/index.html", pages::coverage(&tera, &common, &coverage)?);
     let servers = build_cache_pages(&tera, &common, common_key, &model, memo.as_deref())?;
     site.join_parts(servers.docs, memo.as_deref_mut());
     site.join(servers.section);
     html_pages.extend(servers.urls);
-    emit_files(&mut site, &mut emit)?;
+    end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
     let rows = overview::rows(&model, &providers, opts.now);
     site.add("overview/index.html", pages::overview(&tera, &common, &rows)?);
