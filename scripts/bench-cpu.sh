@@ -36,6 +36,9 @@
 # Usage: bash scripts/bench-cpu.sh EEMBC_CHECKOUT [PAIRS] [CPU]
 #   PAIRS  interleaved pairs (default: 10, at least 5)
 #   CPU    logical CPU both run on (default: the last one)
+# Environment: OFFICIAL_SECONDS (default 12), the official run's length;
+# RUNNER_BENCH_COREMARK_SRC (an EEMBC checkout) builds the collector from
+# EEMBC's sources, as releases are, instead of the project's implementation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eembc=${1:?usage: bash scripts/bench-cpu.sh EEMBC_CHECKOUT [PAIRS] [CPU]}
@@ -91,10 +94,13 @@ run_official() {
   echo "$(sed -n 's/^Iterations\/Sec *: *//p' "$work/o.txt") $(python3 -c "print($n / $cpu_s)")"
 }
 
-# N for about 12 s of the official program, from one collector run (which
-# also warms both up).
+# N for about OFFICIAL_SECONDS (default 12) of the official program, from
+# one collector run (which also warms both up). The collector measures 3 s a
+# run (three samples of 1 s); OFFICIAL_SECONDS=3 compares the two programs'
+# variation over equal lengths of measurement.
+official_seconds=${OFFICIAL_SECONDS:-12}
 read -r wall_rate _ <<<"$(run_collector)"
-n=$(python3 -c "print(max(1000, int($wall_rate * 12)))")
+n=$(python3 -c "print(max(1000, int($wall_rate * $official_seconds)))")
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 echo "pair  order  collector it/s (wall, CPU)  official it/s (wall, CPU)"
 rows=()
@@ -125,15 +131,16 @@ echo "median collector ÷ official: $rw per wall-second ($rw_lo-$rw_hi), $rc per
 echo "variation: collector ${cv_cw}% wall, ${cv_cc}% CPU; official ${cv_ow}% wall, ${cv_oc}% CPU; load $load_before before, $load_after after"
 
 compiler=$(jq -r .build.compiler "$work/c.json")
+implementation=$(jq -r '.build.coremark.implementation' "$work/c.json")
 flags=$(jq -r '.build.flags | join(" ")' "$work/c.json")
 {
   echo
   echo "## CoreMark: the collector against EEMBC's build ($(date -u +%Y-%m-%d))"
   echo
   echo "\`bash scripts/bench-cpu.sh EEMBC_CHECKOUT $pairs $cpu\` at $(git rev-parse --short HEAD), $(nproc) CPUs"
-  echo "($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $compiler; the collector's CoreMark (project"
+  echo "($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $compiler; the collector's CoreMark ($implementation"
   echo "implementation, flags \`$flags\`) against EEMBC's \`coremark.exe\` built by its Makefile at"
-  echo "${commit:0:12}, $pairs alternating pairs pinned to CPU $cpu, $n official iterations per run;"
+  echo "${commit:0:12}, $pairs alternating pairs pinned to CPU $cpu, $n official iterations per run (about $official_seconds s);"
   echo "load average $load_before before and $load_after after."
   echo
   echo "| Figure | Collector (median it/s) | Official (median it/s) | Median ratio (min-max) | Collector variation | Official variation |"
