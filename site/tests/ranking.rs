@@ -69,9 +69,7 @@ fn overlapping_intervals_share_a_place_and_a_wide_spread_is_flagged() {
     let rows = cpu_rows(&home);
     let tie = "<span title=\"Its 95 % interval overlaps that of another row of this place: the two cannot be told \
                apart\">≈</span>";
-    let ci = |lo: &str, hi: &str| {
-        format!(" <small class=\"ci\" title=\"95 % bootstrap confidence interval of the median\">{lo}–{hi}</small>")
-    };
+    let ci = |lo: &str, hi: &str| format!(" <small class=\"ci\">{lo}–{hi}</small>");
     // Five samples: the intervals' ends are the 1st to 2nd and 4th to 5th
     // order statistics of the samples (stats.rs's tests).
     assert_eq!(

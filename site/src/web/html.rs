@@ -67,9 +67,7 @@ pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bo
     }
     h.raw("</td>\n<td>").text(&meta.collector);
     if !detail && !meta.fingerprint.is_empty() {
-        h.raw("<span class=\"reason\" title=\"The whole-profile fingerprint\">profile <code>")
-            .text(&meta.fingerprint)
-            .raw("</code></span>");
+        h.raw("<span class=\"reason\">profile <code>").text(&meta.fingerprint).raw("</code></span>");
     }
     h.raw("</td>\n<td>");
     marks(h, meta, incomplete);
@@ -103,17 +101,15 @@ pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
         h.raw("<span class=\"mark excluded\" title=\"").text(why).raw("\">excluded</span> ");
     }
     if incomplete {
-        h.raw("<span class=\"mark incomplete\" title=\"A stage or sample the parameters asked for is missing or failed, or a job of the run did not succeed\">incomplete</span> ");
+        h.raw("<span class=\"mark incomplete\">incomplete</span> ");
     }
     if meta.stale {
-        h.raw("<span class=\"mark stale\" title=\"Measured longer ago than the configured age\">stale</span> ");
+        h.raw("<span class=\"mark stale\">stale</span> ");
     }
     if meta.imported {
-        h.raw("<span class=\"mark imported\" title=\"Figures imported from a published report, without raw samples\">imported</span>");
+        h.raw("<span class=\"mark imported\">imported</span>");
     }
     if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
-        h.raw("<span class=\"mark self-built\" title=\"Not a published release of the collector: ")
-            .text(why)
-            .raw("\">self-built</span>");
+        h.raw("<span class=\"mark self-built\" title=\"").text(why).raw("\">self-built</span>");
     }
 }

