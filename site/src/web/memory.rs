@@ -3,12 +3,14 @@
 //! The `site` binary allocates with jemalloc (src/main.rs), which starts
 //! out handing freed pages back at once (`dirty_decay_ms:0`): the check's
 //! parsed results are a build's peak, and freed parse buffers kept beside
-//! them would add to it. After the check a build holds freed pages for
-//! reuse instead (`hold_free_memory`) and hands them back at the end of each
-//! stage (`release_free_memory`): purging every page as it was freed, then
-//! faulting a fresh one in for the next value, cost `site build` of 10,000
-//! results about a tenth of its time (docs/benchmarks.md). Where jemalloc is
-//! linked but not the allocator (the library's tests) both are no-ops.
+//! them would add to it. After the provider reports (past the peak) a
+//! build holds freed pages for reuse instead (`hold_free_memory`) and hands
+//! them back at the end of each stage (`release_free_memory`): purging
+//! every page as it was freed, then faulting a fresh one in for the next
+//! value, made `site build` of 10,000 results 6 to 9 % slower
+//! (docs/benchmarks.md, 4bf0f22). Where jemalloc is linked but not the
+//! allocator (the library's tests) both touch only jemalloc's own, unused
+//! arenas.
 
 #[cfg(target_os = "linux")]
 use std::ffi::{CStr, CString, c_void};
