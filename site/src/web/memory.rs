@@ -37,30 +37,30 @@ pub(super) fn hold_free_memory() {
         }
         // Arenas made from now on, then each one that exists (one that is
         // not yet initialized refuses, and gets the new default when it is).
-        let mut names = vec![c"arenas.dirty_decay_ms".to_owned(), c"arenas.muzzy_decay_ms".to_owned()];
-        for i in 0..narenas {
-            for kind in ["dirty", "muzzy"] {
-                names.extend(CString::new(format!("arena.{i}.{kind}_decay_ms")));
+        let never: isize = -1;
+        for kind in ["dirty", "muzzy"] {
+            let arenas = std::iter::once(format!("arenas.{kind}_decay_ms"))
+                .chain((0..narenas).map(|i| format!("arena.{i}.{kind}_decay_ms")));
+            for name in arenas.filter_map(|n| CString::new(n).ok()) {
+                write_ctl(&name, &never);
             }
-        }
-        for name in &names {
-            set_decay_ms(name, -1);
         }
     }
 }
 
-/// Writes a decay time (an `ssize_t`; -1: never) to the control `name`.
+/// Writes `value` to jemalloc's control `name` (a decay time is an
+/// `ssize_t`; `()` for a control that takes nothing).
 #[cfg(target_os = "linux")]
-fn set_decay_ms(name: &CStr, mut ms: isize) {
-    // SAFETY: the decay controls take an ssize_t, `ms`, of the size given.
+fn write_ctl<T>(name: &CStr, value: &T) {
+    let (new, len) = match size_of::<T>() {
+        0 => (std::ptr::null_mut(), 0),
+        n => (std::ptr::from_ref(value).cast_mut().cast::<c_void>(), n),
+    };
+    // SAFETY: the control reads `len` bytes of `value` (the type it
+    // takes, as the callers pass it) or, with nothing to read, none;
+    // nothing is written back.
     unsafe {
-        tikv_jemalloc_sys::mallctl(
-            name.as_ptr(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            (&raw mut ms).cast::<c_void>(),
-            size_of::<isize>(),
-        );
+        tikv_jemalloc_sys::mallctl(name.as_ptr(), std::ptr::null_mut(), std::ptr::null_mut(), new, len);
     }
 }
 
@@ -70,21 +70,10 @@ fn set_decay_ms(name: &CStr, mut ms: isize) {
 /// plus the pages instead of the larger of the two. With glibc's malloc,
 /// `malloc_trim` does the same.
 pub(super) fn release_free_memory() {
+    // 4096: jemalloc's MALLCTL_ARENAS_ALL, every arena; the purge returns
+    // their unused dirty pages to the OS.
     #[cfg(target_os = "linux")]
-    {
-        // SAFETY: "arena.4096.purge" (4096: jemalloc's MALLCTL_ARENAS_ALL,
-        // every arena) reads and writes nothing; it returns the arenas'
-        // unused dirty pages to the OS.
-        unsafe {
-            tikv_jemalloc_sys::mallctl(
-                c"arena.4096.purge".as_ptr(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                0,
-            );
-        }
-    }
+    write_ctl(c"arena.4096.purge", &());
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free memory of every arena to the OS.
     unsafe {

@@ -58,10 +58,9 @@ fn map(len: usize) -> std::ptr::NonNull<u8> {
             0,
         )
     };
-    if raw == libc::MAP_FAILED {
-        std::alloc::handle_alloc_error(layout(len));
-    }
-    std::ptr::NonNull::new(raw.cast()).unwrap_or_else(|| std::alloc::handle_alloc_error(layout(len)))
+    std::ptr::NonNull::new(raw.cast())
+        .filter(|_| raw != libc::MAP_FAILED)
+        .unwrap_or_else(|| std::alloc::handle_alloc_error(layout(len)))
 }
 
 #[cfg(unix)]
