@@ -12,13 +12,19 @@
 # the previous one (stonewall). So both tools see the same file state and the
 # same order; each tool's figure per run is the median of its five samples.
 #
-# Runs form one chain fio, collector, fio, collector, ..., fio (ROUNDS
-# collector runs, ROUNDS + 1 fio runs), all pinned to the same CPU. Each
-# collector run is divided by the geometric mean of the fio runs just before
-# and after it, which cancels a drift of the disk that is linear over the
-# ~3.5 minutes around it. The ratio of each fio run to the next shows how much
-# fio disagrees with itself on this disk; a collector ÷ fio ratio is only as
-# good as that spread.
+# Runs come in pairs, one of each tool, all pinned to the same CPU, the
+# order alternating from pair to pair as A B, B A (fio, collector,
+# collector, fio, fio, collector, ...): each tool goes first in half of the
+# pairs and follows a run of the other tool in half of them, and a drift of
+# the disk that is linear over two pairs cancels in their median. Each
+# collector run is divided by the fio run of its pair. The ratio of each fio
+# run to the next shows how much fio disagrees with itself on this disk; a
+# collector ÷ fio ratio is only as good as that spread.
+#
+# (An earlier chain fio, collector, fio, ..., fio divided each collector run
+# by its two neighbours. Every collector run then followed a fio run and
+# every fio run a collector run, and with 1 GiB files that ext4 places one
+# after the other, the two tools' files alternated too.)
 #
 # Target, per figure: the median collector ÷ fio ratio inside 0.95–1.05 or
 # inside the interquartile range of fio ÷ next fio, whichever band is wider
@@ -119,14 +125,13 @@ collector_run() {
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$dir/runs.txt"
-for round in $(seq 1 "$rounds"); do
-  echo "fio run $round" >&2
-  echo "fio $(fio_run)" >>"$dir/runs.txt"
-  echo "collector run $round" >&2
-  echo "collector $(collector_run)" >>"$dir/runs.txt"
+for pair in $(seq 1 "$rounds"); do
+  if [ $((pair % 2)) = 1 ]; then order="fio collector"; else order="collector fio"; fi
+  for tool in $order; do
+    echo "pair $pair: $tool" >&2
+    echo "$tool $("${tool}_run")" >>"$dir/runs.txt"
+  done
 done
-echo "fio run $((rounds + 1))" >&2
-echo "fio $(fio_run)" >>"$dir/runs.txt"
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cat "$dir/runs.txt" >&2
 
@@ -151,7 +156,7 @@ table=$(
       split("Sequential read MiB/s|Sequential write MiB/s|Random read IOPS|Random write IOPS", label, "|")
       for (k = 1; k <= 4; k++) {
         delete cs; delete fs; delete r; delete ff
-        for (i = 1; i <= nc; i++) { cs[i] = c[i, k]; r[i] = c[i, k] / sqrt(f[i, k] * f[i + 1, k]) }
+        for (i = 1; i <= nc; i++) { cs[i] = c[i, k]; r[i] = c[i, k] / f[i, k] }
         for (i = 1; i <= nf; i++) fs[i] = f[i, k]
         for (i = 1; i < nf; i++) ff[i] = f[i, k] / f[i + 1, k]
         sort(cs, nc); sort(fs, nf); sort(r, nc); sort(ff, nf - 1)
@@ -174,10 +179,10 @@ echo "$table"
   echo "1024 MiB file, five samples of 5 s per operation, both pinned to CPU $cpu; load average"
   echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write that"
   echo "creates the file, \`create_on_open\`, then five times: sequential read, sequential write, random read, random write,"
-  echo "random offsets with repeats as \`norandommap\`) as one job file, in a chain fio, collector, fio,"
-  echo "…, fio of $rounds collector and $((rounds + 1)) fio runs. Each run's figure is the median of its five"
-  echo "samples; each collector run is divided by the geometric mean of the fio runs before and after it;"
-  echo "\"fio ÷ next fio\" is fio against itself one run later. Target: the median collector ÷ fio inside"
+  echo "random offsets with repeats as \`norandommap\`) as one job file, in $rounds pairs of one run of each,"
+  echo "ordered fio, collector, then collector, fio, and so on. Each run's figure is the median of its five"
+  echo "samples; each collector run is divided by the fio run of its pair;"
+  echo "\"fio ÷ next fio\" is fio against its next run. Target: the median collector ÷ fio inside"
   echo "0.95–1.05 or inside fio ÷ next fio's interquartile range, whichever is wider (the band shown)."
   echo "Both tools change every write's contents as fio does by default (\`scramble_buffers\`)."
   echo
