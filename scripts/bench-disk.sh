@@ -43,19 +43,35 @@
 # sequential read in the quick profile on the development VM). Neither tool
 # controls it, which is one more reason to compare medians over several runs.
 #
+# Pinning: the collector pins only its sample thread (--cpu); its main
+# thread, unpinned, sleeps until the sample ends. fio runs each job in a
+# process of its own, while its parent process wakes about every 10 ms
+# (strace -c: 307 clock_nanosleep calls in a 3 s job) to watch the jobs. So
+# fio's jobs are pinned with cpus_allowed, and fio itself, the parent, runs
+# on another CPU (BENCH_FIO_CPU). Both tools' measuring threads then have
+# the CPU to themselves. The parent's wakeups on the measured CPU made
+# random writes faster on the development VM: fio with its parent on CPU 0
+# against fio with it on CPU 1, 4 interleaved runs of each, medians 15.75k
+# and 14.94k IOPS; a plain C loop of 4 KiB pwrite calls with and without a
+# process that sleeps 10 ms at a time on its CPU, 15.9k and 15.1k
+# (docs/benchmarks.md, 2026-12-01).
+#
 # Prints the table and appends it to docs/benchmarks.md.
 #
 # Usage: bash scripts/bench-disk.sh [DIR] [ROUNDS]
 #   DIR     folder on the disk to measure (default: target/bench-disk)
 #   ROUNDS  collector runs (default: 6, the least the target is judged on);
 #           about 4 minutes each
-# Environment: BENCH_CPU (default 0), CARGO_TARGET_DIR (where the collector
-# is built).
+# Environment: BENCH_CPU (default 0), BENCH_FIO_CPU (where fio's parent
+# process runs; default: the first other online CPU), CARGO_TARGET_DIR
+# (where the collector is built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-target/bench-disk}
 rounds=${2:-6}
 cpu=${BENCH_CPU:-0}
+other=$(awk -F- -v cpu="$cpu" 'BEGIN { RS = "," } { hi = $2 == "" ? $1 : $2; for (c = $1; c <= hi; c++) if (c != cpu) { print c; exit } }' /sys/devices/system/cpu/online)
+fio_cpu=${BENCH_FIO_CPU:-${other:-$cpu}}
 mkdir -p "$dir"
 command -v fio >/dev/null || { apt-get update -qq && apt-get install -y -qq fio; }
 command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq; }
@@ -75,6 +91,8 @@ jobs=$dir/collector-order.fio
   echo "ioengine=psync"
   echo "iodepth=1"
   echo "numjobs=1"
+  # The jobs on the measured CPU; fio's parent elsewhere (see the top).
+  echo "cpus_allowed=$cpu"
   echo "fallocate=none"
   # Without this, fio lays a missing file out with buffered writes before
   # the first job ("Laying out IO file"), so the layout job below would
@@ -106,7 +124,7 @@ jobs=$dir/collector-order.fio
 med='sort | .[(length - 1) / 2 | floor]'
 fio_run() {
   rm -f "$dir/fio.bin"
-  taskset -c "$cpu" fio --output-format=json "$jobs" >"$dir/fio.json"
+  taskset -c "$fio_cpu" fio --output-format=json "$jobs" >"$dir/fio.json"
   rm -f "$dir/fio.bin"
   jq -r "[.jobs[] | select(.jobname | test(\"^sr\")) | .read.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
   jq -r "[.jobs[] | select(.jobname | test(\"^sw\")) | .write.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
@@ -176,7 +194,8 @@ echo "$table"
   echo "## Disk stage against fio ($(date -u +%Y-%m-%d))"
   echo
   echo "\`bash scripts/bench-disk.sh $dir $rounds\` on $(nproc) CPUs, $(df -T "$dir" | awk 'NR==2 {print $2}') at \`$dir\`;"
-  echo "1024 MiB file, five samples of 5 s per operation, both pinned to CPU $cpu; load average"
+  echo "1024 MiB file, five samples of 5 s per operation; the collector's sample thread and fio's jobs pinned to CPU $cpu,"
+  echo "fio's parent process to CPU $fio_cpu, the collector's main thread not pinned; load average"
   echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write that"
   echo "creates the file, \`create_on_open\`, then five times: sequential read, sequential write, random read, random write,"
   echo "random offsets with repeats as \`norandommap\`) as one job file, in $rounds pairs of one run of each,"
