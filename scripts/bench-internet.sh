@@ -55,7 +55,7 @@ collector_round() {
   "$collector" run --profile standard --stages internet --provider bench --runner bench \
     --internet-url "$url" --internet-ca-cert "$ca" --out "$dir/collector.json" 2>/dev/null
   for way in download upload; do
-    mapfile -t mbps < <(jq ".stages.internet.$way[] | select(.status==\"ok\") | .bytes * 8 / 1e6 / .seconds * 100 | round / 100" \
+    mapfile -t mbps < <(jq ".stages.internet.${way}[] | select(.status==\"ok\") | .bytes * 8 / 1e6 / .seconds * 100 | round / 100" \
       "$dir/collector.json")
     [ "${#mbps[@]}" -eq "$samples" ] || { echo "collector $way: not every sample completed" >&2; exit 1; }
     if [ $way = download ]; then c_down+=("${mbps[@]}"); else c_up+=("${mbps[@]}"); fi
@@ -93,7 +93,6 @@ for round in $(seq 1 "$rounds"); do
 done
 
 load_after=$(cut -d' ' -f1 /proc/loadavg)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 # label, then the collector's samples and curl's, separated by "--": the
 # medians, their ratio, and curl's own spread: the interquartile range of
 # its samples over their median, and the range of its per-round medians

@@ -119,14 +119,14 @@ compare() {
   local a=() b=() line
   for _ in $(seq "$rounds"); do
     for side in A B B A; do
-      if [ "$side" = A ]; then line=$($2); a+=("$(med3 "$line")"); echo "$1: $line"
-      else line=$($4); b+=("$(med3 "$line")"); echo "$3: $line"; fi
+      # shellcheck disable=SC2086 # a run's figures, one word each
+      if [ "$side" = A ]; then line=$($2); a+=("$(median $line)"); echo "$1: $line"
+      else line=$($4); b+=("$(median $line)"); echo "$3: $line"; fi
     done
   done
   echo "median of the runs' medians: $1 $(median "${a[@]}"), $3 $(median "${b[@]}") IOPS"
 }
-med3() { tr ' ' '\n' <<<"$1" | grep . | sort -n | sed -n 2p; }
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 compare "C loop alone" loop_alone "C loop + 10 ms sleeper" loop_ticked
