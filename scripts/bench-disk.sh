@@ -34,14 +34,19 @@
 #
 # Writes: fio's job files keep fio's default buffer contents (random bytes,
 # scrambled before every write by scramble_buffers=1); the collector
-# scrambles its write buffers the same way (collector/src/stage/disk.rs).
+# scrambles its write buffers the same way (collector/src/stage/disk/buffer.rs).
 #
-# Both tools read and write through a buffer of ordinary 4 KiB pages, placed
-# wherever the kernel puts them, so how many pieces a 1 MiB transfer is made
-# of differs from buffer to buffer in both; on a virtio disk that changes the
-# sequential figures (a huge-page buffer more than doubled the collector's
-# sequential read in the quick profile on the development VM). Neither tool
-# controls it, which is one more reason to compare medians over several runs.
+# Buffers: both tools read and write through one 2 MiB huge page, so that a
+# 1 MiB transfer is one physically contiguous piece in both. The collector's
+# buffer is a transparent huge page (collector/src/stage/disk/buffer.rs; the
+# result records `buffer_page_kib`, which this script checks is 2048 in
+# every sample); fio's is a hugetlb page (iomem=shmhuge), for which the
+# script reserves two pages (vm.nr_hugepages, as root or through sudo) and
+# gives them back at the end. With fio's default buffer, 4 KiB pages placed
+# wherever the kernel puts them, a 1 MiB transfer was 70 to 256 pieces from
+# one buffer to the next on the development VM's virtio disk, and sequential
+# reads ran at half the speed or less (scripts/disk-pages.sh,
+# docs/benchmarks.md).
 #
 # Pinning: the collector pins only its sample thread (--cpu); its main
 # thread, unpinned, sleeps until the sample ends. fio runs each job in a
@@ -78,6 +83,20 @@ command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq jq; }
 if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$build" >&2; exit 1; fi
 collector=${CARGO_TARGET_DIR:-target}/release/collector
 
+# Two hugetlb pages for fio's buffers (one job at a time needs one), given
+# back at the end.
+hugepages=/proc/sys/vm/nr_hugepages
+huge_before=$(cat "$hugepages")
+set_hugepages() {
+  if [ -w "$hugepages" ]; then echo "$1" >"$hugepages"; else echo "$1" | sudo tee "$hugepages" >/dev/null; fi
+}
+set_hugepages $((huge_before + 2))
+trap 'set_hugepages "$huge_before"' EXIT
+if [ "$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)" -lt 2 ]; then
+  echo "could not reserve 2 hugetlb pages for fio's buffers (HugePages_Free in /proc/meminfo)" >&2
+  exit 1
+fi
+
 # The standard profile's disk parameters.
 size_mib=1024 seconds=5 samples=5
 
@@ -93,6 +112,8 @@ jobs=$dir/collector-order.fio
   echo "numjobs=1"
   # The jobs on the measured CPU; fio's parent elsewhere (see the top).
   echo "cpus_allowed=$cpu"
+  # One hugetlb page per job's buffer, as the collector's is one huge page.
+  echo "iomem=shmhuge"
   echo "fallocate=none"
   # Without this, fio lays a missing file out with buffered writes before
   # the first job ("Laying out IO file"), so the layout job below would
@@ -135,6 +156,12 @@ collector_run() {
   "$collector" run --profile standard --stages disk --provider bench --runner bench --disk-dir "$dir" \
     --cpu "$cpu" --out "$dir/collector.json" 2>/dev/null
   local s='.stages.disk.samples[] | select(.status == "ok")'
+  local pages
+  pages=$(jq -r "[$s | .buffer_page_kib] | unique | map(tostring) | join(\",\")" "$dir/collector.json")
+  if [ "$pages" != 2048 ]; then
+    echo "the collector's disk buffers were in pages of $pages KiB, not one 2 MiB huge page" >&2
+    exit 1
+  fi
   jq -r "[$s | .seq_read.bytes / 1048576 / .seq_read.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
   jq -r "[$s | .seq_write.bytes / 1048576 / .seq_write.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
   jq -r "[$s | .rand_read.ops / .rand_read.elapsed_s] | $med" "$dir/collector.json" | tr '\n' ' '
@@ -147,7 +174,9 @@ for pair in $(seq 1 "$rounds"); do
   if [ $((pair % 2)) = 1 ]; then order="fio collector"; else order="collector fio"; fi
   for tool in $order; do
     echo "pair $pair: $tool" >&2
-    echo "$tool $("${tool}_run")" >>"$dir/runs.txt"
+    # An assignment, so that a failed run stops the script (set -e).
+    line=$("${tool}_run")
+    echo "$tool $line" >>"$dir/runs.txt"
   done
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -203,7 +232,8 @@ echo "$table"
   echo "samples; each collector run is divided by the fio run of its pair;"
   echo "\"fio ÷ next fio\" is fio against its next run. Target: the median collector ÷ fio inside"
   echo "0.95–1.05 or inside fio ÷ next fio's interquartile range, whichever is wider (the band shown)."
-  echo "Both tools change every write's contents as fio does by default (\`scramble_buffers\`)."
+  echo "Both tools change every write's contents as fio does by default (\`scramble_buffers\`), and both"
+  echo "read and write through one 2 MiB huge page (fio \`iomem=shmhuge\`, the collector's \`buffer_page_kib\` 2048)."
   echo
   echo "Runs in order (seq read MiB/s, seq write MiB/s, random read IOPS, random write IOPS):"
   echo

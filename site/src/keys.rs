@@ -4,8 +4,9 @@
 //! way, although their whole-profile fingerprints differ.
 //!
 //! - A measured result's key hashes the parameters the stage uses
-//!   (`StageKind::inputs`) and, for CoreMark, the implementation
-//!   (`build.coremark.implementation`).
+//!   (`StageKind::inputs`); for CoreMark, the implementation
+//!   (`build.coremark.implementation`); for disk, the page sizes behind
+//!   the samples' buffers (`buffer_page_kib`), where the file records them.
 //! - An imported result's key hashes the parameters its report prints for
 //!   the stage and the protocol text of the stage's section, as the report
 //!   printed it (`report::published_text`): two protocol versions whose
@@ -66,10 +67,14 @@ pub fn stage_keys(result: &AnyResult) -> StageKeys {
     let AnyResult::Measured(m) = result else { return compute() };
     // Thousands of measured results share a few profiles: each set of
     // parameters and implementation is hashed once per process.
-    static SEEN: Mutex<Vec<(Parameters, CoreMarkImplementation, StageKeys)>> = Mutex::new(Vec::new());
+    type Seen = (Parameters, CoreMarkImplementation, Vec<u32>, StageKeys);
+    static SEEN: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
     let implementation = m.build.coremark.implementation;
-    let seen = |list: &[(Parameters, CoreMarkImplementation, StageKeys)]| {
-        list.iter().find(|(p, i, _)| *p == m.parameters && *i == implementation).map(|(.., k)| k.clone())
+    let pages = disk_buffer_pages(m);
+    let seen = |list: &[Seen]| {
+        list.iter()
+            .find(|(p, i, b, _)| *p == m.parameters && *i == implementation && *b == pages)
+            .map(|(.., k)| k.clone())
     };
     if let Some(keys) = seen(&SEEN.lock().unwrap_or_else(|e| e.into_inner())) {
         return keys;
@@ -78,7 +83,7 @@ pub fn stage_keys(result: &AnyResult) -> StageKeys {
     let mut list = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     // Bounded: a results folder of many custom profiles computes the rest.
     if list.len() < 64 && seen(&list).is_none() {
-        list.push((m.parameters.clone(), implementation, keys.clone()));
+        list.push((m.parameters.clone(), implementation, pages, keys.clone()));
     }
     keys
 }
@@ -101,7 +106,24 @@ fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
         let implementation = serde_json::to_value(m.build.coremark.implementation).expect("an enum serializes");
         inputs.insert("implementation".into(), implementation);
     }
+    let pages = disk_buffer_pages(m);
+    if stage == StageKind::Disk && !pages.is_empty() {
+        // 1 MiB transfers from one huge page and from base pages scattered
+        // in memory are different measurements on some virtual disks
+        // (`collector/src/stage/disk/buffer.rs`). Files that do not record
+        // the pages keep the key they always had.
+        inputs.insert("buffer_page_kib".into(), pages.into());
+    }
     inputs
+}
+
+/// The page sizes behind the disk samples' buffers, ascending, each once:
+/// `[2048]` where every sample had a huge page, `[4, 2048]` for a mix.
+pub fn disk_buffer_pages(m: &MeasuredResult) -> Vec<u32> {
+    let mut pages: Vec<u32> = m.stages.disk.iter().flat_map(|d| &d.samples).filter_map(|s| s.buffer_page_kib).collect();
+    pages.sort_unstable();
+    pages.dedup();
+    pages
 }
 
 fn imported_inputs(i: &ImportedResult, stage: StageKind) -> Map<String, Value> {

@@ -264,3 +264,58 @@ fn the_website_ranks_the_three_providers_together_on_cpu_only() {
         ]
     );
 }
+
+/// The golden result with every disk sample's buffer in pages of `kib`.
+fn with_buffer_pages(kib: &[u32]) -> Value {
+    let mut v = golden();
+    let samples = v["stages"]["disk"]["samples"].as_array_mut().unwrap();
+    for (s, k) in samples.iter_mut().zip(kib.iter().cycle()) {
+        s["buffer_page_kib"] = json!(k);
+    }
+    v
+}
+
+/// Disk samples through one huge page and through base pages are
+/// different measurements on some virtual disks (docs/collector.md,
+/// "disk"): apart on disk, together on every other stage; a file that does
+/// not record its pages keeps the key it always had.
+#[test]
+fn the_disk_key_holds_the_buffer_page_sizes_where_the_file_records_them() {
+    let unrecorded = measured(&golden());
+    let huge = measured(&with_buffer_pages(&[2048]));
+    let base = measured(&with_buffer_pages(&[4]));
+    let mixed = measured(&with_buffer_pages(&[2048, 4]));
+    assert_eq!(key_inputs(&huge, StageKind::Disk)["buffer_page_kib"], json!([2048]));
+    assert_eq!(key_inputs(&mixed, StageKind::Disk)["buffer_page_kib"], json!([4, 2048]));
+    assert_eq!(key_inputs(&unrecorded, StageKind::Disk).get("buffer_page_kib"), None);
+    let [u, h, b, m] = [&unrecorded, &huge, &base, &mixed].map(stage_keys);
+    let disk = [&u.disk, &h.disk, &b.disk, &m.disk];
+    for (i, a) in disk.iter().enumerate() {
+        for c in &disk[i + 1..] {
+            assert_ne!(a, c);
+        }
+    }
+    for s in [StageKind::Cpu, StageKind::Cache, StageKind::Internet] {
+        assert!([&h, &b, &m].iter().all(|k| k.get(s) == u.get(s)), "{}", s.name());
+    }
+}
+
+/// A disk group's note says what its buffers were, in the home page and
+/// in the table's own page.
+#[test]
+fn a_disk_group_says_what_its_samples_buffers_were() {
+    let results = results_dir();
+    put(results.path(), GOLDEN_PATH, &with_buffer_pages(&[4]));
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    let note = "Each sample read and wrote through a buffer of 4 KiB pages, where the runner gave no huge page: \
+                the 1 MiB figures then depend on where in memory those pages lay.";
+    assert_eq!(home.matches(note).count(), 1, "{home}");
+    assert_eq!(site::web::model::disk_buffer_text(&[2048]), "Each sample read and wrote through one 2 MiB huge page.");
+    assert_eq!(
+        site::web::model::disk_buffer_text(&[4, 2048]),
+        "The samples read and wrote through buffers of 4 KiB and 2 MiB pages: some got a huge page, some did not."
+    );
+    assert_eq!(site::web::model::disk_buffer_text(&[]), "");
+}

@@ -47,6 +47,7 @@ pub(super) fn home_page(
             fingerprint: &g.fingerprint,
             protocol: g.protocol,
             profile: g.profile.as_ref(),
+            disk_buffer: &g.disk_buffer,
             cpu: table("cpu", pages::home_rows(tera, templates_key, "cpu", &g.cpu, prices, rows, &made)?)?,
             cpu_eembc: table(
                 "cpu_eembc",

@@ -71,6 +71,9 @@ pub struct Meta {
     pub protocol: Option<u32>,
     /// Each keyed stage's comparability key (`keys::stage_keys`).
     pub keys: StageKeys,
+    /// The page sizes (KiB) behind the disk samples' buffers, ascending,
+    /// each once (`keys::disk_buffer_pages`); empty where none is recorded.
+    pub disk_buffer_pages: Vec<u32>,
 }
 
 /// A job of the run's workflow that did not succeed.
@@ -267,6 +270,9 @@ pub struct Group {
     pub stage: &'static str,
     /// The stage's comparability key, empty for the build-cache stage.
     pub key: String,
+    /// For a disk group: what its samples' I/O buffers were
+    /// (`disk_buffer_text`); empty otherwise.
+    pub disk_buffer: String,
     /// Whether its rows are imported (keys of imported and measured results
     /// are never equal).
     pub imported: bool,
@@ -486,6 +492,28 @@ fn server_docs(entries: &[Arc<Entry>]) -> Vec<usize> {
 /// are not runners: they have a section of their own (`build_cache`).
 const GROUP_STAGES: [&str; 4] = ["cpu", "disk", "cache", "internet"];
 
+/// What a disk group's note says of its samples' buffers; empty where
+/// the results do not record them.
+pub fn disk_buffer_text(pages_kib: &[u32]) -> String {
+    let page = |kib: u32| match kib {
+        k if k >= 1024 && k % 1024 == 0 => format!("{} MiB", k / 1024),
+        k => format!("{k} KiB"),
+    };
+    match pages_kib {
+        [] => String::new(),
+        [only] if *only >= 1024 => format!("Each sample read and wrote through one {} huge page.", page(*only)),
+        [only] => format!(
+            "Each sample read and wrote through a buffer of {} pages, where the runner gave no huge page: \
+             the 1 MiB figures then depend on where in memory those pages lay.",
+            page(*only)
+        ),
+        mixed => format!(
+            "The samples read and wrote through buffers of {} pages: some got a huge page, some did not.",
+            mixed.iter().map(|&k| page(k)).collect::<Vec<_>>().join(" and ")
+        ),
+    }
+}
+
 /// The stage `name`'s key of an entry (the fingerprint for the build-cache
 /// stage), where the entry has rows of that stage.
 fn group_key(e: &Entry, name: &str) -> Option<String> {
@@ -552,6 +580,10 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
                 imported: e.meta.imported,
                 ..Group::default()
             });
+            if stage == "disk" && g.disk_buffer.is_empty() {
+                // One key, one set of page sizes (`keys`).
+                g.disk_buffer = disk_buffer_text(&e.meta.disk_buffer_pages);
+            }
             let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
             if !g.profiles.contains(&profile) {
                 // `profile` stays the first of `profiles` in their order.
@@ -738,6 +770,10 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
         keys: crate::keys::stage_keys(&run.result),
+        disk_buffer_pages: match &*run.result {
+            AnyResult::Measured(m) => crate::keys::disk_buffer_pages(m),
+            AnyResult::Imported(_) => Vec::new(),
+        },
         provider_id,
         runner,
     };

@@ -98,6 +98,8 @@ pub struct GroupPage<'a> {
     pub fingerprint: &'a str,
     pub protocol: Option<u32>,
     pub profile: Option<&'a ProfileView>,
+    /// For a disk group, what its samples' buffers were (`Group::disk_buffer`).
+    pub disk_buffer: &'a str,
     pub cpu: Table,
     pub cpu_eembc: Table,
     pub disk: Table,
@@ -260,6 +262,7 @@ struct GroupHead<'a> {
     id: &'a str,
     key: &'a str,
     profiles: &'a [ProfileRef],
+    disk_buffer: &'a str,
 }
 
 /// A page with every row of one comparison table, for a table longer than
@@ -271,7 +274,7 @@ pub fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Resu
         common,
         title: format!("{name}: all {} rows ({group})", t.total),
         description: format!("Every row of the {name} comparison table of {group}, ranked by {}.", t.ranked_by),
-        g: GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles },
+        g: GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles, disk_buffer: &g.disk_buffer },
         t,
     };
     splice_rows("table.html", render(tera, "table.html", &ctx)?, [t])

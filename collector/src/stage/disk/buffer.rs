@@ -4,26 +4,36 @@
 use super::ALIGN;
 use crate::rng::SplitMix64;
 
-/// A buffer aligned for direct I/O.
+/// A buffer aligned for direct I/O, and in one physically contiguous piece
+/// where the OS can give it one.
 ///
-/// On Unix it is a mapping of its own, fresh zeroed pages from the kernel,
-/// as fio's buffer is: fio allocates it once per job, in a new process
-/// (its 1 MiB buffer above glibc's mmap threshold). A buffer from the allocator's
-/// heap reuses pages that earlier allocations freed, and with it 1 MiB
-/// direct writes were slower on the development VM's virtio disk: a
-/// median call of 251–252 µs against 186–197 µs (fio's: 196 µs), in two
-/// interleaved pairs of runs (docs/benchmarks.md). Why is not known; how
-/// many physically separate pieces a transfer is made of depends on which
-/// pages the buffer has.
+/// How many physically separate pieces a transfer is made of decides what a
+/// 1 MiB direct read or write costs on some virtual disks, more than the
+/// disk does. On the development VM (Firecracker, virtio, 254 segments per
+/// request at most) a fresh 1 MiB mapping of 4 KiB pages came in 70 to 256
+/// separate pieces from one allocation to the next, and sequential reads ran
+/// at 950 to 1,650 MiB/s with it, against 2,225 to 2,518 MiB/s from one
+/// 2 MiB page, interleaved in one run (`scripts/disk-pages.sh`,
+/// docs/benchmarks.md); fio's own buffer is such a lottery too. So on Linux
+/// the buffer is a transparent huge page (`MADV_HUGEPAGE`, then
+/// `MADV_COLLAPSE` where the first touch did not get one), the same piece on
+/// every run and runner, and the sample records the page size it got
+/// (`page_kib`): where the kernel gives none (transparent huge pages set to
+/// `never`, or no free 2 MiB of memory), base pages are used and the site
+/// never ranks the two together. Elsewhere it is base pages.
 pub struct AlignedBuf {
     ptr: std::ptr::NonNull<u8>,
     len: usize,
+    /// What was mapped (at least `len`), for unmapping.
+    mapped: usize,
+    page_kib: u32,
 }
 
 impl AlignedBuf {
     pub fn new(len: usize) -> Self {
         let len = len.max(ALIGN);
-        AlignedBuf { ptr: map(len), len }
+        let (ptr, mapped, page_kib) = map(len);
+        AlignedBuf { ptr, len, mapped, page_kib }
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -35,18 +45,118 @@ impl AlignedBuf {
         // SAFETY: as above, and &mut self gives exclusive access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
+
+    /// KiB per page of the memory behind the whole buffer: the huge page
+    /// size where every byte of it is in huge pages, else the base page
+    /// size (4 on x86-64).
+    pub fn page_kib(&self) -> u32 {
+        self.page_kib
+    }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        unmap(self.ptr, self.len);
+        unmap(self.ptr, self.mapped);
     }
 }
 
-/// `len` bytes of fresh zeroed pages, page-aligned (a page is at least
-/// `ALIGN`).
+/// The base page size in KiB.
 #[cfg(unix)]
-fn map(len: usize) -> std::ptr::NonNull<u8> {
+fn base_page_kib() -> u32 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let bytes = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    u32::try_from(bytes / 1024).ok().filter(|&k| k > 0).unwrap_or(4)
+}
+
+/// The largest huge page this code asks for: above it (arm64 kernels with
+/// 64 KiB base pages have 512 MiB ones) the buffer stays in base pages.
+#[cfg(target_os = "linux")]
+const MAX_HUGE_BYTES: usize = 32 << 20;
+
+/// `len` bytes of fresh zeroed memory, page-aligned, touched; returns the
+/// start, the length mapped and the page size behind it.
+#[cfg(target_os = "linux")]
+fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
+    let huge = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&b| b.is_power_of_two() && b <= MAX_HUGE_BYTES);
+    let Some(huge) = huge else {
+        let ptr = mmap_anon(len);
+        touch(ptr, len);
+        return (ptr, len, base_page_kib());
+    };
+    // A whole number of huge pages, at a huge page's boundary: map one
+    // more, then give back the ends around the aligned part.
+    let mapped = len.div_ceil(huge) * huge;
+    let raw = mmap_anon(mapped + huge);
+    let start = (raw.as_ptr() as usize).next_multiple_of(huge);
+    let head = start - raw.as_ptr() as usize;
+    // SAFETY: both ranges lie inside the mapping just made and are not used.
+    unsafe {
+        if head > 0 {
+            libc::munmap(raw.as_ptr().cast(), head);
+        }
+        libc::munmap((start + mapped) as *mut libc::c_void, huge - head);
+    }
+    let ptr = std::ptr::NonNull::new(start as *mut u8).expect("inside a mapping");
+    // SAFETY: advice on a range this process mapped; an error only means
+    // no huge pages, which `huge_bytes` reports.
+    unsafe { libc::madvise(ptr.as_ptr().cast(), mapped, libc::MADV_HUGEPAGE) };
+    touch(ptr, mapped);
+    if huge_bytes(start, mapped) < mapped {
+        // MADV_COLLAPSE (Linux 6.1) compacts memory for the huge pages
+        // synchronously, where the first touch may take base pages.
+        const MADV_COLLAPSE: libc::c_int = 25;
+        // SAFETY: as above; older kernels answer EINVAL.
+        unsafe { libc::madvise(ptr.as_ptr().cast(), mapped, MADV_COLLAPSE) };
+    }
+    let page_kib = if huge_bytes(start, mapped) >= mapped { (huge / 1024) as u32 } else { base_page_kib() };
+    (ptr, mapped, page_kib)
+}
+
+/// Bytes of the mapping that starts at `start` that are in huge pages,
+/// as /proc/self/smaps reports them (`AnonHugePages`); 0 where it cannot
+/// be read.
+#[cfg(target_os = "linux")]
+fn huge_bytes(start: usize, len: usize) -> usize {
+    std::fs::read_to_string("/proc/self/smaps").map_or(0, |smaps| huge_bytes_in(&smaps, start, len))
+}
+
+/// `huge_bytes` of one smaps text: the `AnonHugePages` of the mapping that
+/// holds `start..start + len`.
+#[cfg(any(target_os = "linux", test))]
+pub(super) fn huge_bytes_in(smaps: &str, start: usize, len: usize) -> usize {
+    let mut inside = false;
+    for line in smaps.lines() {
+        // A mapping's header: "7f00...-7f00... rw-p 00000000 00:00 0 ...".
+        if let Some((range, _)) = line.split_once(' ')
+            && let Some((from, to)) = range.split_once('-')
+            && let (Ok(from), Ok(to)) = (usize::from_str_radix(from, 16), usize::from_str_radix(to, 16))
+        {
+            inside = from <= start && start + len <= to;
+            continue;
+        }
+        if inside && let Some(rest) = line.strip_prefix("AnonHugePages:") {
+            let kib: usize = rest.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
+            return kib * 1024;
+        }
+    }
+    0
+}
+
+/// Writes one byte in every base page, so that the kernel places all of
+/// them before any call is timed.
+#[cfg(unix)]
+fn touch(ptr: std::ptr::NonNull<u8>, len: usize) {
+    for at in (0..len).step_by(ALIGN) {
+        // SAFETY: inside the mapping of `len` bytes.
+        unsafe { ptr.as_ptr().add(at).write_volatile(0) };
+    }
+}
+
+#[cfg(unix)]
+fn mmap_anon(len: usize) -> std::ptr::NonNull<u8> {
     // SAFETY: an anonymous private mapping of a non-zero length, no fd.
     let raw = unsafe {
         libc::mmap(
@@ -63,17 +173,28 @@ fn map(len: usize) -> std::ptr::NonNull<u8> {
         .unwrap_or_else(|| std::alloc::handle_alloc_error(layout(len)))
 }
 
+/// `len` bytes of fresh zeroed pages (a page is at least `ALIGN`).
+#[cfg(all(unix, not(target_os = "linux")))]
+fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
+    let ptr = mmap_anon(len);
+    touch(ptr, len);
+    (ptr, len, base_page_kib())
+}
+
 #[cfg(unix)]
 fn unmap(ptr: std::ptr::NonNull<u8>, len: usize) {
     // SAFETY: mapped by map() with this length, and not used after.
     unsafe { libc::munmap(ptr.as_ptr().cast(), len) };
 }
 
+/// Windows: zeroed memory from the allocator, in 4 KiB pages (the base page
+/// on x64 and arm64; large pages need a privilege runners do not grant).
 #[cfg(not(unix))]
-fn map(len: usize) -> std::ptr::NonNull<u8> {
+fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
     // SAFETY: the layout has a non-zero size.
     let raw = unsafe { std::alloc::alloc_zeroed(layout(len)) };
-    std::ptr::NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout(len)))
+    let ptr = std::ptr::NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout(len)));
+    (ptr, len, 4)
 }
 
 #[cfg(not(unix))]

@@ -125,7 +125,28 @@ pub fn run(
     }
     drop(prepared);
     drop(file);
+    if let Some(text) = base_pages_notice(&stage) {
+        notices.push(Notice { stage: Name::lossy("disk"), message: Message::lossy(&text) });
+        progress.note(&text);
+    }
     Ok(DiskOutcome { stage, notices })
+}
+
+/// On Linux, where the buffer is meant to be a huge page: what to tell the
+/// user when a sample's buffer was in base pages.
+fn base_pages_notice(stage: &DiskStage) -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let base = stage.samples.iter().filter_map(|s| s.buffer_page_kib).filter(|&k| k < 1024).min()?;
+    let of = stage.samples.iter().filter(|s| s.buffer_page_kib.is_some_and(|k| k < 1024)).count();
+    Some(format!(
+        "the I/O buffer of {of} of {} disk samples was in {base} KiB pages, not a transparent huge page \
+         (/sys/kernel/mm/transparent_hugepage/enabled is `never`, or no 2 MiB of memory was free): \
+         their 1 MiB figures depend on where the kernel placed those pages, and the site compares them \
+         only with results measured the same way",
+        stage.samples.len()
+    ))
 }
 
 fn describe(s: &DiskSample) -> String {
@@ -218,13 +239,17 @@ fn measure_on_this_thread(
         sample: DiskSample { status: Status::Ok, message: None, ..failed(Status::Ok, "", in_force) },
         op: Op::SeqRead,
     };
+    // One buffer for the sample's four operations, placed before the first
+    // is timed (`AlignedBuf`: a huge page where the kernel gives one).
+    let mut buf = AlignedBuf::new(plan.seq_block.max(plan.rand_block));
+    had.sample.buffer_page_kib = Some(buf.page_kib());
     for op in Op::ALL {
         had.op = op;
         // Abandoned: a later sample may already run on this CPU.
         if !mailbox.update(|r| r.clone_from(&had)) {
             return timed_out(plan, had);
         }
-        match run_op(plan, file, op, sample_no, deadline, mailbox) {
+        match run_op(plan, file, &mut buf, op, sample_no, deadline, mailbox) {
             Ok(result) => match op {
                 Op::SeqRead => had.sample.seq_read = Some(result),
                 Op::SeqWrite => had.sample.seq_write = Some(result),
@@ -252,6 +277,7 @@ fn timed_out(plan: &DiskPlan, had: Reported) -> DiskSample {
 fn run_op(
     plan: &DiskPlan,
     file: &File,
+    buf: &mut AlignedBuf,
     op: Op,
     sample_no: u64,
     deadline: Instant,
@@ -264,8 +290,8 @@ fn run_op(
     let blocks = plan.file_bytes / block as u64;
     // Each sample and operation has its own seed: the same across runners.
     let mut rng = SplitMix64::new(sample_no << 8 | op as u64);
-    let mut buf = AlignedBuf::new(block);
-    rng.fill(buf.as_mut_slice());
+    let buf = &mut buf.as_mut_slice()[..block];
+    rng.fill(buf);
     // A generator of its own for what writes change, so the offsets above
     // stay the sequence they always were.
     let mut contents = SplitMix64::new(CONTENTS_SEED ^ (sample_no << 8 | op as u64));
@@ -284,14 +310,14 @@ fn run_op(
         if matches!(op, Op::SeqWrite | Op::RandWrite) {
             // Before the call's clock starts; it stays in the operation's
             // seconds, as fio's does in its runtime.
-            scramble(buf.as_mut_slice(), &mut contents);
+            scramble(buf, &mut contents);
         }
         #[cfg(all(test, unix))]
         crate::watchdog::seam::point(op.label());
         let t = Instant::now();
         let io = match op {
-            Op::SeqRead | Op::RandRead => read_exact_at(file, buf.as_mut_slice(), offset),
-            Op::SeqWrite | Op::RandWrite => write_all_at(file, buf.as_slice(), offset),
+            Op::SeqRead | Op::RandRead => read_exact_at(file, buf, offset),
+            Op::SeqWrite | Op::RandWrite => write_all_at(file, buf, offset),
         };
         let now = Instant::now();
         if mailbox.abandoned() {
@@ -343,6 +369,7 @@ pub fn failed(status: Status, message: &str, affinity: Affinity) -> DiskSample {
         status,
         message: Some(Message::lossy(message)),
         affinity,
+        buffer_page_kib: None,
         seq_read: None,
         seq_write: None,
         rand_read: None,
