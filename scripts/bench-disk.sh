@@ -42,10 +42,10 @@
 # result records `buffer_page_kib`, which this script checks is 2048 in
 # every sample); fio's is a hugetlb page (iomem=shmhuge), for which the
 # script reserves two pages (vm.nr_hugepages, as root or through sudo) and
-# gives them back at the end. With fio's default buffer, 4 KiB pages placed
-# wherever the kernel puts them, a 1 MiB transfer was 70 to 256 pieces from
-# one buffer to the next on the development VM's virtio disk, and sequential
-# reads ran at half the speed or less (scripts/disk-pages.sh,
+# gives them back at the end. With 4 KiB pages placed wherever the kernel
+# puts them (fio's default buffer), a 1 MiB transfer was 29 to 256 pieces
+# from one buffer to the next on the development VM's virtio disk, and
+# sequential reads ran at about 0.4 of the speed (scripts/disk-pages.sh,
 # docs/benchmarks.md).
 #
 # Pinning: the collector pins only its sample thread (--cpu); its main
@@ -71,6 +71,8 @@
 # process runs; default: the first other online CPU), CARGO_TARGET_DIR
 # (where the collector is built).
 set -euo pipefail
+# A failed command inside $(...) fails the run that runs it, too.
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 dir=${1:-target/bench-disk}
 rounds=${2:-6}
@@ -144,8 +146,8 @@ jobs=$dir/collector-order.fio
 # write IOPS, each the median of the run's five samples.
 med='sort | .[(length - 1) / 2 | floor]'
 fio_run() {
-  rm -f "$dir/fio.bin"
-  taskset -c "$fio_cpu" fio --output-format=json "$jobs" >"$dir/fio.json"
+  rm -f "$dir/fio.bin" "$dir/fio.json"
+  taskset -c "$fio_cpu" fio --output-format=json "$jobs" >"$dir/fio.json" || return 1
   rm -f "$dir/fio.bin"
   jq -r "[.jobs[] | select(.jobname | test(\"^sr\")) | .read.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
   jq -r "[.jobs[] | select(.jobname | test(\"^sw\")) | .write.bw_bytes / 1048576] | $med" "$dir/fio.json" | tr '\n' ' '
@@ -153,8 +155,9 @@ fio_run() {
   jq -r "[.jobs[] | select(.jobname | test(\"^rw\")) | .write.iops] | $med" "$dir/fio.json"
 }
 collector_run() {
+  rm -f "$dir/collector.json"
   "$collector" run --profile standard --stages disk --provider bench --runner bench --disk-dir "$dir" \
-    --cpu "$cpu" --out "$dir/collector.json" 2>/dev/null
+    --cpu "$cpu" --out "$dir/collector.json" 2>/dev/null || return 1
   local s='.stages.disk.samples[] | select(.status == "ok")'
   local pages
   pages=$(jq -r "[$s | .buffer_page_kib] | unique | map(tostring) | join(\",\")" "$dir/collector.json")
@@ -174,7 +177,8 @@ for pair in $(seq 1 "$rounds"); do
   if [ $((pair % 2)) = 1 ]; then order="fio collector"; else order="collector fio"; fi
   for tool in $order; do
     echo "pair $pair: $tool" >&2
-    # An assignment, so that a failed run stops the script (set -e).
+    # An assignment, so that a failed run stops the script (set -e, and
+    # inherit_errexit inside the run).
     line=$("${tool}_run")
     echo "$tool $line" >>"$dir/runs.txt"
   done

@@ -7,28 +7,35 @@
 # iomem=shmhuge for fio.
 #
 # Two comparisons, each in ROUNDS rounds of A, B, B, A on one 1 GiB file
-# laid out once (1 MiB O_DIRECT writes of random bytes):
+# laid out once (1 MiB O_DIRECT writes, each of the same 1 MiB of random
+# bytes):
 #   1. a plain C loop of 1 MiB pread calls for 3 s, then pwrite calls for
 #      3 s (the offset wrapping at the file's end, fdatasync at the end of
 #      the writes), through a new buffer per run: 4 KiB pages touched in
 #      order, as the disk stage's buffer was before (A), against one
-#      transparent huge page (MADV_HUGEPAGE; B);
+#      transparent huge page (MADV_HUGEPAGE; B; the run fails if
+#      /proc/self/smaps_rollup shows no huge page);
 #   2. fio's sequential read and write jobs of 3 s each with its default
 #      buffer (A) and with iomem=shmhuge (B).
 # Every run is pinned to CPU 0. For each run of the loop it prints how many
 # physically separate pieces the buffer was (from /proc/self/pagemap, which
 # shows frame numbers to root only: "?" otherwise) and the block device's
-# requests per call (/sys/class/block/DEV/stat; more than 1 where the
-# device's limit of segments per request split a call). Then the median of
-# each side.
+# requests per call (/sys/class/block/DEV/stat: more than 1 where the
+# device's limits, segments or sectors per request, split a call; other
+# I/O on the device in those seconds counts too). Then the median of each
+# side.
 #
 # Usage: bash scripts/disk-pages.sh [DIR] [ROUNDS]
 #   DIR     folder on the disk to measure (default: target/disk-pages)
 #   ROUNDS  rounds of A, B, B, A per comparison (default 2); about 25 s each
 # Needs: fio, jq, cc, transparent huge pages not set to `never`, and two
 # hugetlb pages, which the script reserves (vm.nr_hugepages, as root or
-# through sudo) and gives back.
+# through sudo) and gives back. Run it as root: fio's iomem=shmhuge needs
+# CAP_IPC_LOCK (or membership of vm.hugetlb_shm_group), and the pieces
+# need /proc/self/pagemap's frame numbers.
 set -euo pipefail
+# A failed command inside $(...) fails the function that runs it, too.
+shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 dir=${1:-target/disk-pages}
 rounds=${2:-2}
@@ -42,6 +49,10 @@ set_hugepages() {
 }
 trap 'rm -f "$file"; set_hugepages "$huge_before"' EXIT
 set_hugepages $((huge_before + 2))
+if [ "$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)" -lt 2 ]; then
+  echo "could not reserve 2 hugetlb pages for fio's buffers (HugePages_Free in /proc/meminfo)" >&2
+  exit 1
+fi
 device=$(basename "$(findmnt -no SOURCE --target "$dir")")
 stat=/sys/class/block/$device/stat
 [ -r "$stat" ] || { echo "no block statistics for $dir ($stat)" >&2; exit 1; }
@@ -89,6 +100,16 @@ static long pieces(unsigned char *buf) {
   close(pm);
   return n;
 }
+/* KiB of this process's memory in transparent huge pages. */
+static long huge_kib(void) {
+  FILE *f = fopen("/proc/self/smaps_rollup", "r");
+  char line[256];
+  long kib = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+  if (f) fclose(f);
+  return kib;
+}
 /* pages layout FILE MIB | pages base|huge FILE SECONDS STAT */
 int main(int argc, char **argv) {
   if (argc < 4) return 2;
@@ -111,6 +132,10 @@ int main(int argc, char **argv) {
     for (long i = 0; i < atol(argv[3]); i++)
       if (pwrite(fd, buf, BLOCK, (off_t)i * BLOCK) != BLOCK) { perror("pwrite"); return 1; }
     return fdatasync(fd) != 0;
+  }
+  if (strcmp(argv[1], "huge") == 0 && huge_kib() < HUGE / 1024) {
+    fprintf(stderr, "the buffer got no transparent huge page\n");
+    return 1;
   }
   off_t size = lseek(fd, 0, SEEK_END);
   double seconds = atof(argv[3]);
@@ -152,7 +177,8 @@ jobs "iomem=shmhuge" >"$dir/shmhuge.fio"
 loop_base() { taskset -c 0 "$dir/pages" base "$file" 3 "$stat"; }
 loop_huge() { taskset -c 0 "$dir/pages" huge "$file" 3 "$stat"; }
 fio_run() {
-  taskset -c 0 fio --output-format=json "$dir/$1.fio" >"$dir/fio.json"
+  rm -f "$dir/fio.json"
+  taskset -c 0 fio --output-format=json "$dir/$1.fio" >"$dir/fio.json" || return 1
   jq -r '"- \(.jobs[0].read.bw_bytes / 1048576 | round) - \(.jobs[1].write.bw_bytes / 1048576 | round) -"' "$dir/fio.json"
 }
 fio_default() { fio_run default; }

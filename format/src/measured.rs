@@ -456,8 +456,9 @@ pub struct DiskSample {
     pub affinity: Affinity,
     /// KiB per page of the memory behind the sample's I/O buffer: the huge
     /// page size (2048 on x86-64) where Linux gave the whole buffer huge
-    /// pages, one physically contiguous piece per call; else the base page
-    /// size (4 on x86-64), in pieces that differ from run to run. Absent
+    /// pages, one physically contiguous piece per call of a block up to
+    /// that size; else the base page size (4 on x86-64), in pieces that
+    /// differ from run to run. Absent
     /// where the sample ended before its buffer was made, and in files of
     /// collectors that did not record it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

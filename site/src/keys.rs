@@ -20,7 +20,7 @@
 use std::sync::Mutex;
 
 use runner_bench_format::imported::ImportedResult;
-use runner_bench_format::measured::{CoreMarkImplementation, MeasuredResult};
+use runner_bench_format::measured::{CoreMarkImplementation, MeasuredResult, Status};
 use runner_bench_format::params::key_of;
 use runner_bench_format::{AnyResult, Parameters, StageKind};
 use serde_json::{Map, Value, json};
@@ -117,10 +117,18 @@ fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
     inputs
 }
 
-/// The page sizes behind the disk samples' buffers, ascending, each once:
-/// `[2048]` where every sample had a huge page, `[4, 2048]` for a mix.
+/// The page sizes behind the buffers of the disk samples whose figures
+/// count (`ok` ones), ascending, each once: `[2048]` where every one had a
+/// huge page, `[4, 2048]` for a mix.
 pub fn disk_buffer_pages(m: &MeasuredResult) -> Vec<u32> {
-    let mut pages: Vec<u32> = m.stages.disk.iter().flat_map(|d| &d.samples).filter_map(|s| s.buffer_page_kib).collect();
+    let mut pages: Vec<u32> = m
+        .stages
+        .disk
+        .iter()
+        .flat_map(|d| &d.samples)
+        .filter(|s| s.status == Status::Ok)
+        .filter_map(|s| s.buffer_page_kib)
+        .collect();
     pages.sort_unstable();
     pages.dedup();
     pages

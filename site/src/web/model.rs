@@ -503,8 +503,9 @@ pub fn disk_buffer_text(pages_kib: &[u32]) -> String {
         [] => String::new(),
         [only] if *only >= 1024 => format!("Each sample read and wrote through one {} huge page.", page(*only)),
         [only] => format!(
-            "Each sample read and wrote through a buffer of {} pages, where the runner gave no huge page: \
-             the 1 MiB figures then depend on where in memory those pages lay.",
+            "Each sample read and wrote through a buffer of {} pages, not one huge page (the collector asks \
+             for one on Linux only, where the kernel may give none): on some virtual disks the 1 MiB figures \
+             then depend on where in memory those pages lay.",
             page(*only)
         ),
         mixed => format!(

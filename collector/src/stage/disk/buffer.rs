@@ -10,16 +10,17 @@ use crate::rng::SplitMix64;
 /// How many physically separate pieces a transfer is made of decides what a
 /// 1 MiB direct read or write costs on some virtual disks, more than the
 /// disk does. On the development VM (Firecracker, virtio, 254 segments per
-/// request at most) a fresh 1 MiB mapping of 4 KiB pages came in 70 to 256
+/// request at most) a fresh 1 MiB mapping of 4 KiB pages came in 29 to 256
 /// separate pieces from one allocation to the next, and sequential reads ran
-/// at 950 to 1,650 MiB/s with it, against 2,225 to 2,518 MiB/s from one
+/// at 808 to 1,668 MiB/s with it, against 2,052 to 2,207 MiB/s from one
 /// 2 MiB page, interleaved in one run (`scripts/disk-pages.sh`,
-/// docs/benchmarks.md); fio's own buffer is such a lottery too. So on Linux
+/// docs/benchmarks.md); fio's default buffer is such a lottery too. So on Linux
 /// the buffer is a transparent huge page (`MADV_HUGEPAGE`, then
-/// `MADV_COLLAPSE` where the first touch did not get one), the same piece on
-/// every run and runner, and the sample records the page size it got
-/// (`page_kib`): where the kernel gives none (transparent huge pages set to
-/// `never`, or no free 2 MiB of memory), base pages are used and the site
+/// `MADV_COLLAPSE` where the first touch did not get one), one contiguous
+/// piece on every run and runner where the kernel gives one, and the
+/// sample records the page size it got (`page_kib`): where the kernel gives
+/// none (transparent huge pages set to `never` or not built, a huge page
+/// over `MAX_HUGE_BYTES`, or none free), base pages are used and the site
 /// never ranks the two together. Elsewhere it is base pages.
 pub struct AlignedBuf {
     ptr: std::ptr::NonNull<u8>,
@@ -81,7 +82,10 @@ fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .filter(|&b| b.is_power_of_two() && b <= MAX_HUGE_BYTES);
-    let Some(huge) = huge else {
+    // An administrator's `never` stands: MADV_COLLAPSE would ignore it.
+    let never =
+        std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").is_ok_and(|s| s.contains("[never]"));
+    let Some(huge) = huge.filter(|_| !never) else {
         let ptr = mmap_anon(len);
         touch(ptr, len);
         return (ptr, len, base_page_kib());
@@ -104,45 +108,49 @@ fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
     // no huge pages, which `huge_bytes` reports.
     unsafe { libc::madvise(ptr.as_ptr().cast(), mapped, libc::MADV_HUGEPAGE) };
     touch(ptr, mapped);
-    if huge_bytes(start, mapped) < mapped {
+    if !all_huge(start, mapped) {
         // MADV_COLLAPSE (Linux 6.1) compacts memory for the huge pages
         // synchronously, where the first touch may take base pages.
         const MADV_COLLAPSE: libc::c_int = 25;
         // SAFETY: as above; older kernels answer EINVAL.
         unsafe { libc::madvise(ptr.as_ptr().cast(), mapped, MADV_COLLAPSE) };
     }
-    let page_kib = if huge_bytes(start, mapped) >= mapped { (huge / 1024) as u32 } else { base_page_kib() };
+    let page_kib = if all_huge(start, mapped) { (huge / 1024) as u32 } else { base_page_kib() };
     (ptr, mapped, page_kib)
 }
 
-/// Bytes of the mapping that starts at `start` that are in huge pages,
-/// as /proc/self/smaps reports them (`AnonHugePages`); 0 where it cannot
-/// be read.
+/// Whether the mapping that holds `start..start + len` is all in huge
+/// pages, as /proc/self/smaps reports it (`AnonHugePages`); false where it
+/// cannot be read.
 #[cfg(target_os = "linux")]
-fn huge_bytes(start: usize, len: usize) -> usize {
-    std::fs::read_to_string("/proc/self/smaps").map_or(0, |smaps| huge_bytes_in(&smaps, start, len))
+fn all_huge(start: usize, len: usize) -> bool {
+    std::fs::read_to_string("/proc/self/smaps").is_ok_and(|smaps| all_huge_in(&smaps, start, len))
 }
 
-/// `huge_bytes` of one smaps text: the `AnonHugePages` of the mapping that
-/// holds `start..start + len`.
+/// `all_huge` of one smaps text. The whole mapping must be in huge pages,
+/// not `len` bytes of it: the kernel may merge the buffer's mapping with a
+/// neighbour of the same flags (another sample's buffer), whose huge
+/// pages are not the buffer's.
 #[cfg(any(target_os = "linux", test))]
-pub(super) fn huge_bytes_in(smaps: &str, start: usize, len: usize) -> usize {
-    let mut inside = false;
+pub(super) fn all_huge_in(smaps: &str, start: usize, len: usize) -> bool {
+    let mut mapping = None;
     for line in smaps.lines() {
         // A mapping's header: "7f00...-7f00... rw-p 00000000 00:00 0 ...".
         if let Some((range, _)) = line.split_once(' ')
             && let Some((from, to)) = range.split_once('-')
             && let (Ok(from), Ok(to)) = (usize::from_str_radix(from, 16), usize::from_str_radix(to, 16))
         {
-            inside = from <= start && start + len <= to;
+            mapping = (from <= start && start + len <= to).then_some(to - from);
             continue;
         }
-        if inside && let Some(rest) = line.strip_prefix("AnonHugePages:") {
+        if let Some(size) = mapping
+            && let Some(rest) = line.strip_prefix("AnonHugePages:")
+        {
             let kib: usize = rest.trim().trim_end_matches("kB").trim().parse().unwrap_or(0);
-            return kib * 1024;
+            return kib * 1024 >= size;
         }
     }
-    0
+    false
 }
 
 /// Writes one byte in every base page, so that the kernel places all of

@@ -141,8 +141,8 @@ fn base_pages_notice(stage: &DiskStage) -> Option<String> {
     let base = stage.samples.iter().filter_map(|s| s.buffer_page_kib).filter(|&k| k < 1024).min()?;
     let of = stage.samples.iter().filter(|s| s.buffer_page_kib.is_some_and(|k| k < 1024)).count();
     Some(format!(
-        "the I/O buffer of {of} of {} disk samples was in {base} KiB pages, not a transparent huge page \
-         (/sys/kernel/mm/transparent_hugepage/enabled is `never`, or no 2 MiB of memory was free): \
+        "the I/O buffer of {of} of {} disk samples was in {base} KiB pages: the kernel gave it no transparent \
+         huge page (they are set to `never` or not built, the huge page is over 32 MiB, or none was free); \
          their 1 MiB figures depend on where the kernel placed those pages, and the site compares them \
          only with results measured the same way",
         stage.samples.len()
