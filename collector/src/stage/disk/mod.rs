@@ -7,7 +7,7 @@
 //! offsets are block-aligned and uniform over the file, from a seeded
 //! generator, so every runner sees the same sequence. Every write changes
 //! what it writes, as fio does by default: the buffer starts as random bytes
-//! and before each call every 512-byte sector of it gets 24 fresh bytes
+//! and before each call every 512-byte sector of it gets three new words
 //! (`scramble`), so no sector repeats one written before and storage that
 //! deduplicates gains nothing. Write timings include the final fdatasync.
 //! The file is removed afterwards, on failure too.
