@@ -184,27 +184,20 @@ fio_run() {
 fio_default() { fio_run default; }
 fio_shmhuge() { fio_run shmhuge; }
 
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/lib/median.sh
+source scripts/lib/median.sh
 
 # compare LABEL_A FUNC_A LABEL_B FUNC_B
 compare() {
-  local line ar=() aw=() br=() bw=()
+  local line label run r w ar=() aw=() br=() bw=()
   echo "run: pieces, read MiB/s, requests per read, write MiB/s, requests per write"
   for _ in $(seq "$rounds"); do
     for side in A B B A; do
-      if [ "$side" = A ]; then
-        line=$($2)
-        echo "$1: $line"
-        read -r _ r _ w _ <<<"$line"
-        ar+=("$r")
-        aw+=("$w")
-      else
-        line=$($4)
-        echo "$3: $line"
-        read -r _ r _ w _ <<<"$line"
-        br+=("$r")
-        bw+=("$w")
-      fi
+      if [ "$side" = A ]; then label=$1 run=$2; else label=$3 run=$4; fi
+      line=$($run)
+      echo "$label: $line"
+      read -r _ r _ w _ <<<"$line"
+      if [ "$side" = A ]; then ar+=("$r") aw+=("$w"); else br+=("$r") bw+=("$w"); fi
     done
   done
   echo "medians: $1 read $(median "${ar[@]}"), write $(median "${aw[@]}") MiB/s; $3 read $(median "${br[@]}"), write $(median "${bw[@]}") MiB/s"

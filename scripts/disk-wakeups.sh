@@ -126,7 +126,8 @@ compare() {
   done
   echo "median of the runs' medians: $1 $(median "${a[@]}"), $3 $(median "${b[@]}") IOPS"
 }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/lib/median.sh
+source scripts/lib/median.sh
 
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 compare "C loop alone" loop_alone "C loop + 10 ms sleeper" loop_ticked
