@@ -105,7 +105,7 @@ fn map(len: usize) -> (std::ptr::NonNull<u8>, usize, u32) {
     }
     let ptr = std::ptr::NonNull::new(start as *mut u8).expect("inside a mapping");
     // SAFETY: advice on a range this process mapped; an error only means
-    // no huge pages, which `huge_bytes` reports.
+    // no huge pages, which `all_huge` reports.
     unsafe { libc::madvise(ptr.as_ptr().cast(), mapped, libc::MADV_HUGEPAGE) };
     touch(ptr, mapped);
     if !all_huge(start, mapped) {
