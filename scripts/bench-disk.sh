@@ -87,17 +87,10 @@ collector=${CARGO_TARGET_DIR:-target}/release/collector
 
 # Two hugetlb pages for fio's buffers (one job at a time needs one), given
 # back at the end.
-hugepages=/proc/sys/vm/nr_hugepages
-huge_before=$(cat "$hugepages")
-set_hugepages() {
-  if [ -w "$hugepages" ]; then echo "$1" >"$hugepages"; else echo "$1" | sudo tee "$hugepages" >/dev/null; fi
-}
-set_hugepages $((huge_before + 2))
-trap 'set_hugepages "$huge_before"' EXIT
-if [ "$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)" -lt 2 ]; then
-  echo "could not reserve 2 hugetlb pages for fio's buffers (HugePages_Free in /proc/meminfo)" >&2
-  exit 1
-fi
+# shellcheck source=scripts/lib/hugepages.sh
+source scripts/lib/hugepages.sh
+trap release_hugepages EXIT
+reserve_hugepages 2
 
 # The standard profile's disk parameters.
 size_mib=1024 seconds=5 samples=5

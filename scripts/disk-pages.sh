@@ -42,17 +42,10 @@ rounds=${2:-2}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 file=$dir/pages.bin
-hugepages=/proc/sys/vm/nr_hugepages
-huge_before=$(cat "$hugepages")
-set_hugepages() {
-  if [ -w "$hugepages" ]; then echo "$1" >"$hugepages"; else echo "$1" | sudo tee "$hugepages" >/dev/null; fi
-}
-trap 'rm -f "$file"; set_hugepages "$huge_before"' EXIT
-set_hugepages $((huge_before + 2))
-if [ "$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)" -lt 2 ]; then
-  echo "could not reserve 2 hugetlb pages for fio's buffers (HugePages_Free in /proc/meminfo)" >&2
-  exit 1
-fi
+# shellcheck source=scripts/lib/hugepages.sh
+source scripts/lib/hugepages.sh
+trap 'rm -f "$file"; release_hugepages' EXIT
+reserve_hugepages 2
 device=$(basename "$(findmnt -no SOURCE --target "$dir")")
 stat=/sys/class/block/$device/stat
 [ -r "$stat" ] || { echo "no block statistics for $dir ($stat)" >&2; exit 1; }
