@@ -17,8 +17,11 @@
 # (HUGO_CHANGES times, default 3) and Hugo's own "Total in N ms" for each
 # rebuild is printed, beside our serve rebuild.
 #
-# Then ROUNDS (default 3) rounds of A, B, B, A with A = `site build` and
-# B = `hugo`, after one uncounted warm-up run of each. Every run writes a
+# Then ROUNDS (default 3) rounds of A, B, C, C, B, A with A = `site build`,
+# B = `hugo` and C = `site check` of the same results (the part of a build
+# that reads, parses, hashes and checks the 10,000 files, and writes
+# nothing: how much of the time target that alone takes), after one
+# uncounted warm-up run of each. Every run writes a
 # new output folder, as a clean build on Netlify or in CI does, and no
 # output is removed before the end. On ext4 without a journal (this
 # project's development VMs) the kernel does not reuse an inode for 60 s
@@ -34,8 +37,8 @@
 # /usr/bin/time -f '%e %M %U %S' (wall seconds, peak resident KiB, user and
 # system CPU seconds). Prints every run with the load average, the medians,
 # site ÷ Hugo for time and peak memory (the targets: at most 0.2 each) and
-# for CPU time (less sensitive to other load than the wall time), and
-# Hugo's own spread (max ÷ min of its runs): a change in the ratio smaller
+# for CPU time (less sensitive to other load than the wall time), `site
+# check` ÷ Hugo for wall and CPU time, and Hugo's own spread (max ÷ min of its runs): a change in the ratio smaller
 # than that spread is noise.
 #
 # DOCS=1 appends the figures as a section at the end of docs/benchmarks.md
@@ -108,7 +111,7 @@ hugo_pid=
 echo "hugo server: first build $(grep 'Built in' "$work/hugo-server.txt" | head -1 | sed 's/.*Built in //'), rebuild after one changed page: ${hugo_serve_ms[*]} ms"
 echo "site serve: rebuild after one changed result: $serve_ms ms"
 
-# One run of side $1 (A = site build, B = hugo), number $2: sets `secs`,
+# One run of side $1 (A = site build, B = hugo, C = site check), number $2: sets `secs`,
 # `kib` and `cpu` (user + system seconds).
 run_once() {
   local side=$1 n=$2 out=$work/run-$1-$2.txt dest=$work/out-$1-$2
@@ -117,6 +120,12 @@ run_once() {
     # From the repository, as Netlify runs it (content/, templates/, docs/).
     (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" build --results "$work/results" --out "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
+  elif [ "$side" = C ]; then
+    # Exit status 0 or 1 (files rejected) both time a whole check; the
+    # benchmark's results are all accepted, so 1 would be a problem.
+    (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" check "$work/results") \
+      >"$out" 2>&1 || { cat "$out"; exit 1; }
+    mkdir -p "$dest"
   else
     (cd "$work/hugo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" hugo --quiet --destination "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
@@ -125,7 +134,7 @@ run_once() {
   read -r secs kib user sys <"$out.time"
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   printf 'run %2d: %s %7.2f s, CPU %6.2f s, %5d MiB  files %5d  load: %s\n' "$n" \
-    "$([ "$side" = A ] && echo 'site build' || echo 'hugo      ')" "$secs" "$cpu" $((kib / 1024)) \
+    "$(case $side in A) echo 'site build' ;; B) echo 'hugo      ' ;; *) echo 'site check' ;; esac)" "$secs" "$cpu" $((kib / 1024)) \
     "$(find "$dest" -type f | wc -l)" "$(load)"
 }
 
@@ -137,10 +146,11 @@ sleep 61
 echo "warm-up (not counted):"
 run_once A 0
 run_once B 0
-declare -A secs_of=([A]="" [B]="") kib_of=([A]="" [B]="") cpu_of=([A]="" [B]="")
+run_once C 0
+declare -A secs_of=([A]="" [B]="" [C]="") kib_of=([A]="" [B]="" [C]="") cpu_of=([A]="" [B]="" [C]="")
 n=0
 for _ in $(seq "$rounds"); do
-  for side in A B B A; do
+  for side in A B C C B A; do
     n=$((n + 1))
     run_once "$side" "$n"
     secs_of[$side]+="$secs "
@@ -157,11 +167,15 @@ a_k=$(median <<<"${kib_of[A]}")
 b_k=$(median <<<"${kib_of[B]}")
 a_c=$(median <<<"${cpu_of[A]}")
 b_c=$(median <<<"${cpu_of[B]}")
+c_s=$(median <<<"${secs_of[C]}")
+c_c=$(median <<<"${cpu_of[C]}")
 b_min=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | head -1)
 b_max=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | tail -1)
 ratio_s=$(awk -v a="$a_s" -v b="$b_s" 'BEGIN { printf "%.3f", a / b }')
 ratio_k=$(awk -v a="$a_k" -v b="$b_k" 'BEGIN { printf "%.3f", a / b }')
 ratio_c=$(awk -v a="$a_c" -v b="$b_c" 'BEGIN { printf "%.3f", a / b }')
+check_s=$(awk -v a="$c_s" -v b="$b_s" 'BEGIN { printf "%.3f", a / b }')
+check_c=$(awk -v a="$c_c" -v b="$b_c" 'BEGIN { printf "%.3f", a / b }')
 spread=$(awk -v a="$b_min" -v b="$b_max" 'BEGIN { printf "%.3f", b / a }')
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f MiB (%.0f MB)", k / 1024, k * 1.024 / 1000 }'; }
 
@@ -170,6 +184,7 @@ echo "site build: ${secs_of[A]}s; median $a_s s, peak memory median $(mb "$a_k")
 echo "hugo:       ${secs_of[B]}s; median $b_s s, peak memory median $(mb "$b_k")"
 echo "CPU (user + system): site ${cpu_of[A]}s, median $a_c s; hugo ${cpu_of[B]}s, median $b_c s"
 echo "site ÷ hugo: time $ratio_s, peak memory $ratio_k (targets: at most 0.2 each); CPU time $ratio_c"
+echo "site check: ${secs_of[C]}s; median $c_s s, CPU median $c_c s; ÷ hugo: time $check_s, CPU time $check_c"
 echo "hugo's own spread (max ÷ min): $spread"
 echo "serve rebuild after one change: site $serve_ms ms (target at most 300 ms); hugo server ${hugo_serve_ms[*]} ms"
 echo "load before: see above; after: $load_after"
@@ -179,15 +194,17 @@ if [ "${DOCS:-}" = 1 ]; then
 
 ### \`bash scripts/bench-hugo.sh\` ($(date -u +%F), commit $(git -C "$repo" rev-parse --short HEAD))
 
-$rounds rounds of A, B, B, A; $(nproc) CPUs; load average after: $load_after.
+$rounds rounds of A, B, C, C, B, A (C: \`site check\` of the same results); $(nproc) CPUs; load average after: $load_after.
 
 | Figure | \`site build\` | Hugo | site ÷ Hugo | Target |
 | --- | ---: | ---: | ---: | ---: |
 | wall, median | $a_s s | $b_s s | $ratio_s | ≤ 0.2 |
 | peak memory, median | $(mb "$a_k") | $(mb "$b_k") | $ratio_k | ≤ 0.2 |
 | CPU (user + system), median | $a_c s | $b_c s | $ratio_c | |
+| \`site check\` alone, wall median | $c_s s | $b_s s | $check_s | |
+| \`site check\` alone, CPU median | $c_c s | $b_c s | $check_c | |
 
-Runs (s): site ${secs_of[A]}; Hugo ${secs_of[B]}(spread $spread). Serve rebuild after one change:
+Runs (s): site ${secs_of[A]}; Hugo ${secs_of[B]}(spread $spread); site check ${secs_of[C]}. Serve rebuild after one change:
 site $serve_ms ms (target ≤ 300 ms), \`hugo server\` ${hugo_serve_ms[*]} ms.
 EOF
   echo "appended a section to docs/benchmarks.md"
