@@ -269,53 +269,37 @@ pub fn key_of(value: &serde_json::Value) -> Fingerprint {
     Fingerprint::new(&hex[..12]).expect("a SHA-256 prefix is hex")
 }
 
-/// Appends `value`'s canonical form to `out`. Keys and scalars go through
-/// serde_json's own writer, straight into `out`, so a key costs no string
-/// of its own (the site fingerprints every result it checks).
 fn write_canonical(value: &serde_json::Value, out: &mut String) {
-    let mut bytes = std::mem::take(out).into_bytes();
-    write_canonical_bytes(value, &mut bytes);
-    // Only serde_json's JSON and ASCII punctuation were written.
-    *out = String::from_utf8(bytes).expect("serde_json writes UTF-8");
-}
-
-fn write_canonical_bytes(value: &serde_json::Value, out: &mut Vec<u8>) {
     use serde_json::Value;
     match value {
         Value::Object(map) => {
             let mut entries: Vec<_> = map.iter().collect();
             entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-            out.push(b'{');
+            out.push('{');
             for (i, (key, item)) in entries.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.push(',');
                 }
-                write_json(key, out);
-                out.push(b':');
-                write_canonical_bytes(item, out);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(item, out);
             }
-            out.push(b'}');
+            out.push('}');
         }
         Value::Array(items) => {
-            out.push(b'[');
+            out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.push(',');
                 }
-                write_canonical_bytes(item, out);
+                write_canonical(item, out);
             }
-            out.push(b']');
+            out.push(']');
         }
         // Parameters hold no fractions (see the type), so every number here
         // is an integer and prints in plain decimal.
-        other => write_json(other, out),
+        other => out.push_str(&other.to_string()),
     }
-}
-
-/// A key or scalar as serde_json writes it.
-fn write_json(value: &(impl serde::Serialize + ?Sized), out: &mut Vec<u8>) {
-    // Writing a string or a scalar `Value` into a Vec cannot fail.
-    let _ = serde_json::to_writer(out, value);
 }
 
 #[cfg(test)]

