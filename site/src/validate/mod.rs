@@ -279,7 +279,7 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
         let (Some(result), Some(expected), sha) = (check.result.clone(), &check.expected, &check.sha) else {
             continue;
         };
-        time::future(&mut c, &file, &result, context.now);
+        time::future(&mut c, &file, &result, check.latest_s, context.now);
         published.check(&mut c, &file, &result, context.unpublished_profiles);
         if &f.rel_path != expected {
             c.push(
@@ -352,6 +352,9 @@ struct FileCheck {
     /// The run's identities (`same_run`), computed here because hashing
     /// the samples is the costly part and runs on every CPU.
     claims: Vec<same_run::Claim>,
+    /// The latest of the dates that `time::future` compares with the
+    /// clock, seconds since 1970 (`time::latest_s`).
+    latest_s: i64,
 }
 
 /// What `site serve` keeps between builds: each file's check, by path,
@@ -395,6 +398,7 @@ fn check_file(f: &LoadedFile) -> FileCheck {
         problems: c.problems,
         notes: vec![],
         claims: vec![],
+        latest_s: i64::MIN,
     };
     if f.size > MAX_FILE_BYTES {
         c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
@@ -428,7 +432,16 @@ fn check_file(f: &LoadedFile) -> FileCheck {
         }
     };
     let claims = same_run::claims(&result, &sha);
-    FileCheck { result: Some(Arc::new(result)), sha, expected: Some(expected), problems: c.problems, notes, claims }
+    let latest_s = time::latest_s(&result);
+    FileCheck {
+        result: Some(Arc::new(result)),
+        sha,
+        expected: Some(expected),
+        problems: c.problems,
+        notes,
+        claims,
+        latest_s,
+    }
 }
 
 fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
