@@ -21,9 +21,9 @@
 # B = `hugo` and C = `site check` of the same results (the part of a build
 # that reads, parses, hashes and checks the 10,000 files, and writes
 # nothing: how much of the time target that alone takes), after one
-# uncounted warm-up run of each. Every run writes a
-# new output folder, as a clean build on Netlify or in CI does, and no
-# output is removed before the end. On ext4 without a journal (this
+# uncounted warm-up run of each. Every run writes a new output folder, as a
+# clean build on Netlify or in CI does, and no output is removed before the
+# end. On ext4 without a journal (this
 # project's development VMs) the kernel does not reuse an inode for 60 s
 # after its deletion, 360 s while its inode table block is not yet written
 # back (fs/ext4/ialloc.c: recently_deleted, RECENTCY_MIN and
@@ -38,8 +38,8 @@
 # system CPU seconds). Prints every run with the load average, the medians,
 # site ÷ Hugo for time and peak memory (the targets: at most 0.2 each) and
 # for CPU time (less sensitive to other load than the wall time), `site
-# check` ÷ Hugo for wall and CPU time, and Hugo's own spread (max ÷ min of its runs): a change in the ratio smaller
-# than that spread is noise.
+# check` ÷ Hugo for wall and CPU time, and Hugo's own spread (max ÷ min of
+# its runs): a change in the ratio smaller than that spread is noise.
 #
 # DOCS=1 appends the figures as a section at the end of docs/benchmarks.md
 # (the file's last section is the one about this benchmark).
@@ -111,8 +111,8 @@ hugo_pid=
 echo "hugo server: first build $(grep 'Built in' "$work/hugo-server.txt" | head -1 | sed 's/.*Built in //'), rebuild after one changed page: ${hugo_serve_ms[*]} ms"
 echo "site serve: rebuild after one changed result: $serve_ms ms"
 
-# One run of side $1 (A = site build, B = hugo, C = site check), number $2: sets `secs`,
-# `kib` and `cpu` (user + system seconds).
+# One run of side $1 (A = site build, B = hugo, C = site check), number $2:
+# sets `secs`, `kib` and `cpu` (user + system seconds).
 run_once() {
   local side=$1 n=$2 out=$work/run-$1-$2.txt dest=$work/out-$1-$2
   sync
@@ -121,8 +121,8 @@ run_once() {
     (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" build --results "$work/results" --out "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
   elif [ "$side" = C ]; then
-    # Exit status 0 or 1 (files rejected) both time a whole check; the
-    # benchmark's results are all accepted, so 1 would be a problem.
+    # The benchmark's results are all accepted: a rejection (exit status
+    # 1) stops the script, as a failed build does.
     (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" check "$work/results") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
     mkdir -p "$dest"
@@ -171,12 +171,14 @@ c_s=$(median <<<"${secs_of[C]}")
 c_c=$(median <<<"${cpu_of[C]}")
 b_min=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | head -1)
 b_max=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | tail -1)
-ratio_s=$(awk -v a="$a_s" -v b="$b_s" 'BEGIN { printf "%.3f", a / b }')
-ratio_k=$(awk -v a="$a_k" -v b="$b_k" 'BEGIN { printf "%.3f", a / b }')
-ratio_c=$(awk -v a="$a_c" -v b="$b_c" 'BEGIN { printf "%.3f", a / b }')
-check_s=$(awk -v a="$c_s" -v b="$b_s" 'BEGIN { printf "%.3f", a / b }')
-check_c=$(awk -v a="$c_c" -v b="$b_c" 'BEGIN { printf "%.3f", a / b }')
-spread=$(awk -v a="$b_min" -v b="$b_max" 'BEGIN { printf "%.3f", b / a }')
+# ratio A B: A ÷ B to three places.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+ratio_s=$(ratio "$a_s" "$b_s")
+ratio_k=$(ratio "$a_k" "$b_k")
+ratio_c=$(ratio "$a_c" "$b_c")
+check_s=$(ratio "$c_s" "$b_s")
+check_c=$(ratio "$c_c" "$b_c")
+spread=$(ratio "$b_max" "$b_min")
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f MiB (%.0f MB)", k / 1024, k * 1.024 / 1000 }'; }
 
 echo
