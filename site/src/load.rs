@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use walkdir::WalkDir;
 
 use crate::exclusions::{EXCLUSIONS_FILE, Exclusions};
+use crate::tree::{self, FoundKind};
 
 /// One file found under a results folder.
 #[derive(Debug, Clone)]
@@ -98,37 +98,27 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Loaded> {
         if std::fs::symlink_metadata(&exclusions).is_ok_and(|m| m.is_file()) {
             loaded.exclusions.push(Exclusions::read(&exclusions)?);
         }
-        // Links are not followed (walkdir's default): a link is an entry of
-        // its own, reported below, and its target is never read.
-        let walk = WalkDir::new(root).sort_by_file_name();
-        for entry in walk {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(e) => {
-                    let path = e.path().unwrap_or(root).to_path_buf();
-                    let reason = e.io_error().map_or_else(|| e.to_string(), ToString::to_string);
-                    loaded.skipped.push(Skipped { path, kind: SkipKind::Unreadable(reason) });
-                    continue;
-                }
+        // Links are not followed: a link is an entry of its own, reported
+        // below, and its target is never read.
+        for found in tree::walk(root) {
+            let path = found.path;
+            let skip = |kind| Skipped { path: path.clone(), kind };
+            let skipped = match found.kind {
+                FoundKind::Link => skip(SkipKind::Link),
+                FoundKind::NotPlain => skip(SkipKind::NotPlain),
+                FoundKind::Unreadable(reason) => skip(SkipKind::Unreadable(reason)),
+                FoundKind::File(meta) if path.extension().is_some_and(|e| e == "json") => match meta {
+                    Ok(meta) => {
+                        let rel_path = rel_path(&path, root);
+                        loaded.files.push(LoadedFile { path, rel_path, size: meta.size, modified: meta.modified });
+                        continue;
+                    }
+                    Err(reason) => skip(SkipKind::Unreadable(reason)),
+                },
+                FoundKind::File(_) if found.depth == 1 && OTHER_FILES.iter().any(|n| found.name == *n) => continue,
+                FoundKind::File(_) => skip(SkipKind::OtherName),
             };
-            let path = entry.path();
-            let kind = entry.file_type();
-            if kind.is_dir() {
-                continue;
-            }
-            let skip = |kind| Skipped { path: path.to_path_buf(), kind };
-            if kind.is_symlink() {
-                loaded.skipped.push(skip(SkipKind::Link));
-            } else if !kind.is_file() {
-                loaded.skipped.push(skip(SkipKind::NotPlain));
-            } else if path.extension().is_some_and(|e| e == "json") {
-                match entry.metadata() {
-                    Ok(meta) => loaded.files.push(file(path, rel_path(path, root), &meta)),
-                    Err(e) => loaded.skipped.push(skip(SkipKind::Unreadable(e.to_string()))),
-                }
-            } else if !(entry.depth() == 1 && OTHER_FILES.iter().any(|n| entry.file_name() == *n)) {
-                loaded.skipped.push(skip(SkipKind::OtherName));
-            }
+            loaded.skipped.push(skipped);
         }
         if loaded.files.len() == results_before {
             loaded.empty_folders.push(root.clone());

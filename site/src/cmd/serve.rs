@@ -13,8 +13,8 @@
 //! - Every response says `Cache-Control: no-store`: a preview must show the
 //!   latest build, never a cached file.
 //! - Watching polls the inputs' paths, sizes and modification times every
-//!   200 ms on its own thread: no platform watcher to depend on, and cheap
-//!   next to a build.
+//!   200 ms on its own thread (`tree::walk`, on every CPU): no platform
+//!   watcher to depend on, and cheap next to a build.
 //! - A rebuild runs the whole pipeline in memory but does only what the
 //!   change affects: it reads and checks only changed files, and reuses
 //!   every model entry, provider and runner part, home-page row and plot
@@ -40,7 +40,6 @@ use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use walkdir::WalkDir;
 
 use crate::cli::SiteArgs;
 use crate::output::{Writer, build_with};
@@ -160,13 +159,15 @@ fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) -
     }
 }
 
-/// A hash of every input file's path, size and modification time.
+/// A hash of every input file's path, size and modification time (and of
+/// the paths of links and other entries).
 pub fn signature(inputs: &[PathBuf]) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for root in inputs {
-        for entry in WalkDir::new(root).sort_by_file_name().into_iter().filter_map(Result::ok) {
-            if let Ok(meta) = entry.metadata() {
-                (entry.path(), meta.len(), meta.modified().ok()).hash(&mut h);
+        for found in crate::tree::walk(root) {
+            found.path.hash(&mut h);
+            if let crate::tree::FoundKind::File(Ok(meta)) = found.kind {
+                meta.hash(&mut h);
             }
         }
     }

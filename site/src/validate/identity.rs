@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use rayon::slice::ParallelSliceMut;
 use runner_bench_format::{AnyResult, Name};
 
 use super::{Collector, Run};
@@ -93,10 +94,10 @@ pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
 /// every later run that names one otherwise and returns those runs' files.
 pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
     let mut order: Vec<&Run> = runs.iter().collect();
-    order.sort_by(|a, b| (a.date(), &a.file).cmp(&(b.date(), &b.file)));
+    order.par_sort_unstable_by(|a, b| (a.date(), &a.file).cmp(&(b.date(), &b.file)));
     // Provider id (and runner label) → (name, the file that fixed it).
-    let mut providers: HashMap<String, (&str, &str)> = HashMap::new();
-    let mut runners: HashMap<(String, String), (&str, &str)> = HashMap::new();
+    let mut providers: HashMap<&str, (&str, &str)> = HashMap::new();
+    let mut runners: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
     let mut renamed = Vec::new();
     for run in order {
         let (provider, runner) = match &*run.result {
@@ -105,8 +106,8 @@ pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
         };
         let mut flagged = false;
         if let Some(name) = &provider.name {
-            let id = provider.id.to_string();
-            match providers.get(&id) {
+            let id = provider.id.as_str();
+            match providers.get(id) {
                 Some((first, by)) if *first != name.as_str() => {
                     c.push(
                         &run.file,
@@ -125,7 +126,7 @@ pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
             }
         }
         if let Some(name) = &runner.name {
-            let key = (provider.id.to_string(), runner.label.to_string());
+            let key = (provider.id.as_str(), runner.label.as_str());
             match runners.get(&key) {
                 Some((first, by)) if *first != name.as_str() => {
                     c.push(

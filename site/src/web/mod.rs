@@ -388,15 +388,26 @@ pub fn build_cached(
     }
     end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  runners");
-    site.add("coverage/index.html", pages::coverage(&tera, &common, &coverage)?);
-    let servers = build_cache_pages(&tera, &common, common_key, &model, memo.as_deref())?;
+    // The overview, the coverage page and the build-cache section are made
+    // from the model alone, and a `site serve` rebuild makes the first two
+    // again whatever changed: all three at the same time.
+    let (overview_page, (coverage_page, servers)) = rayon::join(
+        || pages::overview(&tera, &common, &overview::rows(&model, &providers, opts.now)),
+        || {
+            rayon::join(
+                || pages::coverage(&tera, &common, &coverage),
+                || build_cache_pages(&tera, &common, common_key, &model, memo.as_deref()),
+            )
+        },
+    );
+    site.add("coverage/index.html", coverage_page?);
+    let servers = servers?;
     site.join_parts(servers.docs, memo.as_deref_mut());
     site.join(servers.section);
     html_pages.extend(servers.urls);
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    let rows = overview::rows(&model, &providers, opts.now);
-    site.add("overview/index.html", pages::overview(&tera, &common, &rows)?);
+    site.add("overview/index.html", overview_page?);
     html_pages.push("/overview/".into());
 
     for p in &content {

@@ -259,16 +259,16 @@ impl Headline for InternetRow {
 }
 
 /// The tables of one stage whose rows are compared: one comparability key
-/// of a keyed stage (`keys`), or one fingerprint of the build-cache stage.
+/// of a runner stage (`keys`). Build-cache servers are never ranked here
+/// (`build_cache`).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Group {
-    /// Anchor and file-name stem: the key; for the build-cache stage the
-    /// fingerprint, `<fingerprint>-imported` or `unknown`.
+    /// Anchor and file-name stem: the key.
     pub id: String,
-    /// `cpu`, `disk`, `cache`, `internet` or `http_cache`: only that
-    /// stage's tables have rows.
+    /// `cpu`, `disk`, `cache` or `internet`: only that stage's tables have
+    /// rows.
     pub stage: &'static str,
-    /// The stage's comparability key, empty for the build-cache stage.
+    /// The stage's comparability key.
     pub key: String,
     /// For a disk group: what its samples' I/O buffers were
     /// (`disk_buffer_text`); empty otherwise.
@@ -515,10 +515,10 @@ pub fn disk_buffer_text(pages_kib: &[u32]) -> String {
     }
 }
 
-/// The stage `name`'s key of an entry (the fingerprint for the build-cache
-/// stage), where the entry has rows of that stage.
-fn group_key(e: &Entry, name: &str) -> Option<String> {
-    let keyed = |s: StageKind, has: bool| has.then(|| e.meta.keys.get(s).to_string());
+/// The stage `name`'s key of an entry, where the entry has rows of that
+/// stage.
+fn group_key<'e>(e: &'e Entry, name: &str) -> Option<&'e str> {
+    let keyed = |s: StageKind, has: bool| has.then(|| e.meta.keys.get(s));
     match name {
         "cpu" => keyed(StageKind::Cpu, e.cpu.is_some()),
         "disk" => keyed(StageKind::Disk, e.disk.is_some()),
@@ -528,79 +528,17 @@ fn group_key(e: &Entry, name: &str) -> Option<String> {
     }
 }
 
-/// Per stage, per comparability key (`keys`; the fingerprint for the
-/// build-cache stage) and runner: the newest complete result that is not
+/// Per stage, per comparability key (`keys`) and runner: the newest complete result that is not
 /// excluded, else the newest one not excluded (marked incomplete); every
 /// excluded result is shown too, marked. Results of different profiles
 /// share a stage's table wherever that stage's key is equal.
 fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
-    let mut groups: BTreeMap<(usize, String, bool), Group> = BTreeMap::new();
-    for (stage_index, stage) in GROUP_STAGES.into_iter().enumerate() {
-        let mut chosen: BTreeMap<(String, bool, String, String), usize> = BTreeMap::new();
-        let mut shown: Vec<(usize, String)> = Vec::new();
-        // Build-cache servers are not ranked with runners.
-        for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
-            let Some(key) = group_key(e, stage) else { continue };
-            if e.meta.excluded.is_some() {
-                shown.push((i, key));
-                continue;
-            }
-            let slot = (key, e.meta.imported, e.meta.provider_id.clone(), e.meta.runner.clone());
-            let better = match chosen.get(&slot) {
-                None => true,
-                Some(&j) => {
-                    let old = &entries[j];
-                    (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
-                }
-            };
-            if better {
-                chosen.insert(slot, i);
-            }
-        }
-        shown.extend(chosen.into_iter().map(|((key, ..), i)| (i, key)));
-        shown.sort();
-
-        // Imported and measured figures are never ranked in one table: their
-        // keys differ (`keys`), and the build-cache stage's fingerprints are
-        // told apart here (`site check` refuses an imported result that
-        // takes a measured profile's fingerprint; this holds without it).
-        let measured: std::collections::BTreeSet<&str> =
-            shown.iter().filter(|(i, _)| !entries[*i].meta.imported).map(|(_, k)| k.as_str()).collect();
-        let mut mine: BTreeMap<(String, bool), Group> = BTreeMap::new();
-        for (i, key) in &shown {
-            let e = &entries[*i];
-            let g = mine.entry((key.clone(), e.meta.imported)).or_insert_with(|| Group {
-                id: match key.as_str() {
-                    _ if stage != "http_cache" => key.clone(),
-                    "" => "unknown".to_string(),
-                    fp if e.meta.imported && measured.contains(fp) => format!("{fp}-imported"),
-                    fp => fp.to_string(),
-                },
-                stage,
-                key: if stage == "http_cache" { String::new() } else { key.clone() },
-                imported: e.meta.imported,
-                ..Group::default()
-            });
-            if stage == "disk" && g.disk_buffer.is_empty() {
-                // One key, one set of page sizes (`keys`).
-                g.disk_buffer = disk_buffer_text(&e.meta.disk_buffer_pages);
-            }
-            let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
-            if !g.profiles.contains(&profile) {
-                // `profile` stays the first of `profiles` in their order.
-                if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {
-                    g.profile = e.profile.clone();
-                }
-                g.profiles.push(profile);
-            }
-            add_rows(g, e, stage);
-        }
-        for ((key, imported), g) in mine {
-            groups.insert((stage_index, key, imported), g);
-        }
-    }
-    let mut groups: Vec<Group> = groups.into_values().collect();
-    for g in &mut groups {
+    // The stages' groups are made from the same entries independently: on
+    // every CPU (a `site serve` rebuild makes them all again).
+    let stages: Vec<Vec<Group>> =
+        (0..GROUP_STAGES.len()).into_par_iter().map(|i| stage_groups(entries, GROUP_STAGES[i])).collect();
+    let mut groups: Vec<Group> = stages.into_iter().flatten().collect();
+    groups.par_iter_mut().for_each(|g| {
         // Newest protocol first; results without a stated protocol last.
         g.profiles.sort_by(profile_order);
         if let Some(first) = g.profiles.first() {
@@ -618,7 +556,7 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cache);
         rank(&mut g.cache_action);
         rank(&mut g.internet);
-    }
+    });
     // By stage; within a stage newest protocol first (results without a
     // stated protocol last), measured before imported, then by id.
     let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
@@ -630,6 +568,67 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
             .then_with(|| a.id.cmp(&b.id))
     });
     groups
+}
+
+/// The groups of one stage, in key order, measured before imported.
+fn stage_groups(entries: &[Arc<Entry>], stage: &'static str) -> Vec<Group> {
+    // Hash maps, not ordered ones: keys are long strings that share long
+    // prefixes, and comparing them a dozen times per entry was 4 % of a
+    // `site serve` rebuild's CPU time (`perf`). The order comes from the sorts below.
+    let mut chosen: HashMap<(&str, bool, &str, &str), usize> = HashMap::new();
+    let mut shown: Vec<(usize, &str)> = Vec::new();
+    // Build-cache servers are not ranked with runners.
+    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
+        let Some(key) = group_key(e, stage) else { continue };
+        if e.meta.excluded.is_some() {
+            shown.push((i, key));
+            continue;
+        }
+        let slot = (key, e.meta.imported, e.meta.provider_id.as_str(), e.meta.runner.as_str());
+        let better = match chosen.get(&slot) {
+            None => true,
+            Some(&j) => {
+                let old = &entries[j];
+                (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
+            }
+        };
+        if better {
+            chosen.insert(slot, i);
+        }
+    }
+    shown.extend(chosen.into_iter().map(|((key, ..), i)| (i, key)));
+    // Rows in entry order, as the tables' stable sorts expect.
+    shown.sort_unstable_by_key(|&(i, _)| i);
+
+    // Imported and measured figures are never ranked in one table: their
+    // keys differ (`keys`), and a group is one key and one of the two.
+    let mut mine: HashMap<(&str, bool), Group> = HashMap::new();
+    for &(i, key) in &shown {
+        let e = &entries[i];
+        let g = mine.entry((key, e.meta.imported)).or_insert_with(|| Group {
+            id: key.to_string(),
+            stage,
+            key: key.to_string(),
+            imported: e.meta.imported,
+            ..Group::default()
+        });
+        if stage == "disk" && g.disk_buffer.is_empty() {
+            // One key, one set of page sizes (`keys`).
+            g.disk_buffer = disk_buffer_text(&e.meta.disk_buffer_pages);
+        }
+        let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
+        if !g.profiles.contains(&profile) {
+            // `profile` stays the first of `profiles` in their order.
+            if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {
+                g.profile = e.profile.clone();
+            }
+            g.profiles.push(profile);
+        }
+        add_rows(g, e, stage);
+    }
+    let mut mine: Vec<((&str, bool), Group)> = mine.into_iter().collect();
+    mine.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    mine.into_iter().map(|(_, g)| g).collect()
 }
 
 /// Newest protocol first (none last), then by fingerprint.
