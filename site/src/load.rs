@@ -109,7 +109,7 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Loaded> {
                 FoundKind::Unreadable(reason) => skip(SkipKind::Unreadable(reason)),
                 FoundKind::File(meta) if path.extension().is_some_and(|e| e == "json") => match meta {
                     Ok(meta) => {
-                        let rel_path = rel_path(&path, root);
+                        let rel_path = found.rel;
                         loaded.files.push(LoadedFile { path, rel_path, size: meta.size, modified: meta.modified });
                         continue;
                     }
@@ -125,12 +125,6 @@ pub fn load(paths: &[PathBuf]) -> anyhow::Result<Loaded> {
         }
     }
     Ok(loaded)
-}
-
-/// `path` below `root`, with `/` separators.
-pub fn rel_path(path: &Path, root: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/")
 }
 
 fn file(path: &Path, rel_path: String, meta: &std::fs::Metadata) -> LoadedFile {

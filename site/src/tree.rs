@@ -22,6 +22,9 @@ use rayon::prelude::*;
 pub struct Found {
     /// The walked folder joined with the entry's path below it.
     pub path: PathBuf,
+    /// The entry's path below the walked folder, with `/` separators (its
+    /// components as `to_string_lossy` writes them), e.g. `a/b.json`.
+    pub rel: String,
     /// 1 for an entry directly in the walked folder.
     pub depth: usize,
     /// The entry's last path component.
@@ -57,12 +60,14 @@ pub struct FileMeta {
 /// Every entry below `root`, in path order (each folder's entries sorted by
 /// name, a folder's contents right after its place in that order).
 pub fn walk(root: &Path) -> Vec<Found> {
-    list(root, 1)
+    list(root, "", 1)
 }
 
-fn list(dir: &Path, depth: usize) -> Vec<Found> {
+/// The entries below `dir`, whose path below the walked folder is `rel`.
+fn list(dir: &Path, rel: &str, depth: usize) -> Vec<Found> {
     let unreadable = |e: std::io::Error| Found {
         path: dir.to_path_buf(),
+        rel: rel.to_string(),
         depth: depth - 1,
         name: dir.file_name().unwrap_or_default().to_os_string(),
         kind: FoundKind::Unreadable(e.to_string()),
@@ -85,9 +90,13 @@ fn list(dir: &Path, depth: usize) -> Vec<Found> {
         .into_par_iter()
         .flat_map_iter(|entry| {
             let (path, name) = (entry.path(), entry.file_name());
-            let one = |kind| vec![Found { path: path.clone(), depth, name: name.clone(), kind }];
+            let rel = match rel {
+                "" => name.to_string_lossy().into_owned(),
+                above => format!("{above}/{}", name.to_string_lossy()),
+            };
+            let one = |kind| vec![Found { path: path.clone(), rel: rel.clone(), depth, name: name.clone(), kind }];
             match entry.file_type() {
-                Ok(t) if t.is_dir() => list(&path, depth + 1),
+                Ok(t) if t.is_dir() => list(&path, &rel, depth + 1),
                 Ok(t) if t.is_symlink() => one(FoundKind::Link),
                 Ok(t) if t.is_file() => one(FoundKind::File(
                     entry
@@ -124,6 +133,7 @@ mod tests {
         let found = walk(d);
         assert_eq!(names(&found, d), ["B.json", "a.json", "b/10.json", "b/2.json", "c/x/y.json", "c/z.md"]);
         assert_eq!(found.iter().map(|f| f.depth).collect::<Vec<_>>(), [1, 1, 2, 2, 3, 2]);
+        assert_eq!(found.iter().map(|f| f.rel.as_str()).collect::<Vec<_>>(), names(&found, d));
         assert_eq!(found[3].name, "2.json");
         let FoundKind::File(Ok(meta)) = &found[3].kind else { panic!("{:?}", found[3]) };
         assert_eq!(meta.size, "b/2.json".len() as u64);

@@ -329,11 +329,10 @@ fn serve_maps_urls_to_files() {
 
 /// Every file below `dir` (but the build marker) with its bytes.
 fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
+    site::tree::walk(dir)
         .into_iter()
-        .map(Result::unwrap)
-        .filter(|e| e.file_type().is_file() && e.file_name() != site::output::MARKER)
-        .map(|e| (site::load::rel_path(e.path(), dir), std::fs::read(e.path()).unwrap()))
+        .filter(|f| matches!(f.kind, site::tree::FoundKind::File(_)) && f.name != site::output::MARKER)
+        .map(|f| (f.rel, std::fs::read(&f.path).unwrap()))
         .collect()
 }
 

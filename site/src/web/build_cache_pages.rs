@@ -85,7 +85,7 @@ pub(super) fn build_cache_pages(
     let docs: Vec<(&Meta, &ServerDoc, u64)> = model
         .servers
         .iter()
-        .filter_map(|&i| Some((&model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
+        .filter_map(|&i| Some((&*model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
         .collect();
     let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
     let shared = shared_tables(&only_docs);

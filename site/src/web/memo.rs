@@ -1,10 +1,12 @@
 //! What `site serve` keeps between builds, so that a rebuild renders only
 //! what a change affects. One changed result changes its model entry, its
 //! runner's page and plot, and its provider's page, report and plots; the
-//! pages that list every result (home, coverage, data files) are always
-//! made again, the home page from its rows, of which only changed ones are
-//! rendered again. Every other runner and provider part is reused when the key
-//! of its inputs (the site-wide inputs and its entries' keys) is the same.
+//! pages that list every result (home, data files) are always made again,
+//! the home page from its rows, of which only changed ones are rendered
+//! again, and the overview and coverage pages are rendered again only when
+//! their rows changed. Every other runner and provider part is reused when
+//! the key of its inputs (the site-wide inputs and its entries' keys) is the
+//! same. The templates are parsed again only when their sources changed.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -13,7 +15,7 @@ use super::PlotCache;
 use super::Site;
 use super::index_json::IndexCache;
 use super::model::EntryCache;
-use super::pages::RowCache;
+use super::pages::{RowCache, TemplateCache};
 
 /// The parts of the last build, by name, with the key of their inputs.
 #[derive(Debug, Default)]
@@ -25,6 +27,8 @@ pub struct Memo {
     pub(super) index: IndexCache,
     /// The home page's plots (see `draw_plot`).
     pub(super) plots: PlotCache,
+    /// The parsed templates (see `pages::templates`).
+    pub(super) templates: TemplateCache,
     parts: HashMap<String, (u64, Site)>,
     /// The parts this build kept so far.
     next: HashMap<String, (u64, Site)>,

@@ -274,7 +274,7 @@ pub fn build_cached(
         let lines: Vec<String> = providers.errors.iter().map(ToString::to_string).collect();
         anyhow::bail!("the provider files have problems:\n{}", lines.join("\n"));
     }
-    let (tera, templates_key) = pages::templates(&opts.templates)?;
+    let (tera, templates_key) = pages::templates(&opts.templates, memo.as_deref_mut().map(|m| &mut m.templates))?;
     let mut nav: Vec<(u32, NavLink)> = vec![
         (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
         (10, NavLink { url: "/overview/".into(), title: "Overview".into() }),
@@ -389,25 +389,45 @@ pub fn build_cached(
     end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  runners");
     // The overview, the coverage page and the build-cache section are made
-    // from the model alone, and a `site serve` rebuild makes the first two
-    // again whatever changed: all three at the same time.
-    let (overview_page, (coverage_page, servers)) = rayon::join(
-        || pages::overview(&tera, &common, &overview::rows(&model, &providers, opts.now)),
+    // from the model alone: all three at the same time. The first two list
+    // every runner, so a `site serve` rebuild renders each again only when
+    // its rows changed (their JSON is the key: the rows have numbers, which
+    // do not hash).
+    let old = memo.as_deref();
+    let page =
+        |name: &str, path: &str, rows: serde_json::Result<String>, render: &dyn Fn() -> anyhow::Result<String>| {
+            let key = key_of((common_key, rows?));
+            let part = Memo::part(old, name, key, || {
+                let mut part = Site::default();
+                part.add(path, render()?);
+                Ok(part)
+            })?;
+            anyhow::Ok((name.to_string(), key, part))
+        };
+    let (overview_part, (coverage_part, servers)) = rayon::join(
+        || {
+            let rows = overview::rows(&model, &providers, opts.now);
+            let json = serde_json::to_string(&rows);
+            page("overview", "overview/index.html", json, &|| pages::overview(&tera, &common, &rows))
+        },
         || {
             rayon::join(
-                || pages::coverage(&tera, &common, &coverage),
-                || build_cache_pages(&tera, &common, common_key, &model, memo.as_deref()),
+                || {
+                    let json = serde_json::to_string(&coverage);
+                    page("coverage", "coverage/index.html", json, &|| pages::coverage(&tera, &common, &coverage))
+                },
+                || build_cache_pages(&tera, &common, common_key, &model, old),
             )
         },
     );
-    site.add("coverage/index.html", coverage_page?);
+    site.join_parts(vec![coverage_part?], memo.as_deref_mut());
     let servers = servers?;
     site.join_parts(servers.docs, memo.as_deref_mut());
     site.join(servers.section);
     html_pages.extend(servers.urls);
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    site.add("overview/index.html", overview_page?);
+    site.join_parts(vec![overview_part?], memo.as_deref_mut());
     html_pages.push("/overview/".into());
 
     for p in &content {

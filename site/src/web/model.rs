@@ -97,7 +97,8 @@ impl Meta {
 pub struct Entry {
     /// Identifies everything the entry is made from (see `entry_key`).
     pub key: u64,
-    pub meta: Meta,
+    /// Shared with every row made of the entry (`Row::meta`).
+    pub meta: Arc<Meta>,
     pub profile: Option<ProfileView>,
     pub cpu: Option<CpuRow>,
     pub disk: Option<DiskRow>,
@@ -156,7 +157,9 @@ impl Stages {
 /// A table row: the result's `meta` and one row of figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Row<T> {
-    pub meta: Meta,
+    /// The entry's: every stage's rows of a result share one (a rebuild
+    /// makes every table again).
+    pub meta: Arc<Meta>,
     pub fig: T,
     /// This row's figures lack a requested sample (a result can be
     /// incomplete in one stage and complete in another).
@@ -177,7 +180,7 @@ pub struct Row<T> {
 }
 
 impl<T> Row<T> {
-    fn new(meta: &Meta, fig: T, incomplete: bool) -> Row<T> {
+    fn new(meta: &Arc<Meta>, fig: T, incomplete: bool) -> Row<T> {
         Row {
             marked: incomplete || meta.excluded.is_some(),
             meta: meta.clone(),
@@ -384,35 +387,42 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
     }
-    let mut providers = BTreeMap::new();
-    let mut by_runner: BTreeMap<(String, String), Vec<usize>> = BTreeMap::new();
+    // Ids and names borrowed from the entries: 10,000 entries name a few
+    // hundred runners (`site serve` makes this again on every rebuild).
+    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
+    let mut by_runner: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
     for (i, e) in entries.iter().enumerate() {
-        providers.insert(e.meta.provider_id.clone(), e.meta.provider_name.clone());
+        names.insert(&e.meta.provider_id, &e.meta.provider_name);
         // A build-cache server is not a runner: it has a page in the
         // build-cache section instead.
         if !e.stages.runner() {
             continue;
         }
-        by_runner.entry((e.meta.provider_id.clone(), e.meta.runner.clone())).or_default().push(i);
+        by_runner.entry((&e.meta.provider_id, &e.meta.runner)).or_default().push(i);
     }
-    let runners = by_runner
-        .into_iter()
-        .map(|((provider_id, label), mut idx)| {
-            idx.sort_by(|&a, &b| newer_key(&entries[a]).cmp(&newer_key(&entries[b])));
-            let newest_stages = idx.last().map(|&i| entries[i].stages).unwrap_or_default();
-            let any_stages = idx.iter().fold(Stages::default(), |s, &i| s.or(entries[i].stages));
-            Runner {
-                provider_name: providers.get(&provider_id).cloned().unwrap_or_else(|| provider_id.clone()),
-                provider_id,
-                label,
-                entries: idx,
-                newest_stages,
-                any_stages,
-            }
-        })
-        .collect();
-    let groups = groups(&entries);
-    let servers = server_docs(&entries);
+    let runners = || {
+        by_runner
+            .into_iter()
+            .map(|((provider_id, label), mut idx)| {
+                idx.sort_by(|&a, &b| newer_key(&entries[a]).cmp(&newer_key(&entries[b])));
+                let newest_stages = idx.last().map(|&i| entries[i].stages).unwrap_or_default();
+                let any_stages = idx.iter().fold(Stages::default(), |s, &i| s.or(entries[i].stages));
+                Runner {
+                    provider_name: names.get(provider_id).map_or(provider_id, |n| n).to_string(),
+                    provider_id: provider_id.to_string(),
+                    label: label.to_string(),
+                    entries: idx,
+                    newest_stages,
+                    any_stages,
+                }
+            })
+            .collect()
+    };
+    // The runners, the ranked groups and the server documents are made
+    // from the entries independently.
+    let (runners, (groups, servers)) =
+        rayon::join(runners, || rayon::join(|| groups(&entries), || server_docs(&entries)));
+    let providers = names.iter().map(|(id, name)| (id.to_string(), name.to_string())).collect();
     Model { entries, runners, groups, providers, servers }
 }
 
@@ -779,7 +789,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     };
     Entry {
         key,
-        meta,
+        meta: Arc::new(meta),
         profile: part.profile,
         cpu: part.cpu,
         disk: part.disk,

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context as _;
 use rayon::prelude::*;
@@ -40,7 +40,9 @@ pub const TEMPLATES: [(&str, &str); 13] = [
 
 /// Loads the templates, each from `dir` where it exists there, and a key of
 /// their sources (`site serve` reuses pages only while it is the same).
-pub fn templates(dir: &Path) -> anyhow::Result<(Tera, u64)> {
+/// `cache` holds the last build's (`site serve`): while their sources are
+/// the same they are not parsed again.
+pub fn templates(dir: &Path, cache: Option<&mut TemplateCache>) -> anyhow::Result<(Arc<Tera>, u64)> {
     let mut sources = Vec::new();
     for (name, builtin) in TEMPLATES {
         let path = dir.join(name);
@@ -51,10 +53,22 @@ pub fn templates(dir: &Path) -> anyhow::Result<(Tera, u64)> {
         sources.push((name, text));
     }
     let key = super::memo::key_of(&sources);
+    if let Some((old, tera)) = cache.as_deref().and_then(Option::as_ref)
+        && *old == key
+    {
+        return Ok((tera.clone(), key));
+    }
     let mut tera = Tera::default();
     tera.add_raw_templates(sources).context("the templates do not parse")?;
+    let tera = Arc::new(tera);
+    if let Some(cache) = cache {
+        *cache = Some((key, tera.clone()));
+    }
     Ok((tera, key))
 }
+
+/// The templates of the last build and the key of their sources.
+pub type TemplateCache = Option<(u64, Arc<Tera>)>;
 
 /// A navigation link.
 #[derive(Debug, Clone, Hash, Serialize)]
