@@ -383,8 +383,12 @@ fn serve_rebuilds_match_fresh_builds() {
     let mut opts = site_options(results.path());
     opts.templates = templates.path().to_path_buf();
     site::output::build_with(&opts, served.path(), &mut writer).unwrap();
-    let runner = read(served.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
-    assert!(runner.contains("<p>edited</p></footer>"), "{runner}");
+    // The reused parts too: the templates, the overview and the coverage
+    // page are kept between rebuilds while their inputs are the same.
+    for page in ["runners/ubicloud/ubicloud-linux-x64/index.html", "overview/index.html", "coverage/index.html"] {
+        let html = read(served.path(), page);
+        assert!(html.contains("<p>edited</p></footer>"), "{page}: {html}");
+    }
 }
 
 /// The result of a split run whose `restore-2` job failed: trial 2's pairs
