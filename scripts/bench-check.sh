@@ -43,6 +43,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=lib/checkout.sh
 . "$repo/scripts/lib/checkout.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/abba.sh
+. "$repo/scripts/lib/abba.sh"
 if [ $# -ne 2 ]; then
   echo "usage: bash scripts/bench-check.sh A B (git revisions, or worktree)" >&2
   exit 2
@@ -123,7 +125,8 @@ echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | hea
 
 # One run by side $1, number $2: sets `secs`, `cpu` (user + system
 # seconds, less sensitive to other load than the wall time), `mem` (peak
-# resident MiB, build only) and `accepted` (the command's last line).
+# resident MiB, build only) and `accepted` (the line that counts the
+# accepted files).
 run_once() {
   local side=$1 n=$2 out=$work/run-$1-$2.txt status=0 real user sys kib TIMEFORMAT='%R %U %S'
   mem=
@@ -142,7 +145,8 @@ run_once() {
       2>"$out.time"
     if [ -f "$out.status" ]; then status=$(cat "$out.status"); fi
     read -r real user sys <"$out.time"
-    accepted=$(tail -n 1 "$out")
+    # The count, not a warning printed after it.
+    accepted=$(grep " accepted$" "$out" | tail -n 1 || true)
   fi
   secs=$real
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')
@@ -159,17 +163,14 @@ run_once() {
 run_once A 0
 run_once B 0
 declare -A all=([A]="" [B]="") cpus=([A]="" [B]="") mems=([A]="" [B]="") summary=([A]="" [B]="")
-n=0
-for _ in $(seq "$rounds"); do
-  for side in A B B A; do
-    n=$((n + 1))
-    run_once "$side" "$n"
-    all[$side]+=" $secs"
-    cpus[$side]+=" $cpu"
-    mems[$side]+=" $mem"
-    summary[$side]=$accepted
-  done
-done
+step() {
+  run_once "$1" "$2"
+  all[$1]+=" $secs"
+  cpus[$1]+=" $cpu"
+  mems[$1]+=" $mem"
+  summary[$1]=$accepted
+}
+abba "$rounds" step
 
 median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 spread() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f", hi / lo }'; }

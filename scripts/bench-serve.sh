@@ -34,6 +34,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 . "$repo/scripts/lib/checkout.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/median.sh
 . "$repo/scripts/lib/median.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/abba.sh
+. "$repo/scripts/lib/abba.sh"
 if [ $# -ne 2 ]; then
   echo "usage: bash scripts/bench-serve.sh A B (git revisions, or worktree)" >&2
   exit 2
@@ -89,20 +91,18 @@ run_once() {
 
 declare -A all=([A]="" [B]="") cpus=([A]="" [B]="")
 pairs=()
-n=0
-for _ in $(seq "$rounds"); do
-  for side in A B B A; do
-    n=$((n + 1))
-    run_once "$side" "$n"
-    all[$side]+=" $ms"
-    cpus[$side]+=" $cpu_ms"
-    # The runs pair up in order (A B, B A): B ÷ A of each pair.
-    if [ $((n % 2)) -eq 0 ]; then
-      pairs+=("$(awk -v x="$previous" -v y="$ms" -v s="$side" 'BEGIN { printf "%.3f", (s == "B") ? y / x : x / y }')")
-    fi
-    previous=$ms
-  done
-done
+# One run, and B ÷ A of each pair of runs in order (A B, then B A).
+step() {
+  local side=$1 n=$2
+  run_once "$side" "$n"
+  all[$side]+=" $ms"
+  cpus[$side]+=" $cpu_ms"
+  if [ $((n % 2)) -eq 0 ]; then
+    pairs+=("$(awk -v x="$previous" -v y="$ms" -v s="$side" 'BEGIN { printf "%.3f", (s == "B") ? y / x : x / y }')")
+  fi
+  previous=$ms
+}
+abba "$rounds" step
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b / a }'; }
 # shellcheck disable=SC2086 # one word per run
