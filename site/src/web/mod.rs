@@ -389,33 +389,16 @@ pub fn build_cached(
     end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  runners");
     // The overview, the coverage page and the build-cache section are made
-    // from the model alone: all three at the same time. The first two list
-    // every runner, so a `site serve` rebuild renders each again only when
-    // its rows changed (their JSON is the key: the rows have numbers, which
-    // do not hash).
+    // from the model alone: all three at the same time.
     let old = memo.as_deref();
-    let page =
-        |name: &str, path: &str, rows: serde_json::Result<String>, render: &dyn Fn() -> anyhow::Result<String>| {
-            let key = key_of((common_key, rows?));
-            let part = Memo::part(old, name, key, || {
-                let mut part = Site::default();
-                part.add(path, render()?);
-                Ok(part)
-            })?;
-            anyhow::Ok((name.to_string(), key, part))
-        };
     let (overview_part, (coverage_part, servers)) = rayon::join(
         || {
             let rows = overview::rows(&model, &providers, opts.now);
-            let json = serde_json::to_string(&rows);
-            page("overview", "overview/index.html", json, &|| pages::overview(&tera, &common, &rows))
+            rows_page(old, common_key, "overview", &rows, || pages::overview(&tera, &common, &rows))
         },
         || {
             rayon::join(
-                || {
-                    let json = serde_json::to_string(&coverage);
-                    page("coverage", "coverage/index.html", json, &|| pages::coverage(&tera, &common, &coverage))
-                },
+                || rows_page(old, common_key, "coverage", &coverage, || pages::coverage(&tera, &common, &coverage)),
                 || build_cache_pages(&tera, &common, common_key, &model, old),
             )
         },
@@ -457,6 +440,29 @@ pub fn build_cached(
         site.add(format!("static/{name}"), text);
     }
     Ok(site)
+}
+
+/// The page `<name>/index.html`, made from `rows` alone, as the memo part
+/// `name`: it lists every runner, so a `site serve` rebuild renders it again
+/// only when its rows changed. Their JSON is the key (the rows have numbers,
+/// which do not hash); a build without a memo makes no key.
+fn rows_page(
+    old: Option<&Memo>,
+    common_key: u64,
+    name: &str,
+    rows: &impl serde::Serialize,
+    render: impl FnOnce() -> anyhow::Result<String>,
+) -> anyhow::Result<(String, u64, Site)> {
+    let key = match old {
+        Some(_) => key_of((common_key, serde_json::to_string(rows)?)),
+        None => 0,
+    };
+    let part = Memo::part(old, name, key, || {
+        let mut part = Site::default();
+        part.add(format!("{name}/index.html"), render()?);
+        Ok(part)
+    })?;
+    Ok((name.to_string(), key, part))
 }
 
 /// The index, the tables and the feed, and the index's objects by key.

@@ -538,10 +538,11 @@ fn group_key<'e>(e: &'e Entry, name: &str) -> Option<&'e str> {
     }
 }
 
-/// Per stage, per comparability key (`keys`) and runner: the newest complete result that is not
-/// excluded, else the newest one not excluded (marked incomplete); every
-/// excluded result is shown too, marked. Results of different profiles
-/// share a stage's table wherever that stage's key is equal.
+/// Per stage, per comparability key (`keys`) and runner: the newest
+/// complete result that is not excluded, else the newest one not excluded
+/// (marked incomplete); every excluded result is shown too, marked. Results
+/// of different profiles share a stage's table wherever that stage's key is
+/// equal.
 fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     // The stages' groups are made from the same entries independently: on
     // every CPU (a `site serve` rebuild makes them all again).
@@ -584,7 +585,8 @@ fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
 fn stage_groups(entries: &[Arc<Entry>], stage: &'static str) -> Vec<Group> {
     // Hash maps, not ordered ones: keys are long strings that share long
     // prefixes, and comparing them a dozen times per entry was 4 % of a
-    // `site serve` rebuild's CPU time (`perf`). The order comes from the sorts below.
+    // `site serve` rebuild's CPU time (`perf`). The sorts below give the
+    // order.
     let mut chosen: HashMap<(&str, bool, &str, &str), usize> = HashMap::new();
     let mut shown: Vec<(usize, &str)> = Vec::new();
     // Build-cache servers are not ranked with runners.
