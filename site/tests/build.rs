@@ -344,14 +344,25 @@ fn serve_rebuilds_match_fresh_builds() {
     copy_dir(Path::new(REPO_RESULTS), results.path());
     let mut golden = golden();
     put(results.path(), GOLDEN_PATH, &golden);
+    // A second runner of the same profile, and one row a home-page table:
+    // the golden's tables have pages of their own, which a rebuild also
+    // reuses where their rows are the same.
+    let mut second = golden.clone();
+    second["runner"]["label"] = json!("example-linux-x64-2");
+    second["provenance"]["github"]["run_id"] = json!(7);
+    another_run(&mut second, 1);
+    put(results.path(), "example/example-linux-x64-2/2026-11-29-7-1.json", &second);
+    let options = |results: &Path| site::web::Options { home_rows: 1, ..site_options(results) };
     let served = tempfile::tempdir().unwrap();
     let mut writer = site::output::Writer::incremental();
-    let first = site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
+    let first = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
     assert_eq!(first.written, first.files);
+    let golden_cpu = format!("tables/{}/cpu/index.html", stage_key(&golden, StageKind::Cpu));
+    assert!(served.path().join(&golden_cpu).is_file(), "{golden_cpu}");
 
     let same_as_fresh = |what: &str| {
         let fresh = tempfile::tempdir().unwrap();
-        build(results.path(), fresh.path());
+        site::output::build_with(&options(results.path()), fresh.path(), &mut site::output::Writer::default()).unwrap();
         let (a, b) = (tree(served.path()), tree(fresh.path()));
         assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{what}: the files differ");
         for (rel, bytes) in &a {
@@ -364,13 +375,13 @@ fn serve_rebuilds_match_fresh_builds() {
     // providers' and runners' parts are reused.
     golden["stages"]["cpu"]["samples"][0]["iterations"] = json!(2_000_064);
     put(results.path(), GOLDEN_PATH, &golden);
-    let changed = site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
+    let changed = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
     assert!(changed.written > 0 && changed.written < changed.files / 2, "{changed:?}");
     same_as_fresh("after a changed figure");
 
     // A removed result takes its runner's page and plot with it.
     std::fs::remove_file(results.path().join(GOLDEN_PATH)).unwrap();
-    site::output::build_with(&site_options(results.path()), served.path(), &mut writer).unwrap();
+    site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
     assert!(!served.path().join("runners/example/example-linux-x64/index.html").exists());
     same_as_fresh("after a removed result");
 
@@ -380,7 +391,7 @@ fn serve_rebuilds_match_fresh_builds() {
     let base = templates.path().join("base.html");
     let text = std::fs::read_to_string(&base).unwrap().replace("</footer>", "<p>edited</p></footer>");
     std::fs::write(&base, text).unwrap();
-    let mut opts = site_options(results.path());
+    let mut opts = options(results.path());
     opts.templates = templates.path().to_path_buf();
     site::output::build_with(&opts, served.path(), &mut writer).unwrap();
     // The reused parts too: the templates, the overview and the coverage

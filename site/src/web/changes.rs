@@ -138,49 +138,72 @@ fn figures_of(e: &Entry, iv: &Intervals) -> Vec<Figure> {
 /// flagged nor compared with; a figure without an interval (imported, or
 /// too few samples) is skipped, and the next result is compared with the
 /// last one that had an interval.
-pub fn compute(model: &Model) -> Changes {
-    let per_runner: Vec<Vec<(usize, Vec<Change>)>> = model
+///
+/// A runner's flags depend on its entries alone: where `cache` holds them
+/// for the same entry keys (`site serve`'s last build), they are taken from
+/// it. Returns the flags of every runner by that key, for the next build.
+pub fn compute(model: &Model, cache: Option<&ChangeCache>) -> (Changes, ChangeCache) {
+    let per_runner: Vec<(u64, RunnerChanges)> = model
         .runners
         .par_iter()
         .map(|r| {
-            let mut last: HashMap<String, (Interval, &str)> = HashMap::new();
-            let mut flagged = Vec::new();
-            // Oldest first.
-            for &i in &r.entries {
-                let e = &model.entries[i];
-                // Every result's, for its row on the runner page.
-                let iv = intervals(e);
-                if e.meta.excluded.is_some() || e.meta.imported {
-                    continue;
-                }
-                let mut changes = Vec::new();
-                for f in figures_of(e, iv) {
-                    if let Some((prev, since)) = last.get(&f.id)
-                        && !prev.overlaps(&f.interval)
-                    {
-                        let higher = f.interval.lo > prev.hi;
-                        changes.push(Change {
-                            stage: f.stage,
-                            figure: f.figure.clone(),
-                            from: figures::range(prev.lo, prev.hi),
-                            to: figures::range(f.interval.lo, f.interval.hi),
-                            direction: if higher { "higher" } else { "lower" },
-                            better: higher == f.higher_is_better,
-                            since: since.to_string(),
-                        });
-                    }
-                    last.insert(f.id, (f.interval, e.meta.date.as_str()));
-                }
-                if !changes.is_empty() {
-                    flagged.push((i, changes));
-                }
-            }
-            flagged
+            let key = super::memo::key_of(r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>());
+            let flagged = match cache.and_then(|c| c.get(&key)) {
+                Some(flagged) => flagged.clone(),
+                None => runner_changes(model, &r.entries),
+            };
+            (key, flagged)
         })
         .collect();
     let mut out = vec![Vec::new(); model.entries.len()];
-    for (i, changes) in per_runner.into_iter().flatten() {
-        out[i] = changes;
+    for ((_, flagged), r) in per_runner.iter().zip(&model.runners) {
+        for (position, changes) in flagged {
+            out[r.entries[*position]] = changes.clone();
+        }
     }
-    Changes(out)
+    (Changes(out), per_runner.into_iter().collect())
+}
+
+/// One runner's flags: `(position in the runner's entries, changes)`.
+type RunnerChanges = Vec<(usize, Vec<Change>)>;
+
+/// Each runner's flags by the key of its entries, which `site serve` keeps
+/// between builds.
+pub type ChangeCache = HashMap<u64, RunnerChanges>;
+
+/// The flags of one runner's `entries` (indices into `model.entries`,
+/// oldest first).
+fn runner_changes(model: &Model, entries: &[usize]) -> RunnerChanges {
+    let mut last: HashMap<String, (Interval, &str)> = HashMap::new();
+    let mut flagged = Vec::new();
+    for (position, &i) in entries.iter().enumerate() {
+        let e = &model.entries[i];
+        // Every result's, for its row on the runner page.
+        let iv = intervals(e);
+        if e.meta.excluded.is_some() || e.meta.imported {
+            continue;
+        }
+        let mut changes = Vec::new();
+        for f in figures_of(e, iv) {
+            if let Some((prev, since)) = last.get(&f.id)
+                && !prev.overlaps(&f.interval)
+            {
+                let higher = f.interval.lo > prev.hi;
+                changes.push(Change {
+                    stage: f.stage,
+                    figure: f.figure.clone(),
+                    from: figures::range(prev.lo, prev.hi),
+                    to: figures::range(f.interval.lo, f.interval.hi),
+                    direction: if higher { "higher" } else { "lower" },
+                    better: higher == f.higher_is_better,
+                    since: since.to_string(),
+                });
+            }
+            last.insert(f.id, (f.interval, e.meta.date.as_str()));
+        }
+        if !changes.is_empty() {
+            flagged.push((position, changes));
+        }
+    }
+    flagged
 }

@@ -1,17 +1,36 @@
 //! The home page: each group's comparison tables and plots, and a page of
 //! its own for each table too long for the home page.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use anyhow::Context as _;
 
-use super::Site;
+use super::memo::key_of;
 use super::model::{Group, Model};
 use super::pages::{self, Common, GroupPage, Prices, RowCache, Table};
 use super::plots::{PlotCache, group_plots};
+use super::{Body, Site};
+
+/// What `site serve` keeps of the home page between builds: its rows, its
+/// plots and the pages of its long tables.
+#[derive(Debug, Default)]
+pub(super) struct HomeCache {
+    /// The rendered rows by key (see `pages::home_rows`).
+    pub(super) rows: RowCache,
+    /// The drawn plots (see `plots::group_plots`).
+    pub(super) plots: PlotCache,
+    /// Each long table's page of every row, by path, with its key.
+    pub(super) tables: TableCache,
+}
+
+/// A long table's page of every row by path, with the key of its inputs.
+pub(super) type TableCache = HashMap<String, (u64, Body)>;
 
 /// The home page and its plots, a page per table too long for the home
-/// page, and the rows it rendered (see `pages::home_rows`).
+/// page, and what a rebuild may reuse of them. Where `old` is given (the
+/// last build's), rows, plots and table pages whose inputs are the same are
+/// taken from it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn home_page(
     tera: &tera::Tera,
@@ -20,24 +39,28 @@ pub(super) fn home_page(
     model: &Model,
     prices: &Prices,
     home_rows: usize,
-    rows: Option<&RowCache>,
-    plots: Option<&PlotCache>,
-) -> anyhow::Result<(Site, RowCache, PlotCache)> {
+    old: Option<&HomeCache>,
+) -> anyhow::Result<(Site, HomeCache)> {
     let mut site = Site::default();
     let made = Mutex::new(RowCache::new());
     let mut drawn = PlotCache::new();
+    let mut tables = TableCache::new();
+    let pages_key = key_of((common, templates_key));
+    let rows = old.map(|o| &o.rows);
     let mut group_pages = Vec::new();
     for g in &model.groups {
         // The home page plots the rows it shows.
-        let cache = plots.map(|old| (old, &mut drawn));
+        let cache = old.map(|o| (&o.plots, &mut drawn));
         let cut = [g.cpu.len(), g.cpu_eembc.len(), g.disk.len(), g.cache.len(), g.cache_action.len(), g.internet.len()]
             .into_iter()
             .any(|n| n > home_rows)
             .then_some(home_rows);
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
-        let mut table =
-            |kind: &'static str, rows: Vec<String>| comparison_table(&mut site, tera, common, g, kind, rows, home_rows);
+        let mut table = |kind: &'static str, rows: Vec<(u64, String)>| {
+            let long = old.map(|o| LongTables { pages_key, old: &o.tables, made: &mut tables });
+            comparison_table(&mut site, tera, common, g, kind, rows, home_rows, long)
+        };
         group_pages.push(GroupPage {
             id: &g.id,
             stage: g.stage,
@@ -67,7 +90,16 @@ pub(super) fn home_page(
         });
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
-    Ok((site, made.into_inner().unwrap_or_else(|e| e.into_inner()), drawn))
+    let rows = made.into_inner().unwrap_or_else(|e| e.into_inner());
+    Ok((site, HomeCache { rows, plots: drawn, tables }))
+}
+
+/// Where a build keeps the pages of its long tables (`site serve`'s): the
+/// key of the site-wide inputs, the last build's pages and this build's.
+struct LongTables<'a> {
+    pages_key: u64,
+    old: &'a TableCache,
+    made: &'a mut TableCache,
 }
 
 /// Each runner's stated price (`pages::Prices`), for the tables'
@@ -82,17 +114,23 @@ pub(super) fn prices(model: &Model, providers: &crate::providers::Providers, now
     out
 }
 
-/// One home-page table from its rendered rows: the first `home_rows` of
-/// them; a longer table also gets a page of its own with every row, under
-/// `/tables/<group>/<kind>/`, which the home page links to.
-pub(super) fn comparison_table(
+/// One home-page table from its rendered rows (each with its key, see
+/// `pages::home_rows`): the first `home_rows` of them; a longer table also
+/// gets a page of its own with every row, under `/tables/<group>/<kind>/`,
+/// which the home page links to. With `long`, that page is taken from the
+/// last build's where its inputs (the rows' keys among them) are the same:
+/// joining and splicing every row of a thousand-row table again on every
+/// `site serve` rebuild was a tenth of the home page's time.
+#[allow(clippy::too_many_arguments)]
+fn comparison_table(
     site: &mut Site,
     tera: &tera::Tera,
     common: &Common,
     g: &Group,
     kind: &'static str,
-    rows: Vec<String>,
+    rows: Vec<(u64, String)>,
     home_rows: usize,
+    long: Option<LongTables<'_>>,
 ) -> anyhow::Result<Table> {
     let (_, slug, name, ranked_by) =
         pages::TABLES.into_iter().find(|t| t.0 == kind).context("a comparison table of an unknown kind")?;
@@ -100,10 +138,29 @@ pub(super) fn comparison_table(
     let shown = total.min(home_rows);
     let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
     let rows_marker = format!("<!--rows:{}:{slug}-->", g.id);
-    let home = Table { kind, slug, name, ranked_by, html: rows[..shown].concat(), rows_marker, shown, total, all_url };
+    let html = rows[..shown].iter().map(|(_, html)| html.as_str()).collect();
+    let home = Table { kind, slug, name, ranked_by, html, rows_marker, shown, total, all_url };
     if let Some(url) = &home.all_url {
-        let all = Table { html: rows.concat(), shown: total, all_url: None, ..home.clone() };
-        site.add(format!("{}index.html", &url[1..]), pages::table(tera, common, g, &all)?);
+        let path = format!("{}index.html", &url[1..]);
+        let render = || -> anyhow::Result<Body> {
+            let html = rows.iter().map(|(_, html)| html.as_str()).collect();
+            let all = Table { html, shown: total, all_url: None, ..home.clone() };
+            Ok(Body::bytes(pages::table(tera, common, g, &all)?.into_bytes()))
+        };
+        let body = match long {
+            Some(long) => {
+                let keys: Vec<u64> = rows.iter().map(|(key, _)| *key).collect();
+                let key = key_of((long.pages_key, pages::table_head_key(g)?, kind, home_rows, keys));
+                let body = match long.old.get(&path) {
+                    Some((old, body)) if *old == key => body.clone(),
+                    _ => render()?,
+                };
+                long.made.insert(path.clone(), (key, body.clone()));
+                body
+            }
+            None => render()?,
+        };
+        site.files.push((path, body));
     }
     Ok(home)
 }

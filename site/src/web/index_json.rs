@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use bytes::Bytes;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -17,8 +18,9 @@ use super::model::{Entry, Meta, Model};
 const INDEX_VERSION: u32 = 1;
 
 /// Each result's serialized object by its entry's key, which `site serve`
-/// keeps between builds.
-pub type IndexCache = HashMap<u64, Vec<u8>>;
+/// keeps between builds. Shared bytes: a rebuild takes the 10,000 objects it
+/// reuses without copying them.
+pub type IndexCache = HashMap<u64, Bytes>;
 
 #[derive(Serialize)]
 struct IndexEntry<'a> {
@@ -46,14 +48,17 @@ pub fn render(
         .par_iter()
         .map(|e| match cache.and_then(|c| c.get(&e.key)) {
             Some(bytes) => Ok((e.key, bytes.clone())),
-            None => Ok((e.key, indented(&serde_json::to_vec_pretty(&IndexEntry::of(e))?))),
+            None => Ok((e.key, Bytes::from(indented(&serde_json::to_vec_pretty(&IndexEntry::of(e))?)))),
         })
-        .collect::<anyhow::Result<Vec<(u64, Vec<u8>)>>>()?;
+        .collect::<anyhow::Result<Vec<(u64, Bytes)>>>()?;
     let mut out = format!(
         "{{\n  \"index_version\": {INDEX_VERSION},\n  \"built\": {},\n  \"stale_days\": {stale_days},\n  \"results\": ",
         serde_json::to_string(built)?
     )
     .into_bytes();
+    // One allocation for the whole index (tens of megabytes with 10,000
+    // results), not a doubling as it grows.
+    out.reserve(objects.iter().map(|(_, o)| o.len() + 2).sum::<usize>() + 16);
     if objects.is_empty() {
         out.extend_from_slice(b"[]");
     } else {

@@ -3,30 +3,34 @@
 //! runner's page and plot, and its provider's page, report and plots; the
 //! pages that list every result (home, data files) are always made again,
 //! the home page from its rows, of which only changed ones are rendered
-//! again, and the overview and coverage pages are rendered again only when
-//! their rows changed. Every other runner and provider part is reused when
-//! the key of its inputs (the site-wide inputs and its entries' keys) is the
-//! same. The templates are parsed again only when their sources changed.
+//! again, and index.json from its objects, of which only changed ones are
+//! serialized again. A long table's page of every row, the overview and the
+//! coverage page are made again only when their rows changed, and a
+//! runner's change flags only when its entries changed. Every other runner
+//! and provider part is reused when the key of its inputs (the site-wide
+//! inputs and its entries' keys) is the same. The templates are parsed
+//! again only when their sources changed.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use super::PlotCache;
 use super::Site;
+use super::changes::ChangeCache;
+use super::home::HomeCache;
 use super::index_json::IndexCache;
 use super::model::EntryCache;
-use super::pages::{RowCache, TemplateCache};
+use super::pages::TemplateCache;
 
 /// The parts of the last build, by name, with the key of their inputs.
 #[derive(Debug, Default)]
 pub struct Memo {
     pub(super) entries: EntryCache,
-    /// The home page's table rows (see `pages::home_rows`).
-    pub(super) rows: RowCache,
+    /// Each runner's change flags (see `changes::compute`).
+    pub(super) changes: ChangeCache,
+    /// The home page's rows, plots and long tables (see `home::home_page`).
+    pub(super) home: HomeCache,
     /// index.json's objects (see `index_json::render`).
     pub(super) index: IndexCache,
-    /// The home page's plots (see `draw_plot`).
-    pub(super) plots: PlotCache,
     /// The parsed templates (see `pages::templates`).
     pub(super) templates: TemplateCache,
     parts: HashMap<String, (u64, Site)>,

@@ -8,7 +8,11 @@
 //! them back at the end of each stage (`release_free_memory`): purging
 //! every page as it was freed, then faulting a fresh one in for the next
 //! value, made `site build` of 10,000 results 6 to 9 % slower
-//! (docs/benchmarks.md, 4bf0f22). Where jemalloc is linked but not the
+//! (docs/benchmarks.md, 4bf0f22). `site serve` keeps what it parsed and
+//! made between rebuilds, so its peak is the first build's: its rebuilds
+//! keep freed pages for jemalloc's default 10 s (`keep_free_memory`), so
+//! that the next rebuild reuses them instead of faulting in and zeroing
+//! fresh ones. Where jemalloc is linked but not the
 //! allocator (the library's tests) both touch only jemalloc's own, unused
 //! arenas.
 
@@ -17,6 +21,21 @@ use std::ffi::{CStr, CString, c_void};
 
 /// Freed pages stay with the allocator until `release_free_memory`.
 pub(super) fn hold_free_memory() {
+    set_decay_ms(-1);
+}
+
+/// How long `site serve`'s rebuilds keep freed pages: jemalloc's default.
+const SERVE_DECAY_MS: isize = 10_000;
+
+/// Freed pages go back to the OS over `SERVE_DECAY_MS`, not at once.
+pub(super) fn keep_free_memory() {
+    set_decay_ms(SERVE_DECAY_MS);
+}
+
+/// Sets how long jemalloc keeps freed pages, in ms (-1: until purged).
+fn set_decay_ms(decay_ms: isize) {
+    #[cfg(not(target_os = "linux"))]
+    let _ = decay_ms;
     #[cfg(target_os = "linux")]
     {
         let mut narenas: u32 = 0;
@@ -37,12 +56,11 @@ pub(super) fn hold_free_memory() {
         }
         // Arenas made from now on, then each one that exists (one that is
         // not yet initialized refuses, and gets the new default when it is).
-        let never: isize = -1;
         for kind in ["dirty", "muzzy"] {
             let arenas = std::iter::once(format!("arenas.{kind}_decay_ms"))
                 .chain((0..narenas).map(|i| format!("arena.{i}.{kind}_decay_ms")));
             for name in arenas.filter_map(|n| CString::new(n).ok()) {
-                write_ctl(&name, &never);
+                write_ctl(&name, &decay_ms);
             }
         }
     }

@@ -49,7 +49,7 @@ use self::history::runner_page;
 use self::home::home_page;
 use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
-use self::memory::{hold_free_memory, release_free_memory};
+use self::memory::{hold_free_memory, keep_free_memory, release_free_memory};
 use self::model::Model;
 use self::pages::{Common, CoverageRow, MachinePart, NavLink};
 pub use self::plots::PlotCache;
@@ -212,6 +212,9 @@ pub fn build_cached(
     // `site serve` keeps the results and parts in its cache, so a rebuild
     // frees little: only a build hands memory back, at each stage's end.
     let trim = memo.is_none();
+    if !trim {
+        keep_free_memory();
+    }
     let end_stage = |site: &mut Site, emit: &mut Option<Emit<'_>>| -> anyhow::Result<()> {
         emit_files(site, emit)?;
         if trim {
@@ -264,7 +267,10 @@ pub fn build_cached(
     };
     crate::output::log_time(start, "  model");
     // The history's change flags, which the runner pages and the feed show.
-    let changes = changes::compute(&model);
+    let (changes, change_cache) = changes::compute(&model, memo.as_deref().map(|m| &m.changes));
+    if let Some(m) = memo.as_deref_mut() {
+        m.changes = change_cache;
+    }
     crate::output::log_time(start, "  changes");
     let content = content::load(&opts.content, &opts.docs)?;
     // What runners are and cost; a file with a problem fails the build, as
@@ -327,15 +333,15 @@ pub fn build_cached(
     // that list every result do not depend on each other: make them at
     // the same time.
     let old = memo.as_deref();
-    let (rows, plots, index) = (old.map(|m| &m.rows), old.map(|m| &m.plots), old.map(|m| &m.index));
+    let (home_cache, index) = (old.map(|m| &m.home), old.map(|m| &m.index));
     let prices = home::prices(&model, &providers, opts.now);
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, rows, plots),
+        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, home_cache),
         || data_files(&model, &changes, &common, opts.stale_days, index),
     );
-    let ((home, rows, plots), (data, index)) = (home?, data?);
+    let ((home, home_cache), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
-        (m.rows, m.plots, m.index) = (rows, plots, index);
+        (m.home, m.index) = (home_cache, index);
     }
     html_pages.push("/".into());
     html_pages.extend(home.files.iter().filter_map(|(path, _)| {

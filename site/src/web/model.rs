@@ -74,6 +74,10 @@ pub struct Meta {
     /// The page sizes (KiB) behind the disk samples' buffers, ascending,
     /// each once (`keys::disk_buffer_pages`); empty where none is recorded.
     pub disk_buffer_pages: Vec<u32>,
+    /// The key of the entry it was made from (`entry_key`): the same key,
+    /// the same meta, so that a key of a row need not serialize it.
+    #[serde(skip)]
+    pub entry_key: u64,
 }
 
 /// A job of the run's workflow that did not succeed.
@@ -177,6 +181,8 @@ pub struct Row<T> {
     pub interval: Option<Interval>,
     /// The headline figure varies by more than `VARIATION_FLAG_PCT`.
     pub variable: bool,
+    // A field added here that the home-page row shows must be added to its
+    // key too (`pages::home_rows`).
 }
 
 impl<T> Row<T> {
@@ -788,6 +794,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         },
         provider_id,
         runner,
+        entry_key: key,
     };
     Entry {
         key,

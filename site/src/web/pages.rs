@@ -231,7 +231,7 @@ pub type Prices = HashMap<String, HashMap<String, f64>>;
 /// templates/home_row.html on every CPU, with the price-performance of the
 /// runners in `prices`. Where `cache` is given, a row whose content and
 /// templates it has seen is taken from it, and every row made is added to
-/// `made`.
+/// `made`. Each row comes with its key (0 without a cache).
 #[allow(clippy::too_many_arguments)]
 pub fn home_rows<T: Serialize + Sync + Speeds>(
     tera: &Tera,
@@ -241,21 +241,25 @@ pub fn home_rows<T: Serialize + Sync + Speeds>(
     prices: &Prices,
     cache: Option<&RowCache>,
     made: &Mutex<RowCache>,
-) -> anyhow::Result<Vec<String>> {
+) -> anyhow::Result<Vec<(u64, String)>> {
     rows.par_iter()
         .map(|r| {
             let usd = prices.get(&r.meta.provider_id).and_then(|p| p.get(&r.meta.runner)).copied();
             let pc = usd.map(|usd| r.fig.per_cent(usd)).unwrap_or_default();
             let ctx = RowContext { kind, r, pc };
-            let Some(cache) = cache else { return render(tera, "home_row.html", &ctx) };
-            let json = serde_json::to_vec(&ctx).context("a home-page row does not serialize")?;
-            let key = super::memo::key_of((templates_key, json));
+            let Some(cache) = cache else { return Ok((0, render(tera, "home_row.html", &ctx)?)) };
+            // The row's content but its meta, which its entry's key stands
+            // for: serializing every row's meta for its key was most of the
+            // home page's time in a rebuild.
+            let own = (kind, &r.fig, r.incomplete, r.marked, &r.place, &r.ci, r.variable, &ctx.pc);
+            let json = serde_json::to_vec(&own).context("a home-page row does not serialize")?;
+            let key = super::memo::key_of((templates_key, r.meta.entry_key, json));
             let html = match cache.get(&key) {
                 Some(html) => html.clone(),
                 None => render(tera, "home_row.html", &ctx)?,
             };
             made.lock().unwrap_or_else(|e| e.into_inner()).insert(key, html.clone());
-            Ok(html)
+            Ok((key, html))
         })
         .collect()
 }
@@ -277,6 +281,12 @@ struct GroupHead<'a> {
     key: &'a str,
     profiles: &'a [ProfileRef],
     disk_buffer: &'a str,
+}
+
+/// A key of what `table` shows of `g` besides the rows (its heading).
+pub fn table_head_key(g: &Group) -> anyhow::Result<u64> {
+    let head = GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles, disk_buffer: &g.disk_buffer };
+    Ok(super::memo::key_of((g.label(), serde_json::to_string(&head)?)))
 }
 
 /// A page with every row of one comparison table, for a table longer than
