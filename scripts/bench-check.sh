@@ -10,9 +10,13 @@
 # A and B are git revisions of this repository, or `worktree` for the working
 # tree as it is (tracked and untracked files that git does not ignore). Each
 # side is cloned (or copied) into a temporary folder and `site` is built there
-# in release. Both builds share one CARGO_TARGET_DIR (default: a temporary
-# folder; set it to reuse compiled dependencies), so the dependencies compile
-# once; each side's binary is copied out after its build. BIN_A and BIN_B
+# in release, each side in its own folder under CARGO_TARGET_DIR (default: a
+# temporary folder; set it to reuse each side's compiled dependencies from
+# one run of the script to the next); each side's binary is copied out after
+# its build. (One target folder for both sides compared A with A: cargo
+# names a workspace crate's build by a hash that leaves out its folder, and
+# took B's sources, checked out before A was built, for the build it had.)
+# The script stops where two revisions built the same binary. BIN_A and BIN_B
 # name an already built `site` of that side instead (it still runs from its
 # side's folder, with that side's content and templates).
 #
@@ -75,9 +79,9 @@ build() {
     cp "$given" "$work/site-$side"
     return
   fi
-  echo "building $side in release (CARGO_TARGET_DIR=$target)"
-  (cd "$work/$side" && CARGO_TARGET_DIR="$target" cargo build -q -p site --release --locked)
-  cp "$target/release/site" "$work/site-$side"
+  echo "building $side in release (CARGO_TARGET_DIR=$target/$side)"
+  (cd "$work/$side" && CARGO_TARGET_DIR="$target/$side" cargo build -q -p site --release --locked)
+  cp "$target/$side/release/site" "$work/site-$side"
 }
 
 echo "A: $(checkout "$repo" "$a" "$work/A")"
@@ -88,6 +92,10 @@ if [ -z "${BIN_B:-}" ] && [ "$a" != worktree ] && [ "$(git -C "$repo" rev-parse 
   cp "$work/site-A" "$work/site-B"
 else
   build B
+  if cmp -s "$work/site-A" "$work/site-B"; then
+    echo "A and B built the same binary: nothing to compare" >&2
+    exit 1
+  fi
 fi
 
 # 1,000 runners × 10 runs from B's golden result.

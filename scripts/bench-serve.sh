@@ -10,9 +10,13 @@
 # A and B are git revisions of this repository, or `worktree` for the working
 # tree as it is (scripts/lib/checkout.sh). Each side is cloned (or copied)
 # into a temporary folder, where its `site` binary and its build_10k
-# benchmark (site/benches/build_10k.rs) are built in release, both sides in
-# one CARGO_TARGET_DIR (default: a temporary folder; set it to reuse compiled
-# dependencies; each side's crates are its own, as their paths differ).
+# benchmark (site/benches/build_10k.rs) are built in release, each side in
+# its own folder under CARGO_TARGET_DIR (default: a temporary folder; set it
+# to reuse each side's compiled dependencies from one run of the script to
+# the next). One target folder for both sides compared A with A: cargo names
+# a workspace crate's build by a hash that leaves out its folder, and took
+# B's sources, checked out before A was built, for the build it already had.
+# The script stops where both sides' binaries are the same file.
 #
 # Each run is one build_10k of its side: it writes its 10,000 results,
 # builds them once with the side's `site` binary, then, in its own process
@@ -50,24 +54,30 @@ runs_dir=${TMPDIR:-$work}
 # Builds side $1's `site` and its build_10k benchmark; records the
 # benchmark's path in $work/bench-$1.
 build() {
-  local side=$1
-  echo "building $side in release (CARGO_TARGET_DIR=$target)"
-  (cd "$work/$side" && CARGO_TARGET_DIR="$target" cargo build -q -p site --release --locked)
-  cp "$target/release/site" "$work/site-$side"
-  (cd "$work/$side" && CARGO_TARGET_DIR="$target" cargo bench -q -p site --locked --bench build_10k --no-run \
-    --message-format=json) |
+  local side=$1 bench
+  echo "building $side in release (CARGO_TARGET_DIR=$target/$side)"
+  (cd "$work/$side" && CARGO_TARGET_DIR="$target/$side" cargo build -q -p site --release --locked)
+  cp "$target/$side/release/site" "$work/site-$side"
+  bench=$( (cd "$work/$side" && CARGO_TARGET_DIR="$target/$side" cargo bench -q -p site --locked --bench build_10k \
+    --no-run --message-format=json) |
     python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "build_10k" and m.get("executable"):
-        print(m["executable"])' >"$work/bench-$side"
-  [ -s "$work/bench-$side" ] || { echo "no build_10k benchmark was built for $side" >&2; exit 1; }
+        print(m["executable"])')
+  [ -n "$bench" ] || { echo "no build_10k benchmark was built for $side" >&2; exit 1; }
+  cp "$bench" "$work/bench-bin-$side"
+  echo "$work/bench-bin-$side" >"$work/bench-$side"
 }
 
 echo "A: $(checkout "$repo" "$1" "$work/A")"
 echo "B: $(checkout "$repo" "$2" "$work/B")"
 build A
 build B
+if cmp -s "$work/bench-bin-A" "$work/bench-bin-B"; then
+  echo "A and B built the same benchmark binary: nothing to compare" >&2
+  exit 1
+fi
 echo "nproc: $(nproc); CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 
 # One run of side $1, number $2: sets `ms` (the median rebuild) and `cpu_ms`
