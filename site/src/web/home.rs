@@ -1,36 +1,30 @@
 //! The home page: each group's comparison tables and plots, and a page of
 //! its own for each table too long for the home page.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use anyhow::Context as _;
 
-use super::memo::key_of;
+use super::Site;
+use super::memo::{Memo, Part, key_of};
 use super::model::{Group, Model};
 use super::pages::{self, Common, GroupPage, Prices, RowCache, Table};
 use super::plots::{PlotCache, group_plots};
-use super::{Body, Site};
 
-/// What `site serve` keeps of the home page between builds: its rows, its
-/// plots and the pages of its long tables.
+/// What `site serve` keeps of the home page between builds besides its
+/// long tables' pages (memo parts): its rows and its plots.
 #[derive(Debug, Default)]
 pub(super) struct HomeCache {
     /// The rendered rows by key (see `pages::home_rows`).
     pub(super) rows: RowCache,
     /// The drawn plots (see `plots::group_plots`).
     pub(super) plots: PlotCache,
-    /// Each long table's page of every row, by path, with its key.
-    pub(super) tables: TableCache,
 }
 
-/// A long table's page of every row by path, with the key of its inputs.
-pub(super) type TableCache = HashMap<String, (u64, Body)>;
-
-/// The home page and its plots, a page per table too long for the home
-/// page, and what a rebuild may reuse of them. Where `old` is given (the
-/// last build's), rows, plots and table pages whose inputs are the same are
-/// taken from it.
+/// The home page and its plots; a page per table too long for the home
+/// page, each as a memo part `(name, key, part)`; and the rows and plots a
+/// rebuild may reuse. Where `memo` is given (the last build's), rows, plots
+/// and table pages whose inputs are the same are taken from it.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn home_page(
     tera: &tera::Tera,
@@ -39,13 +33,14 @@ pub(super) fn home_page(
     model: &Model,
     prices: &Prices,
     home_rows: usize,
-    old: Option<&HomeCache>,
-) -> anyhow::Result<(Site, HomeCache)> {
+    memo: Option<&Memo>,
+) -> anyhow::Result<(Site, Vec<Part>, HomeCache)> {
     let mut site = Site::default();
     let made = Mutex::new(RowCache::new());
     let mut drawn = PlotCache::new();
-    let mut tables = TableCache::new();
+    let mut tables = Vec::new();
     let pages_key = key_of((common, templates_key));
+    let old = memo.map(|m| &m.home);
     let rows = old.map(|o| &o.rows);
     let mut group_pages = Vec::new();
     for g in &model.groups {
@@ -58,8 +53,8 @@ pub(super) fn home_page(
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
         let mut table = |kind: &'static str, rows: Vec<(u64, String)>| {
-            let long = old.map(|o| LongTables { pages_key, old: &o.tables, made: &mut tables });
-            comparison_table(&mut site, tera, common, g, kind, rows, home_rows, long)
+            let long = LongTables { memo, pages_key, parts: &mut tables };
+            comparison_table(tera, common, g, kind, rows, home_rows, long)
         };
         group_pages.push(GroupPage {
             id: &g.id,
@@ -91,15 +86,16 @@ pub(super) fn home_page(
     }
     site.add("index.html", pages::home(tera, common, model, &group_pages)?);
     let rows = made.into_inner().unwrap_or_else(|e| e.into_inner());
-    Ok((site, HomeCache { rows, plots: drawn, tables }))
+    Ok((site, tables, HomeCache { rows, plots: drawn }))
 }
 
-/// Where a build keeps the pages of its long tables (`site serve`'s): the
-/// key of the site-wide inputs, the last build's pages and this build's.
+/// Where the long tables' pages go: memo parts, taken from the last build
+/// (`memo`) where their key is the same; `pages_key` is the key of the
+/// site-wide inputs.
 struct LongTables<'a> {
+    memo: Option<&'a Memo>,
     pages_key: u64,
-    old: &'a TableCache,
-    made: &'a mut TableCache,
+    parts: &'a mut Vec<Part>,
 }
 
 /// Each runner's stated price (`pages::Prices`), for the tables'
@@ -117,20 +113,19 @@ pub(super) fn prices(model: &Model, providers: &crate::providers::Providers, now
 /// One home-page table from its rendered rows (each with its key, see
 /// `pages::home_rows`): the first `home_rows` of them; a longer table also
 /// gets a page of its own with every row, under `/tables/<group>/<kind>/`,
-/// which the home page links to. With `long`, that page is taken from the
-/// last build's where its inputs (the rows' keys among them) are the same:
-/// joining and splicing every row of a thousand-row table again on every
-/// `site serve` rebuild was a tenth of the home page's time.
-#[allow(clippy::too_many_arguments)]
+/// which the home page links to, as a memo part named by its path: a
+/// rebuild takes it from the last build where its inputs (the rows' keys
+/// among them) are the same. Joining and splicing every row of a
+/// thousand-row table again on every `site serve` rebuild was a tenth of
+/// the home page's time. A build without a memo makes no key.
 fn comparison_table(
-    site: &mut Site,
     tera: &tera::Tera,
     common: &Common,
     g: &Group,
     kind: &'static str,
     rows: Vec<(u64, String)>,
     home_rows: usize,
-    long: Option<LongTables<'_>>,
+    long: LongTables<'_>,
 ) -> anyhow::Result<Table> {
     let (_, slug, name, ranked_by) =
         pages::TABLES.into_iter().find(|t| t.0 == kind).context("a comparison table of an unknown kind")?;
@@ -142,25 +137,21 @@ fn comparison_table(
     let home = Table { kind, slug, name, ranked_by, html, rows_marker, shown, total, all_url };
     if let Some(url) = &home.all_url {
         let path = format!("{}index.html", &url[1..]);
-        let render = || -> anyhow::Result<Body> {
+        let key = match long.memo {
+            Some(_) => {
+                let keys: Vec<u64> = rows.iter().map(|(key, _)| *key).collect();
+                key_of((long.pages_key, pages::table_head_key(g)?, kind, home_rows, keys))
+            }
+            None => 0,
+        };
+        let part = Memo::part(long.memo, &path, key, || {
             let html = rows.iter().map(|(_, html)| html.as_str()).collect();
             let all = Table { html, shown: total, all_url: None, ..home.clone() };
-            Ok(Body::bytes(pages::table(tera, common, g, &all)?.into_bytes()))
-        };
-        let body = match long {
-            Some(long) => {
-                let keys: Vec<u64> = rows.iter().map(|(key, _)| *key).collect();
-                let key = key_of((long.pages_key, pages::table_head_key(g)?, kind, home_rows, keys));
-                let body = match long.old.get(&path) {
-                    Some((old, body)) if *old == key => body.clone(),
-                    _ => render()?,
-                };
-                long.made.insert(path.clone(), (key, body.clone()));
-                body
-            }
-            None => render()?,
-        };
-        site.files.push((path, body));
+            let mut part = Site::default();
+            part.add(path.clone(), pages::table(tera, common, g, &all)?);
+            Ok(part)
+        })?;
+        long.parts.push((path, key, part));
     }
     Ok(home)
 }

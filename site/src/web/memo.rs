@@ -21,13 +21,17 @@ use super::index_json::IndexCache;
 use super::model::EntryCache;
 use super::pages::TemplateCache;
 
+/// A part of a build as it is kept: its name, the key of its inputs, its files.
+pub(super) type Part = (String, u64, Site);
+
 /// The parts of the last build, by name, with the key of their inputs.
 #[derive(Debug, Default)]
 pub struct Memo {
     pub(super) entries: EntryCache,
     /// Each runner's change flags (see `changes::compute`).
     pub(super) changes: ChangeCache,
-    /// The home page's rows, plots and long tables (see `home::home_page`).
+    /// The home page's rows and plots (see `home::home_page`); its long
+    /// tables' pages are parts.
     pub(super) home: HomeCache,
     /// index.json's objects (see `index_json::render`).
     pub(super) index: IndexCache,

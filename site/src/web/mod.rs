@@ -333,21 +333,20 @@ pub fn build_cached(
     // that list every result do not depend on each other: make them at
     // the same time.
     let old = memo.as_deref();
-    let (home_cache, index) = (old.map(|m| &m.home), old.map(|m| &m.index));
+    let index = old.map(|m| &m.index);
     let prices = home::prices(&model, &providers, opts.now);
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, home_cache),
+        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, old),
         || data_files(&model, &changes, &common, opts.stale_days, index),
     );
-    let ((home, home_cache), (data, index)) = (home?, data?);
+    let ((home, tables, home_cache), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
         (m.home, m.index) = (home_cache, index);
     }
     html_pages.push("/".into());
-    html_pages.extend(home.files.iter().filter_map(|(path, _)| {
-        path.strip_prefix("tables/").and_then(|p| p.strip_suffix("index.html")).map(|p| format!("/tables/{p}"))
-    }));
+    html_pages.extend(tables.iter().filter_map(|(path, ..)| path.strip_suffix("index.html").map(|p| format!("/{p}"))));
     site.join(home);
+    site.join_parts(tables, memo.as_deref_mut());
     site.join(data);
     end_stage(&mut site, &mut emit)?;
     crate::output::log_time(start, "  home and data files");
