@@ -101,6 +101,13 @@ impl<const MAX: usize> Text<MAX> {
     /// Checks `s` and wraps it.
     pub fn new(s: impl Into<String>) -> Result<Self, String> {
         let s = s.into();
+        // Nearly all text in a result is ASCII, where a character is a byte
+        // and no hidden character (all beyond U+00AD) can occur: one pass
+        // over the bytes instead of three over decoded characters. A check
+        // of 10,000 results reads about 1.5 million texts.
+        if s.is_ascii() && s.len() <= MAX && !s.bytes().any(|b| b.is_ascii_control() && b != b'\n' && b != b'\t') {
+            return Ok(Text(s));
+        }
         let chars = s.chars().count();
         if chars > MAX {
             return Err(format!("text is {chars} characters long; at most {MAX} are allowed"));
@@ -588,6 +595,15 @@ mod tests {
         );
         assert_eq!(Text::<9>::lossy("a\u{2066}b\u{FEFF}").as_str(), "a b ");
         assert!(Text::<20>::new("Intel® Xeon® 日本語").is_ok());
+        // The limit counts characters, not bytes, on both the ASCII path and
+        // the other: nine bytes of three characters fit in three.
+        assert!(Text::<3>::new("abc").is_ok());
+        assert!(Text::<3>::new("日本語").is_ok());
+        assert_eq!(Text::<3>::new("日本語x").unwrap_err(), "text is 4 characters long; at most 3 are allowed");
+        assert_eq!(Text::<9>::new("a\u{7f}b").unwrap_err(), "text contains the control character U+007F");
+        assert_eq!(Text::<9>::new("é\u{85}").unwrap_err(), "text contains the control character U+0085");
+        // Too long and holding a control character: the length is reported.
+        assert_eq!(Text::<2>::new("a\rb").unwrap_err(), "text is 3 characters long; at most 2 are allowed");
     }
 
     #[test]
