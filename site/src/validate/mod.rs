@@ -20,6 +20,7 @@ use crate::load::{Loaded, LoadedFile};
 use crate::releases::{ReleaseStatus, Releases};
 
 mod claims;
+mod digest;
 mod durations;
 mod figures;
 mod identity;

@@ -6,8 +6,8 @@
 //! path order) holds and every later file that makes it is refused for:
 //!
 //! - the file's bytes (`sha256`);
-//! - for a measured result, its samples: the `stages` section, serialized
-//!   canonically, when it holds at least one completed sample. Timings to
+//! - for a measured result, its samples: the `stages` section as a typed
+//!   value (`digest`), when it holds at least one completed sample. Timings to
 //!   the microsecond and OS instance ids do not repeat across two runs, so
 //!   equal samples are a copy, whatever the rest of the file says;
 //! - for a measured result, its OS instance and start: a known `boot_id`
@@ -20,9 +20,11 @@
 //!   document and figures (the `stages` section), so that one runner's row
 //!   cannot be imported again under another label or provider.
 
+use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{MeasuredResult, Stages, Status};
-use runner_bench_format::{AnyResult, hex};
 use sha2::{Digest, Sha256};
+
+use super::digest::digest;
 
 /// One identity of a run: the key two copies share (the SHA-256 of its
 /// text, e.g. `sha256 …`, made here on the file's own CPU so that the
@@ -54,7 +56,7 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
             }
             if let Some(digest) = samples_digest(&m.stages) {
                 claims.push(Claim {
-                    key: key(format!("samples {digest}")),
+                    key: prefixed_key("samples", &digest),
                     field: "$.stages",
                     reason: "has the same samples as".into(),
                 });
@@ -74,9 +76,9 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
                 || s.internet.as_ref().is_some_and(|n| n.download_mbps.is_some())
                 || s.http_cache.as_ref().is_some_and(|h| h.tables.iter().any(|t| !t.rows.is_empty()));
             if figures {
-                let digest = canonical_digest(s);
+                let digest = digest(s);
                 claims.push(Claim {
-                    key: key(format!("imported-figures {} {digest}", i.source.document_sha256)),
+                    key: prefixed_key(&format!("imported-figures {}", i.source.document_sha256), &digest),
                     field: "$.stages",
                     reason: "has the same figures from the same document as".into(),
                 });
@@ -91,9 +93,15 @@ fn key(text: String) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
 }
 
-/// SHA-256 of the canonical `stages`, where at least one sample completed
+/// A claim's key from a digest of a value: the SHA-256 of `kind`, a space
+/// and the digest's bytes (no text made of them: one per file).
+fn prefixed_key(kind: &str, digest: &[u8; 32]) -> [u8; 32] {
+    Sha256::new().chain_update(kind).chain_update(" ").chain_update(digest).finalize().into()
+}
+
+/// The digest of `stages` (`digest`), where at least one sample completed
 /// (failures alone may well repeat word for word).
-fn samples_digest(stages: &Stages) -> Option<String> {
+fn samples_digest(stages: &Stages) -> Option<[u8; 32]> {
     let ok = |s: Status| s == Status::Ok;
     let completed = stages.cpu.as_ref().is_some_and(|c| c.samples.iter().any(|s| ok(s.status)))
         || stages.disk.as_ref().is_some_and(|d| d.samples.iter().any(|s| ok(s.status)))
@@ -102,20 +110,9 @@ fn samples_digest(stages: &Stages) -> Option<String> {
             n.download.iter().chain(&n.upload).any(|s| ok(s.status)) || n.request.iter().any(|s| ok(s.status))
         })
         || stages.http_cache.as_ref().is_some_and(|h| h.runs.iter().any(|r| ok(r.put.status) || ok(r.get.status)));
-    // Serializing the typed value (not the file's text) makes the digest
-    // blind to whitespace, key order and number spelling.
-    completed.then(|| canonical_digest(stages))
-}
-
-/// SHA-256 of `value` serialized as compact JSON, streamed into the hasher
-/// rather than serialized into a buffer first: a build hashes 10,000 of
-/// them, and the buffer cost an allocation and a copy of each.
-fn canonical_digest(value: &impl serde::Serialize) -> String {
-    let mut hasher = Sha256::new();
-    // Neither can fail: a hasher takes any bytes, and these types have no
-    // map with keys that JSON cannot spell.
-    let _ = serde_json::to_writer(&mut hasher, value);
-    hex(&hasher.finalize())
+    // The typed value, not the file's text: blind to whitespace, key order
+    // and number spelling.
+    completed.then(|| digest(stages))
 }
 
 /// The OS instance and start of a measured run, where the instance is known.
