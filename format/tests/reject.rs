@@ -159,3 +159,27 @@ fn reading_never_panics() {
         let _ = from_slice(&copy, Path::new("t.json"));
     }
 }
+
+#[test]
+fn affinity_shapes() {
+    let at = "/stages/cpu/samples/0/affinity";
+    let err = |affinity: Value| error_of(&with(at, affinity));
+    let field = "results/x.json: $.stages.cpu.samples[0].affinity";
+    assert_eq!(
+        err(json!({"mode": "pinned", "cpu": 1})),
+        format!("{field}: missing field `group` at line 406 column 11")
+    );
+    assert_eq!(err(json!({"group": 0, "cpu": 1})), format!("{field}: missing field `mode` at line 406 column 11"));
+    assert_eq!(
+        err(json!({"mode": "unpinned", "cpu": 1})),
+        format!("{field}: an unpinned affinity has no `cpu` or `group` at line 406 column 11")
+    );
+    assert_eq!(
+        err(json!({"mode": "sideways"})),
+        format!("{field}.mode: unknown variant `sideways`, expected `pinned` or `unpinned` at line 404 column 30")
+    );
+    assert_eq!(
+        err(json!({"mode": "pinned", "cpu": 1, "group": 0, "node": 2})),
+        format!("{field}.node: unknown field `node`, expected one of `mode`, `cpu`, `group` at line 407 column 18")
+    );
+}
