@@ -69,27 +69,50 @@ fn epoch_s() -> i64 {
 }
 
 /// Every date of a measured result with its JSON path.
-fn measured_dates(m: &MeasuredResult) -> Vec<(String, &Timestamp)> {
-    let mut dates = vec![
-        ("$.provenance.started_at".to_string(), &m.provenance.started_at),
-        ("$.provenance.finished_at".to_string(), &m.provenance.finished_at),
-    ];
+fn measured_dates(m: &MeasuredResult) -> Vec<(DateField, &Timestamp)> {
+    let mut dates =
+        vec![(DateField::Started, &m.provenance.started_at), (DateField::Finished, &m.provenance.finished_at)];
     if let Some(cache) = &m.stages.cache {
         for (i, pair) in cache.pairs.iter().enumerate() {
-            dates.push((format!("$.stages.cache.pairs[{i}].save.started_at"), &pair.save.started_at));
+            dates.push((DateField::Save(i), &pair.save.started_at));
             if let Some(restore) = &pair.restore {
-                dates.push((format!("$.stages.cache.pairs[{i}].restore.started_at"), &restore.started_at));
+                dates.push((DateField::Restore(i), &restore.started_at));
             }
         }
     }
     dates
 }
 
-fn before_epoch(c: &mut Collector, file: &str, field: String, t: &Timestamp) {
+/// Where a date is, written out as its JSON path only for a problem: each
+/// file's dates are listed twice a check (`measured`, `latest_s`).
+#[derive(Debug, Clone, Copy)]
+enum DateField {
+    Started,
+    Finished,
+    /// A cache pair's save, by index.
+    Save(usize),
+    /// A cache pair's restore, by index.
+    Restore(usize),
+    Imported,
+}
+
+impl std::fmt::Display for DateField {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DateField::Started => f.write_str("$.provenance.started_at"),
+            DateField::Finished => f.write_str("$.provenance.finished_at"),
+            DateField::Save(i) => write!(f, "$.stages.cache.pairs[{i}].save.started_at"),
+            DateField::Restore(i) => write!(f, "$.stages.cache.pairs[{i}].restore.started_at"),
+            DateField::Imported => f.write_str("$.source.imported_at"),
+        }
+    }
+}
+
+fn before_epoch(c: &mut Collector, file: &str, field: DateField, t: &Timestamp) {
     if t.instant().as_second() < epoch_s() {
         c.push(
             file,
-            field,
+            field.to_string(),
             format!(
                 "{t} is before the project existed (its first day is {}, the date of the repository's first \
                  commit); no result can be dated earlier",
@@ -149,7 +172,7 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
 /// The measurement day may precede the project (reports were published
 /// before it began) but not the import.
 pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
-    before_epoch(c, file, "$.source.imported_at".to_string(), &i.source.imported_at);
+    before_epoch(c, file, DateField::Imported, &i.source.imported_at);
     if let Some(day) = &i.source.measured_on
         && day.as_str() > i.source.imported_at.date()
     {
@@ -165,10 +188,10 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
 }
 
 /// The dates that `future` compares with the clock, with their JSON paths.
-fn clock_dates(result: &AnyResult) -> Vec<(String, &Timestamp)> {
+fn clock_dates(result: &AnyResult) -> Vec<(DateField, &Timestamp)> {
     match result {
         AnyResult::Measured(m) => measured_dates(m),
-        AnyResult::Imported(i) => vec![("$.source.imported_at".to_string(), &i.source.imported_at)],
+        AnyResult::Imported(i) => vec![(DateField::Imported, &i.source.imported_at)],
     }
 }
 
@@ -194,7 +217,7 @@ pub(super) fn future(c: &mut Collector, file: &str, result: &AnyResult, latest_s
             let now = jiff::Timestamp::from_second(now_s).unwrap_or(now);
             c.push(
                 file,
-                field,
+                field.to_string(),
                 format!(
                     "{t} is in the future: the check ran at {now}, and at most {} of clock skew is allowed",
                     duration(CLOCK_SKEW_S)
