@@ -77,18 +77,25 @@ pub enum Affinity {
 
 /// Read as one plain object, not through serde's internally tagged enum,
 /// which buffers each object before it reads the tag: a check of 10,000
-/// results reads 220,000 affinities, and the buffering cost about 4 % of
-/// its CPU time (docs/benchmarks.md). It also lost the error's position
-/// (line 0, column 0) and let `cpu` and `group` pass on an unpinned
-/// affinity, where they mean nothing.
+/// results reads 220,000 affinities, which took 4.5 % of its CPU time that
+/// way and 2.9 % this way (docs/benchmarks.md). It also lost the error's
+/// position (line 0, column 0) and let `cpu` and `group` pass on an
+/// unpinned affinity, where they mean nothing.
 impl<'de> Deserialize<'de> for Affinity {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         #[serde(deny_unknown_fields)]
         struct Fields {
             mode: Mode,
+            #[serde(default, deserialize_with = "present")]
             cpu: Option<u32>,
+            #[serde(default, deserialize_with = "present")]
             group: Option<u32>,
+        }
+        /// A field that is there holds a number: `null` is a wrong type,
+        /// not a missing field.
+        fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+            u32::deserialize(d).map(Some)
         }
         #[derive(Deserialize)]
         #[serde(rename_all = "lowercase")]

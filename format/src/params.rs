@@ -167,7 +167,7 @@ impl Parameters {
     pub fn fingerprint(&self) -> Fingerprint {
         // Results of one profile share their parameters, and a check of
         // 10,000 results computed the same canonical JSON (through a
-        // `Value`) and its hash 10,000 times: 6 % of its CPU time
+        // `Value`) and its hash 10,000 times: 5.5 % of its CPU time
         // (docs/benchmarks.md). Each thread keeps the last parameters it
         // hashed, and compares before it hashes again.
         thread_local! {

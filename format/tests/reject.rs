@@ -175,6 +175,10 @@ fn affinity_shapes() {
         format!("{field}: an unpinned affinity has no `cpu` or `group` at line 406 column 11")
     );
     assert_eq!(
+        err(json!({"mode": "pinned", "cpu": null, "group": 0})),
+        format!("{field}.cpu: invalid type: null, expected u32 at line 404 column 23")
+    );
+    assert_eq!(
         err(json!({"mode": "sideways"})),
         format!("{field}.mode: unknown variant `sideways`, expected `pinned` or `unpinned` at line 404 column 30")
     );

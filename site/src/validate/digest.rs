@@ -6,11 +6,12 @@
 //! and nothing else, then hashed. Compact JSON did the same job and cost
 //! 11.6 % of a check's CPU time (`perf record` of `site check` of 10,000
 //! results, docs/benchmarks.md), most of it in formatting every float as
-//! text. CBOR (ciborium) was measured no cheaper, 138–180 ms against JSON's
-//! 145–207 ms for 10,000 stage sections. postcard and bincode were 4 times
-//! cheaper but write nothing for a field left out by `skip_serializing_if`,
-//! so that `{a: 1}` and `{b: 1}` of one type would hash alike; this form
-//! writes a marker for every field, present or not.
+//! text. CBOR (ciborium) was measured no cheaper, 138–181 ms against JSON's
+//! 146–208 ms for 10,000 stage sections, and postcard 4 times cheaper
+//! (37–39 ms); but postcard, like bincode, writes nothing for a field left
+//! out by `skip_serializing_if`, so that `{a: 1}` and `{b: 1}` of one type
+//! would hash alike. This form writes a marker for every field, present or
+//! not.
 //!
 //! The form, for values of one Rust type: numbers as their little-endian
 //! bytes (floats as their bits), a string as its byte length and bytes, an
