@@ -54,6 +54,31 @@ fn the_same_samples_are_one_run_under_any_name_attempt_or_provider() {
     );
 }
 
+/// The samples are compared as values, not as text: a copy written compact,
+/// with its keys in another order and a figure spelled another way, is the
+/// same run.
+#[test]
+fn the_same_samples_are_one_run_however_the_file_spells_them() {
+    let dir = results_dir();
+    let first = submit(dir.path(), &golden());
+    let mut copy = moved(golden(), "other", "other-linux-x64");
+    copy["provenance"]["github"]["run_attempt"] = json!(2);
+    copy["machine"]["instance"]["boot_id"] = json!("11111111-2222-4333-8444-555555555555");
+    let second = layout_path(&copy);
+    // serde_json's Value sorts its keys, where the golden file does not.
+    let text = serde_json::to_string(&copy).unwrap();
+    let (head, stages) = text.split_once("\"stages\":").unwrap();
+    assert!(stages.contains("\"elapsed_s\":30.0151,"), "the golden's first CPU sample changed");
+    let stages = stages.replacen("\"elapsed_s\":30.0151,", "\"elapsed_s\":3.00151e1,", 1);
+    let path = dir.path().join(&second);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, format!("{head}\"stages\":{stages}")).unwrap();
+    assert_eq!(
+        problems(dir.path(), &check(dir.path())),
+        [(second, "$.stages".to_string(), format!("has the same samples as {first}"))]
+    );
+}
+
 #[test]
 fn one_os_instance_starting_at_one_time_is_one_run() {
     let dir = results_dir();
