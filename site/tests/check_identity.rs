@@ -37,15 +37,20 @@ fn moved(mut v: Value, provider: &str, label: &str) -> Value {
     v
 }
 
+/// The golden result under another attempt number, another provider and
+/// runner, another boot: only the samples are the same.
+fn same_samples_elsewhere() -> Value {
+    let mut copy = moved(golden(), "other", "other-linux-x64");
+    copy["provenance"]["github"]["run_attempt"] = json!(2);
+    copy["machine"]["instance"]["boot_id"] = json!("11111111-2222-4333-8444-555555555555");
+    copy
+}
+
 #[test]
 fn the_same_samples_are_one_run_under_any_name_attempt_or_provider() {
     let dir = results_dir();
     let first = submit(dir.path(), &golden());
-    // Another attempt number, another provider and runner, another boot:
-    // only the samples are the same.
-    let mut copy = moved(golden(), "other", "other-linux-x64");
-    copy["provenance"]["github"]["run_attempt"] = json!(2);
-    copy["machine"]["instance"]["boot_id"] = json!("11111111-2222-4333-8444-555555555555");
+    let copy = same_samples_elsewhere();
     let second = layout_path(&copy);
     submit(dir.path(), &copy);
     assert_eq!(
@@ -61,9 +66,7 @@ fn the_same_samples_are_one_run_under_any_name_attempt_or_provider() {
 fn the_same_samples_are_one_run_however_the_file_spells_them() {
     let dir = results_dir();
     let first = submit(dir.path(), &golden());
-    let mut copy = moved(golden(), "other", "other-linux-x64");
-    copy["provenance"]["github"]["run_attempt"] = json!(2);
-    copy["machine"]["instance"]["boot_id"] = json!("11111111-2222-4333-8444-555555555555");
+    let copy = same_samples_elsewhere();
     let second = layout_path(&copy);
     // serde_json's Value sorts its keys, where the golden file does not.
     let text = serde_json::to_string(&copy).unwrap();

@@ -1,4 +1,4 @@
-//! The SHA-256 of a typed value, for the same-run rule: two values of one
+//! A claim's key made from a typed value, for the same-run rule: two values of one
 //! type hash alike exactly when they are equal, whatever the file's
 //! whitespace, key order or number spelling.
 //!
@@ -26,9 +26,12 @@ use serde::de::value::Error;
 use serde::ser::{self, Serializer};
 use sha2::{Digest as _, Sha256};
 
-/// The SHA-256 of `value`'s encoding.
-pub(super) fn digest(value: &impl Serialize) -> [u8; 32] {
+/// The SHA-256 of `kind`, a space and `value`'s encoding: a claim's key
+/// (`same_run`), where `kind` keeps claims of different kinds apart.
+pub(super) fn key(kind: &str, value: &impl Serialize) -> [u8; 32] {
     let mut out = Encoder(Vec::with_capacity(16 * 1024));
+    out.0.extend_from_slice(kind.as_bytes());
+    out.0.push(b' ');
     // Cannot fail: the encoder takes every value serde can describe.
     let _ = value.serialize(&mut out);
     Sha256::digest(&out.0).into()
@@ -237,7 +240,7 @@ mod tests {
 
     fn sample(a: Option<u32>, b: Option<u32>, list: &[&str], more: &[&str]) -> [u8; 32] {
         let strings = |s: &[&str]| s.iter().map(|s| s.to_string()).collect();
-        digest(&Sample { a, b, list: strings(list), more: strings(more) })
+        key("t", &Sample { a, b, list: strings(list), more: strings(more) })
     }
 
     #[test]
@@ -260,7 +263,7 @@ mod tests {
 
     #[test]
     fn floats_by_their_bits() {
-        assert_ne!(digest(&1.0f64), digest(&(1.0f64 + f64::EPSILON)));
-        assert_eq!(digest(&Some(2.5f64)), digest(&Some(2.5f64)));
+        assert_ne!(key("t", &1.0f64), key("t", &(1.0f64 + f64::EPSILON)));
+        assert_eq!(key("t", &Some(2.5f64)), key("t", &Some(2.5f64)));
     }
 }

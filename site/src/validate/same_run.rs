@@ -24,7 +24,7 @@ use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{MeasuredResult, Stages, Status};
 use sha2::{Digest, Sha256};
 
-use super::digest::digest;
+use super::digest;
 
 /// One identity of a run: the key two copies share (the SHA-256 of its
 /// text, e.g. `sha256 …`, made here on the file's own CPU so that the
@@ -54,12 +54,8 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
                     ),
                 });
             }
-            if let Some(digest) = samples_digest(&m.stages) {
-                claims.push(Claim {
-                    key: prefixed_key("samples", &digest),
-                    field: "$.stages",
-                    reason: "has the same samples as".into(),
-                });
+            if let Some(key) = samples_key(&m.stages) {
+                claims.push(Claim { key, field: "$.stages", reason: "has the same samples as".into() });
             }
             claims.extend(instance_claim(m));
         }
@@ -76,9 +72,8 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
                 || s.internet.as_ref().is_some_and(|n| n.download_mbps.is_some())
                 || s.http_cache.as_ref().is_some_and(|h| h.tables.iter().any(|t| !t.rows.is_empty()));
             if figures {
-                let digest = digest(s);
                 claims.push(Claim {
-                    key: prefixed_key(&format!("imported-figures {}", i.source.document_sha256), &digest),
+                    key: digest::key(&format!("imported-figures {}", i.source.document_sha256), s),
                     field: "$.stages",
                     reason: "has the same figures from the same document as".into(),
                 });
@@ -93,15 +88,9 @@ fn key(text: String) -> [u8; 32] {
     Sha256::digest(text.as_bytes()).into()
 }
 
-/// A claim's key from a digest of a value: the SHA-256 of `kind`, a space
-/// and the digest's bytes (no text made of them: one per file).
-fn prefixed_key(kind: &str, digest: &[u8; 32]) -> [u8; 32] {
-    Sha256::new().chain_update(kind).chain_update(" ").chain_update(digest).finalize().into()
-}
-
-/// The digest of `stages` (`digest`), where at least one sample completed
-/// (failures alone may well repeat word for word).
-fn samples_digest(stages: &Stages) -> Option<[u8; 32]> {
+/// The key of `stages` as a value (`digest`), where at least one sample
+/// completed (failures alone may well repeat word for word).
+fn samples_key(stages: &Stages) -> Option<[u8; 32]> {
     let ok = |s: Status| s == Status::Ok;
     let completed = stages.cpu.as_ref().is_some_and(|c| c.samples.iter().any(|s| ok(s.status)))
         || stages.disk.as_ref().is_some_and(|d| d.samples.iter().any(|s| ok(s.status)))
@@ -112,7 +101,7 @@ fn samples_digest(stages: &Stages) -> Option<[u8; 32]> {
         || stages.http_cache.as_ref().is_some_and(|h| h.runs.iter().any(|r| ok(r.put.status) || ok(r.get.status)));
     // The typed value, not the file's text: blind to whitespace, key order
     // and number spelling.
-    completed.then(|| digest(stages))
+    completed.then(|| digest::key("samples", stages))
 }
 
 /// The OS instance and start of a measured run, where the instance is known.
