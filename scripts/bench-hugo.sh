@@ -17,11 +17,18 @@
 # (HUGO_CHANGES times, default 3) and Hugo's own "Total in N ms" for each
 # rebuild is printed, beside our serve rebuild.
 #
-# Then ROUNDS (default 3) rounds of A, B, C, C, B, A with A = `site build`,
-# B = `hugo` and C = `site check` of the same results (the part of a build
-# that reads, parses, hashes and checks the 10,000 files, and writes
-# nothing: how much of the time target that alone takes), after one
-# uncounted warm-up run of each. Every run writes a new output folder, as a
+# Then ROUNDS (default 3) rounds of A, B, C, D, E, E, D, C, B, A with A =
+# `site build`, B = `hugo`, C = `site check` of the same results (the part
+# of a build that reads, parses, hashes and checks the 10,000 files, and
+# writes nothing: how much of the time target that alone takes), and two
+# floors, the time to write each program's output and nothing else: D =
+# `cp -a` of the site's warm-up output, its pages copied and its result
+# files hard-linked (`cp -al`), as `site build` links them; E = `cp -a` of
+# Hugo's warm-up output. cp writes from one thread, the site from every
+# CPU. D ÷ Hugo is the share of Hugo's time that copying the site's files
+# alone takes: where it is over 0.2, a build meeting the time target on
+# this disk would have to write them faster than cp copies them. The warm-up runs one of each of A, B and C
+# first, uncounted. Every run writes a new output folder, as a
 # clean build on Netlify or in CI does, and no output is removed before the
 # end. On ext4 without a journal (this
 # project's development VMs) the kernel does not reuse an inode for 60 s
@@ -111,7 +118,8 @@ hugo_pid=
 echo "hugo server: first build $(grep 'Built in' "$work/hugo-server.txt" | head -1 | sed 's/.*Built in //'), rebuild after one changed page: ${hugo_serve_ms[*]} ms"
 echo "site serve: rebuild after one changed result: $serve_ms ms"
 
-# One run of side $1 (A = site build, B = hugo, C = site check), number $2:
+# One run of side $1 (A = site build, B = hugo, C = site check, D and E =
+# cp of the site's and of Hugo's warm-up output), number $2:
 # sets `secs`, `kib` and `cpu` (user + system seconds).
 run_once() {
   local side=$1 n=$2 out=$work/run-$1-$2.txt dest=$work/out-$1-$2
@@ -126,6 +134,18 @@ run_once() {
     (cd "$repo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" "$site" check "$work/results") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
     mkdir -p "$dest"
+  elif [ "$side" = D ]; then
+    # The site's files written by cp: every page and plot copied, the
+    # result files linked (a link cannot be copied with the rest by one cp).
+    /usr/bin/time -f '%e %M %U %S' -o "$out.time" bash -c '
+      set -e
+      mkdir "$2"
+      for f in "$1"/*; do
+        if [ "${f##*/}" = results ]; then cp -al "$f" "$2/results"; else cp -a "$f" "$2/"; fi
+      done
+      cp -a "$1"/.[!.]* "$2/"' _ "$work/out-A-0" "$dest" >"$out" 2>&1 || { cat "$out"; exit 1; }
+  elif [ "$side" = E ]; then
+    /usr/bin/time -f '%e %M %U %S' -o "$out.time" cp -a "$work/out-B-0" "$dest" >"$out" 2>&1 || { cat "$out"; exit 1; }
   else
     (cd "$work/hugo" && /usr/bin/time -f '%e %M %U %S' -o "$out.time" hugo --quiet --destination "$dest") \
       >"$out" 2>&1 || { cat "$out"; exit 1; }
@@ -134,7 +154,7 @@ run_once() {
   read -r secs kib user sys <"$out.time"
   cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
   printf 'run %2d: %s %7.2f s, CPU %6.2f s, %5d MiB  files %5d  load: %s\n' "$n" \
-    "$(case $side in A) echo 'site build' ;; B) echo 'hugo      ' ;; *) echo 'site check' ;; esac)" "$secs" "$cpu" $((kib / 1024)) \
+    "$(case $side in A) echo 'site build' ;; B) echo 'hugo      ' ;; C) echo 'site check' ;; D) echo 'cp of site' ;; *) echo 'cp of hugo' ;; esac)" "$secs" "$cpu" $((kib / 1024)) \
     "$(find "$dest" -type f | wc -l)" "$(load)"
 }
 
@@ -147,10 +167,11 @@ echo "warm-up (not counted):"
 run_once A 0
 run_once B 0
 run_once C 0
-declare -A secs_of=([A]="" [B]="" [C]="") kib_of=([A]="" [B]="" [C]="") cpu_of=([A]="" [B]="" [C]="")
+declare -A secs_of=([A]="" [B]="" [C]="" [D]="" [E]="") kib_of=([A]="" [B]="" [C]="" [D]="" [E]="") \
+  cpu_of=([A]="" [B]="" [C]="" [D]="" [E]="")
 n=0
 for _ in $(seq "$rounds"); do
-  for side in A B C C B A; do
+  for side in A B C D E E D C B A; do
     n=$((n + 1))
     run_once "$side" "$n"
     secs_of[$side]+="$secs "
@@ -169,6 +190,8 @@ a_c=$(median <<<"${cpu_of[A]}")
 b_c=$(median <<<"${cpu_of[B]}")
 c_s=$(median <<<"${secs_of[C]}")
 c_c=$(median <<<"${cpu_of[C]}")
+d_s=$(median <<<"${secs_of[D]}")
+e_s=$(median <<<"${secs_of[E]}")
 b_min=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | head -1)
 b_max=$(tr ' ' '\n' <<<"${secs_of[B]}" | grep . | sort -g | tail -1)
 # ratio A B: A ÷ B to three places.
@@ -179,6 +202,9 @@ ratio_c=$(ratio "$a_c" "$b_c")
 check_s=$(ratio "$c_s" "$b_s")
 check_c=$(ratio "$c_c" "$b_c")
 spread=$(ratio "$b_max" "$b_min")
+floor_s=$(ratio "$d_s" "$b_s")
+a_floor=$(ratio "$a_s" "$d_s")
+b_floor=$(ratio "$b_s" "$e_s")
 mb() { awk -v k="$1" 'BEGIN { printf "%.0f MiB (%.0f MB)", k / 1024, k * 1.024 / 1000 }'; }
 
 echo
@@ -188,6 +214,9 @@ echo "CPU (user + system): site ${cpu_of[A]}s, median $a_c s; hugo ${cpu_of[B]}s
 echo "site ÷ hugo: time $ratio_s, peak memory $ratio_k (targets: at most 0.2 each); CPU time $ratio_c"
 echo "site check: ${secs_of[C]}s; median $c_s s, CPU median $c_c s; ÷ hugo: time $check_s, CPU time $check_c"
 echo "hugo's own spread (max ÷ min): $spread"
+echo "floors, cp of each output: site's ${secs_of[D]}s, median $d_s s; hugo's ${secs_of[E]}s, median $e_s s"
+echo "cp of the site's output ÷ hugo: $floor_s (over 0.2: the time target asks for writing them faster than cp)"
+echo "each build ÷ cp of its own output: site $a_floor, hugo $b_floor"
 echo "serve rebuild after one change: site $serve_ms ms (target at most 300 ms); hugo server ${hugo_serve_ms[*]} ms"
 echo "load before: see above; after: $load_after"
 
@@ -196,7 +225,7 @@ if [ "${DOCS:-}" = 1 ]; then
 
 ### \`bash scripts/bench-hugo.sh\` ($(date -u +%F), commit $(git -C "$repo" rev-parse --short HEAD))
 
-$rounds rounds of A, B, C, C, B, A (C: \`site check\` of the same results); $(nproc) CPUs; load average after: $load_after.
+$rounds rounds of A, B, C, D, E, E, D, C, B, A (C: \`site check\` of the same results; D and E: \`cp -a\` of each program's warm-up output, the site's result files linked); $(nproc) CPUs; load average after: $load_after.
 
 | Figure | \`site build\` | Hugo | site ÷ Hugo | Target |
 | --- | ---: | ---: | ---: | ---: |
@@ -205,8 +234,11 @@ $rounds rounds of A, B, C, C, B, A (C: \`site check\` of the same results); $(np
 | CPU (user + system), median | $a_c s | $b_c s | $ratio_c | |
 | \`site check\` alone, wall median | $c_s s | $b_s s | $check_s | |
 | \`site check\` alone, CPU median | $c_c s | $b_c s | $check_c | |
+| \`cp -a\` of its output (the floor), wall median | $d_s s | $e_s s | $floor_s | |
+| build ÷ cp of its own output | $a_floor | $b_floor | | |
 
-Runs (s): site ${secs_of[A]}; Hugo ${secs_of[B]}(spread $spread); site check ${secs_of[C]}. Serve rebuild after one change:
+Runs (s): site ${secs_of[A]}; Hugo ${secs_of[B]}(spread $spread); site check ${secs_of[C]}; cp of the site's
+output ${secs_of[D]}; cp of Hugo's ${secs_of[E]}. Serve rebuild after one change:
 site $serve_ms ms (target ≤ 300 ms), \`hugo server\` ${hugo_serve_ms[*]} ms.
 EOF
   echo "appended a section to docs/benchmarks.md"
