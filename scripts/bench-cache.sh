@@ -13,6 +13,15 @@
 # as often as the other: the first read of an entry from Azurite can be
 # slower than the second.
 #
+# SPLIT=1 also splits every timed step into its parts and prints their
+# medians per side: a save into making the archive and the calls with the
+# upload, a restore into the lookup, the download and the extraction. The
+# pipeline's parts are timed between its commands; the collector's from
+# the system calls that start each part (the archive's creation, the
+# first connection after it, the archive opened for reading, its removal),
+# which the collector is run under `strace -f --seccomp-bpf` to see, so
+# that only those calls stop it (needs strace).
+#
 # Needs node with `npm ci --prefix tests/cache-service`, taskset, curl, tar,
 # zstd, python3, and a release build of the collector (built if missing).
 # Runs only on loopback. Figures go to docs/benchmarks.md by hand.
@@ -87,6 +96,7 @@ baseline() { # save|restore KEY -> seconds
   settle
   taskset -c "$cpu" bash -c '
     set -euo pipefail
+    kind=$1
     twirp() { curl -sS -f -X POST -H "Content-Type: application/json" -H "Authorization: Bearer bench" \
       --data "$2" "$URL/twirp/github.actions.results.api.v1.CacheService/$1"; }
     field() { sed -E "s/.*\"$1\":\"([^\"]*)\".*/\1/"; }
@@ -94,17 +104,31 @@ baseline() { # save|restore KEY -> seconds
     # collector empties its own before its timer starts.
     [ "$1" = save ] || mkdir "$SCR/restore"
     t0=$(date +%s.%N)
+    # SPLIT=1: the seconds of each part, since the part before it ended.
+    last=$t0
+    part() {
+      [ -n "${SPLIT_OUT:-}" ] || return 0
+      local now
+      now=$(date +%s.%N)
+      awk -v n="$now" -v l="$last" -v k="$kind" -v p="$1" "BEGIN { printf \"pipeline %s %s %.3f\n\", k, p, n - l }" >>"$SPLIT_OUT"
+      last=$now
+    }
     if [ "$1" = save ]; then
       tar -cf - -C "$WS" runner-bench-cache-payload | zstd -q -T1 -"$level" -f -o "$SCR/cache.tzst"
+      part "archive"
       url=$(twirp CreateCacheEntry "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_upload_url)
       curl -sS -f -o /dev/null -X PUT -H "x-ms-blob-type: BlockBlob" -H "Content-Type: application/octet-stream" \
         -T "$SCR/cache.tzst" "$url"
       size=$(stat -c %s "$SCR/cache.tzst")
       twirp FinalizeCacheEntryUpload "{\"key\":\"$2\",\"version\":\"$version\",\"size_bytes\":\"$size\"}" >/dev/null
+      part upload
     else
       url=$(twirp GetCacheEntryDownloadURL "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_download_url)
+      part "lookup"
       curl -sS -f -o "$SCR/cache.tzst" "$url"
+      part "download"
       zstd -q -d -T1 -c "$SCR/cache.tzst" | tar -xf - -C "$SCR/restore"
+      part "extraction"
     fi
     # The archive is removed inside the timed section, as @actions/cache
     # (and the collector) remove theirs.
@@ -121,11 +145,39 @@ results=$work/results.txt
 # and is flushed during a later step, which made times drift 2-3x within
 # one run. The pause after it is the same for both sides: one second.
 settle() { sync; sleep 1; }
+# SPLIT=1: the collector under strace, and its parts from the calls seen.
+traced=()
+if [ "${SPLIT:-}" = 1 ]; then
+  command -v strace >/dev/null || { echo "SPLIT=1 needs strace: apt-get install -y strace" >&2; exit 2; }
+  export SPLIT_OUT=$work/split.txt
+  traced=(strace -f --seccomp-bpf -e trace=openat,unlink,unlinkat,connect -ttt -o "$work/strace.txt")
+fi
+split_collector() { # save|restore
+  [ "${SPLIT:-}" = 1 ] || return 0
+  python3 - "$1" "$work/strace.txt" >>"$SPLIT_OUT" <<'PY'
+import re, sys
+kind, lines = sys.argv[1], open(sys.argv[2]).read().splitlines()
+def times(pattern):
+    return [float(l.split()[1]) for l in lines if re.search(pattern, l)]
+written = times(r'cache\.tzst", O_WRONLY|cache\.tzst", O_RDWR')[0]
+removed = times(r'unlink.*cache\.tzst')[0]
+if kind == "save":
+    upload = [t for t in times(r'connect\(') if t > written][0]
+    parts = [("archive", upload - written), ("upload", removed - upload)]
+else:
+    lookup = times(r'connect\(')[0]
+    read = times(r'cache\.tzst", O_RDONLY')[0]
+    parts = [("lookup", written - lookup), ("download", read - written), ("extraction", removed - read)]
+for name, s in parts:
+    print(f"collector {kind} {name} {s:.3f}")
+PY
+}
 save_collector() { # round trial
   settle
-  "$bin" cache save --profile "$profile" --trial "$2" --provider bench --runner bench-local --cpu "$cpu" \
+  "${traced[@]}" "$bin" cache save --profile "$profile" --trial "$2" --provider bench --runner bench-local --cpu "$cpu" \
     --work-dir "$work" --handoff "$work/parts/handoff-$1.json" --out "$work/parts/save-$1.json" \
     --backend "id=azurite;name=Azurite;kind=archive-service;routing=127.0.0.1" 2>/dev/null
+  [ "$1" = warmup ] || split_collector save
 }
 # Warm-up (not counted): a collector save whose archive, unpacked once,
 # gives the baseline the same payload bytes.
@@ -165,8 +217,9 @@ PY
 for r in $(seq "$rounds"); do
   run_restore() {
     settle
-    "$bin" cache restore --handoff "$work/parts/handoff-$r.json" --out "$work/parts/restore-$r.json" --cpu "$cpu" \
-      --work-dir "$work" --simulate-instance bench 2>/dev/null
+    "${traced[@]}" "$bin" cache restore --handoff "$work/parts/handoff-$r.json" --out "$work/parts/restore-$r.json" \
+      --cpu "$cpu" --work-dir "$work" --simulate-instance bench 2>/dev/null
+    split_collector restore
   }
   if [ $((r % 2)) = 1 ]; then run_restore; fi
   # The pipeline restores the collector's entry of the same round: Azurite
@@ -210,5 +263,18 @@ for kind in ("save", "restore"):
     print(f"{kind:8s} collector {c:8.1f} MiB/s (median of {[round(x, 3) for x in col[kind]]} s)   "
           f"tar|zstd -T1 + curl {b:8.1f} MiB/s (median of {[round(x, 3) for x in base[kind]]} s)   ratio {ratio:.3f}")
 print("PASS: at least 0.95 of the pipeline" if ok else "FAIL: below 0.95 of the pipeline")
+split = f"{work}/split.txt"
+try:
+    rows = [line.split() for line in open(split)]
+except FileNotFoundError:
+    rows = []
+parts = {}
+for side, kind, name, s in rows:
+    parts.setdefault((kind, name), {}).setdefault(side, []).append(float(s))
+for (kind, name), sides in parts.items():
+    c, b = sides.get("collector", []), sides.get("pipeline", [])
+    line = f"split: {kind:7s} {name:10s} collector median {statistics.median(c):.3f} s {[round(x, 3) for x in c]}"
+    line += f"   pipeline median {statistics.median(b):.3f} s {[round(x, 3) for x in b]}"
+    print(line)
 sys.exit(0 if ok else 1)
 PY
