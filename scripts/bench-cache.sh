@@ -251,7 +251,9 @@ work, results = sys.argv[1], sys.argv[2]
 mib = None
 col = {"save": [], "restore": []}
 for kind in col:
-    for f in sorted(glob.glob(f"{work}/parts/{kind}-*.json")):
+    # In the order of the rounds (by name, round 10 would come after 1).
+    rounds = lambda f: int(f.rsplit("-", 1)[1].split(".")[0])
+    for f in sorted(glob.glob(f"{work}/parts/{kind}-*.json"), key=rounds):
         r = json.load(open(f))
         st = r["stages"]["cache"]
         mib = st["payload_bytes"] / 2**20
