@@ -126,7 +126,7 @@ baseline() { # save|restore KEY -> seconds
     }
     if [ "$1" = save ]; then
       tar -cf - -C "$SCR/ws" runner-bench-cache-payload | zstd -q -T1 -"$level" -f -o "$SCR/cache.tzst"
-      part "archive"
+      part archive
       url=$(twirp CreateCacheEntry "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_upload_url)
       curl -sS -f -o /dev/null -X PUT -H "x-ms-blob-type: BlockBlob" -H "Content-Type: application/octet-stream" \
         -T "$SCR/cache.tzst" "$url"
@@ -135,11 +135,11 @@ baseline() { # save|restore KEY -> seconds
       part upload
     else
       url=$(twirp GetCacheEntryDownloadURL "{\"key\":\"$2\",\"version\":\"$version\"}" | field signed_download_url)
-      part "lookup"
+      part lookup
       curl -sS -f -o "$SCR/cache.tzst" "$url"
-      part "download"
+      part download
       zstd -q -d -T1 -c "$SCR/cache.tzst" | tar -xf - -C "$SCR/restore"
-      part "extraction"
+      part extraction
     fi
     # The archive is removed inside the timed section, as @actions/cache
     # (and the collector) remove theirs.
@@ -250,10 +250,10 @@ import json, statistics, sys, glob
 work, results = sys.argv[1], sys.argv[2]
 mib = None
 col = {"save": [], "restore": []}
+def round_of(path):  # parts/save-10.json -> 10: by name, round 10 would come after 1
+    return int(path.rsplit("-", 1)[1].split(".")[0])
 for kind in col:
-    # In the order of the rounds (by name, round 10 would come after 1).
-    rounds = lambda f: int(f.rsplit("-", 1)[1].split(".")[0])
-    for f in sorted(glob.glob(f"{work}/parts/{kind}-*.json"), key=rounds):
+    for f in sorted(glob.glob(f"{work}/parts/{kind}-*.json"), key=round_of):
         r = json.load(open(f))
         st = r["stages"]["cache"]
         mib = st["payload_bytes"] / 2**20

@@ -27,8 +27,9 @@
 # Hugo's warm-up output. cp writes from one thread, the site from every
 # CPU. D ÷ Hugo is the share of Hugo's time that copying the site's files
 # alone takes: where it is over 0.2, a build meeting the time target on
-# this disk would have to write them faster than cp copies them. The warm-up runs one of each of A, B and C
-# first, uncounted. Every run writes a new output folder, as a
+# this disk would have to write them faster than cp copies them. The
+# warm-up runs one of each of A, B and C first, uncounted. Every run
+# writes a new output folder, as a
 # clean build on Netlify or in CI does, and no output is removed before the
 # end. On ext4 without a journal (this
 # project's development VMs) the kernel does not reuse an inode for 60 s
