@@ -118,6 +118,13 @@ impl<const MAX: usize> Text<MAX> {
         if let Some((c, what)) = s.chars().find_map(|c| hidden(c).map(|what| (c, what))) {
             return Err(format!("text contains U+{:04X}, {what}; displayed text must show what it says", c as u32));
         }
+        if let Some(c) = s.chars().find(|&c| noncharacter(c)) {
+            return Err(format!(
+                "text contains U+{:04X}, a Unicode noncharacter, which is not for interchange (XML, the site's feed \
+                 and plots, cannot hold U+FFFE or U+FFFF)",
+                c as u32
+            ));
+        }
         Ok(Text(s))
     }
 
@@ -126,7 +133,13 @@ impl<const MAX: usize> Text<MAX> {
     pub fn lossy(s: &str) -> Self {
         let cleaned: String = s
             .chars()
-            .map(|c| if (c.is_control() && c != '\n' && c != '\t') || hidden(c).is_some() { ' ' } else { c })
+            .map(|c| {
+                if (c.is_control() && c != '\n' && c != '\t') || hidden(c).is_some() || noncharacter(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
             .take(MAX)
             .collect();
         Text(cleaned)
@@ -158,6 +171,14 @@ fn hidden(c: char) -> Option<&'static str> {
     }
 }
 
+/// Whether `c` is one of Unicode's 66 noncharacters (U+FDD0 to U+FDEF and
+/// the last two code points of every plane), kept for a program's internal
+/// use: U+FFFE and U+FFFF are not XML characters, so one in a name would
+/// make the site's Atom feed or a plot unreadable for every reader.
+fn noncharacter(c: char) -> bool {
+    matches!(c, '\u{FDD0}'..='\u{FDEF}') || (c as u32) & 0xFFFE == 0xFFFE
+}
+
 impl<const MAX: usize> fmt::Display for Text<MAX> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -183,11 +204,12 @@ impl<const MAX: usize> JsonSchema for Text<MAX> {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         // The characters `Text::new` refuses, for an editor to flag
-        // (ECMA-262 regex; the tag characters beyond U+FFFF are left out).
+        // (ECMA-262 regex; the tag characters and noncharacters beyond
+        // U+FFFF are left out).
         json_schema!({
             "type": "string",
             "maxLength": MAX,
-            "pattern": "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFEFF]*$"
+            "pattern": "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFDD0-\\uFDEF\\uFEFF\\uFFFE\\uFFFF]*$"
         })
     }
 }
@@ -594,6 +616,18 @@ mod tests {
             "text contains U+2028, a line or paragraph separator; displayed text must show what it says"
         );
         assert_eq!(Text::<9>::lossy("a\u{2066}b\u{FEFF}").as_str(), "a b ");
+        assert_eq!(
+            Text::<20>::new("Example\u{FFFE}").unwrap_err(),
+            "text contains U+FFFE, a Unicode noncharacter, which is not for interchange (XML, the site's feed and \
+             plots, cannot hold U+FFFE or U+FFFF)"
+        );
+        for c in ['\u{FDD0}', '\u{FDEF}', '\u{FFFF}', '\u{1FFFE}', '\u{10FFFF}'] {
+            assert!(Text::<9>::new(format!("a{c}")).is_err(), "U+{:04X} accepted", c as u32);
+        }
+        for c in ['\u{FDCF}', '\u{FDF0}', '\u{FFFD}', '\u{1FFFD}'] {
+            assert!(Text::<9>::new(format!("a{c}")).is_ok(), "U+{:04X} refused", c as u32);
+        }
+        assert_eq!(Text::<9>::lossy("a\u{FFFF}b").as_str(), "a b");
         assert!(Text::<20>::new("Intel® Xeon® 日本語").is_ok());
         // The limit counts characters, not bytes, on both the ASCII path and
         // the other: nine bytes of three characters fit in three.
