@@ -3,26 +3,32 @@
 //! beyond their intervals since the runner's previous result says so
 //! (`changes`).
 
+use anyhow::Context;
+use atom_syndication::{Entry, Feed, FixedDateTime, Link, Person, Text, WriteConfig};
+
 use super::changes::Changes;
 use super::model::{Model, newer_key};
-use super::plot::xml_escape;
 
 /// Entries in the feed.
 const ENTRIES: usize = 50;
 
 /// The feed; `updated` is the newest result's time (stable across builds
-/// of the same results, unlike the build time).
-pub fn render(model: &Model, changes: &Changes, base_url: &str) -> String {
+/// of the same results, unlike the build time). The XML is written by the
+/// atom_syndication crate, which escapes every text and attribute.
+pub fn render(model: &Model, changes: &Changes, base_url: &str) -> anyhow::Result<Vec<u8>> {
     let mut entries: Vec<_> = model.entries.iter().enumerate().collect();
     entries.sort_by(|(_, a), (_, b)| newer_key(b).cmp(&newer_key(a)));
     entries.truncate(ENTRIES);
-    let updated = entries.first().map_or("1970-01-01T00:00:00Z", |(_, e)| e.meta.timestamp.as_str());
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>runner-bench: new results</title>\n\
-         <id>{base}/</id>\n<link rel=\"self\" href=\"{base}/feed.xml\"/>\n<link href=\"{base}/\"/>\n<updated>{updated}</updated>\n\
-         <author><name>runner-bench</name></author>\n",
-        base = xml_escape(base_url)
-    );
+    let mut feed = Feed {
+        title: Text::plain("runner-bench: new results"),
+        id: format!("{base_url}/"),
+        links: vec![
+            Link { href: format!("{base_url}/feed.xml"), rel: "self".into(), ..Link::default() },
+            Link { href: format!("{base_url}/"), ..Link::default() },
+        ],
+        authors: vec![Person { name: "runner-bench".into(), ..Person::default() }],
+        ..Feed::default()
+    };
     for (i, e) in entries {
         let m = &e.meta;
         let kind = if m.imported { "Imported result" } else { "Result" };
@@ -46,16 +52,24 @@ pub fn render(model: &Model, changes: &Changes, base_url: &str) -> String {
             let lines: Vec<String> = moved.iter().map(|c| c.sentence()).collect();
             summary.push_str(&format!(" Changed beyond the 95 % intervals: {}.", lines.join("; ")));
         }
-        out.push_str(&format!(
-            "<entry>\n<title>{title}</title>\n<id>{base}{source}</id>\n<link href=\"{base}{runner}\"/>\n<updated>{ts}</updated>\n<summary>{summary}</summary>\n</entry>\n",
-            title = xml_escape(&title),
-            base = xml_escape(base_url),
-            source = xml_escape(&m.source_url),
-            runner = xml_escape(&m.runner_url),
-            ts = xml_escape(&m.timestamp),
-            summary = xml_escape(&summary),
-        ));
+        feed.entries.push(Entry {
+            title: Text::plain(title),
+            id: format!("{base_url}{}", m.source_url),
+            links: vec![Link { href: format!("{base_url}{}", m.runner_url), ..Link::default() }],
+            // (chrono's error, without its std feature, is no std Error.)
+            updated: FixedDateTime::parse_from_rfc3339(&m.timestamp).map_err(|e| {
+                anyhow::anyhow!("{}: the date {:?} is not an RFC 3339 time: {e}", m.rel_path, m.timestamp)
+            })?,
+            summary: Some(Text::plain(summary)),
+            ..Entry::default()
+        });
     }
-    out.push_str("</feed>\n");
-    out
+    // The newest entry's time; the feed of no results is dated 1970.
+    if let Some(newest) = feed.entries.first() {
+        feed.updated = newest.updated;
+    }
+    let config = WriteConfig { write_document_declaration: true, indent_size: Some(1) };
+    let mut xml = feed.write_with_config(Vec::new(), config).context("cannot write the Atom feed")?;
+    xml.push(b'\n');
+    Ok(xml)
 }

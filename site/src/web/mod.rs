@@ -484,6 +484,6 @@ fn data_files(
     for (name, text) in csv::tables(model) {
         site.add(format!("data/{name}"), text);
     }
-    site.add("feed.xml", feed::render(model, changes, &common.base_url));
+    site.add("feed.xml", feed::render(model, changes, &common.base_url)?);
     Ok((site, objects))
 }
