@@ -400,6 +400,35 @@ fn serve_rebuilds_match_fresh_builds() {
         let html = read(served.path(), page);
         assert!(html.contains("<p>edited</p></footer>"), "{page}: {html}");
     }
+    // The provider report's template is one of them.
+    let report = templates.path().join("report.md");
+    let built_in = "Variation is the population coefficient of variation across accepted samples.";
+    let edited = "Variation (edited) is the population coefficient of variation across accepted samples.";
+    let text = std::fs::read_to_string(&report).unwrap();
+    assert_eq!(text.matches(built_in).count(), 1);
+    std::fs::write(&report, text.replace(built_in, edited)).unwrap();
+    site::output::build_with(&opts, served.path(), &mut writer).unwrap();
+    let fresh = tempfile::tempdir().unwrap();
+    site::output::build_with(&options(results.path()), fresh.path(), &mut site::output::Writer::default()).unwrap();
+    let markdown = read(fresh.path(), "reports/ubicloud.md");
+    assert!(markdown.contains(built_in), "{markdown}");
+    assert_eq!(read(served.path(), "reports/ubicloud.md"), markdown.replace(built_in, edited));
+}
+
+/// A template that is there but cannot be read stops the build, naming it,
+/// instead of falling back to the built-in copy.
+#[test]
+fn an_unreadable_template_is_an_error() {
+    let results = results_dir();
+    copy_dir(Path::new(REPO_RESULTS), results.path());
+    let templates = tempfile::tempdir().unwrap();
+    std::fs::create_dir(templates.path().join("home.html")).unwrap();
+    let mut opts = site_options(results.path());
+    opts.templates = templates.path().to_path_buf();
+    let out = tempfile::tempdir().unwrap();
+    let err = site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap_err();
+    let path = templates.path().join("home.html");
+    assert!(format!("{err:#}").starts_with(&format!("cannot read the template {}: ", path.display())), "{err:#}");
 }
 
 /// The result of a split run whose `restore-2` job failed: trial 2's pairs

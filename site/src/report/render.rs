@@ -1,4 +1,6 @@
-//! Renders a `ReportView` with the tera template `templates/report.md`.
+//! Renders a `ReportView` with the tera template `templates/report.md`:
+//! `site build` and `site serve` take it from `--templates` with the pages'
+//! templates (`web::pages::templates`); the built-in copy is parsed here.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -10,8 +12,8 @@ use super::view::ReportView;
 use crate::figures::escape_markdown;
 
 /// The report template, built into the binary so that `site` runs from any
-/// folder; editing the file changes the wording at the next build.
-const REPORT_TEMPLATE: &str = include_str!("../../../templates/report.md");
+/// folder; a `report.md` in the templates folder replaces it.
+pub const REPORT_TEMPLATE: &str = include_str!("../../../templates/report.md");
 
 /// The `md` filter: escapes free text from a result (names, notices) so
 /// that it cannot break a table or inject markup.
@@ -39,9 +41,14 @@ fn report_tera() -> anyhow::Result<&'static Tera> {
     parsed.as_ref().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
-/// The provider report as markdown.
+/// The provider report as markdown, from the built-in template.
 pub fn render_report(view: &ReportView) -> anyhow::Result<String> {
-    let tera = report_tera()?;
+    render_report_with(report_tera()?, view)
+}
+
+/// The provider report as markdown, from the `report.md` of `tera` (which
+/// has the `md` filter).
+pub fn render_report_with(tera: &Tera, view: &ReportView) -> anyhow::Result<String> {
     let context = tera::Context::from_serialize(view).context("the report view does not serialize")?;
     tera.render("report.md", &context).with_context(|| format!("cannot render the report of {}", view.provider_id))
 }

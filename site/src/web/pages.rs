@@ -21,8 +21,10 @@ use super::overview::OverviewRow;
 use crate::providers::MachineView;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow, ProfileView};
 
-/// The templates, by name, as built into the binary.
-pub const TEMPLATES: [(&str, &str); 13] = [
+/// The templates, by name, as built into the binary: the pages' and the
+/// provider report's (`report.md`, markdown, which tera does not autoescape;
+/// its free text goes through the `md` filter).
+pub const TEMPLATES: [(&str, &str); 14] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
@@ -36,6 +38,7 @@ pub const TEMPLATES: [(&str, &str); 13] = [
     ("overview.html", include_str!("../../../templates/overview.html")),
     ("page.html", include_str!("../../../templates/page.html")),
     ("404.html", include_str!("../../../templates/404.html")),
+    ("report.md", crate::report::REPORT_TEMPLATE),
 ];
 
 /// Loads the templates, each from `dir` where it exists there, and a key of
@@ -46,9 +49,12 @@ pub fn templates(dir: &Path, cache: Option<&mut TemplateCache>) -> anyhow::Resul
     let mut sources = Vec::new();
     for (name, builtin) in TEMPLATES {
         let path = dir.join(name);
+        // Only a missing file falls back: one that is there but cannot be
+        // read is an error, not a silent return to the built-in wording.
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(_) => builtin.to_string(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => builtin.to_string(),
+            Err(e) => return Err(e).with_context(|| format!("cannot read the template {}", path.display())),
         };
         sources.push((name, text));
     }
@@ -60,6 +66,7 @@ pub fn templates(dir: &Path, cache: Option<&mut TemplateCache>) -> anyhow::Resul
     }
     let mut tera = Tera::default();
     tera.add_raw_templates(sources).context("the templates do not parse")?;
+    tera.register_filter("md", crate::report::markdown_filter);
     let tera = Arc::new(tera);
     if let Some(cache) = cache {
         *cache = Some((key, tera.clone()));
