@@ -63,7 +63,9 @@ fn a_turborepo_run_measures_the_grid_and_never_writes_the_token() {
         .args(["--http-cache-token-env", "HC_TEST_TOKEN"])
         .args(["--http-cache-software", "turborepo-remote-cache 2.12.0", "--http-cache-backend", "local"])
         .args(["--http-cache-cpu-quota", "2", "--http-cache-compression", "none"])
-        .env("HC_TEST_TOKEN", SECRET)
+        // As a secret set from a file holds it: the line ending is dropped,
+        // and the server (which refuses a wrong token) accepts the rest.
+        .env("HC_TEST_TOKEN", format!("{SECRET}\r\n"))
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
@@ -149,6 +151,16 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
         .output()
         .unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-token-env: the environment variable HC_TEST_UNSET is not set\n");
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-token-env", "HC_TEST_TOKEN"])
+        .env("HC_TEST_TOKEN", format!("{SECRET}\n\n"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&output),
+        "error: --http-cache-token-env: the environment variable HC_TEST_TOKEN holds the control character U+000A at \
+         character 38, which an HTTP header cannot carry\n"
+    );
     let output = collector(&out, "http-cache")
         .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-basic-env", "HC_TEST_BASIC"])
         .env("HC_TEST_BASIC", SECRET)

@@ -57,12 +57,14 @@ pub struct HttpCacheArgs {
 
     /// Name of an environment variable holding a bearer token for the
     /// cache (Turborepo's TURBO_TOKEN, for one). The token is sent, never
-    /// recorded.
+    /// recorded; one line ending at its end (a secret read from a file) is
+    /// dropped.
     #[arg(long, value_name = "VAR", conflicts_with = "http_cache_basic_env")]
     pub http_cache_token_env: Option<String>,
 
     /// Name of an environment variable holding `user:password` for HTTP
-    /// basic authentication. Sent, never recorded.
+    /// basic authentication. Sent, never recorded; one line ending at its
+    /// end is dropped.
     #[arg(long, value_name = "VAR")]
     pub http_cache_basic_env: Option<String>,
 
@@ -175,12 +177,28 @@ impl HttpCacheArgs {
 }
 
 /// The value of the environment variable `var`, which must be set and not
-/// empty. Its value never appears in a message.
+/// empty, without one line ending at its end: a secret set from a file
+/// (`gh secret set NAME < token.txt`) often ends in one, and a header cannot
+/// carry it, so that without this every request would go out without
+/// credentials. Any other control character is refused, naming where it is.
+/// The value never appears in a message.
 fn secret(var: &str) -> Result<String, String> {
-    match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Ok(v),
-        Ok(_) => Err(format!("the environment variable {var} is empty")),
-        Err(std::env::VarError::NotPresent) => Err(format!("the environment variable {var} is not set")),
-        Err(std::env::VarError::NotUnicode(_)) => Err(format!("the environment variable {var} is not UTF-8")),
+    let value = match std::env::var(var) {
+        Ok(v) => v,
+        Err(std::env::VarError::NotPresent) => return Err(format!("the environment variable {var} is not set")),
+        Err(std::env::VarError::NotUnicode(_)) => return Err(format!("the environment variable {var} is not UTF-8")),
+    };
+    let value = value.strip_suffix('\n').map(|v| v.strip_suffix('\r').unwrap_or(v)).unwrap_or(&value);
+    if value.is_empty() {
+        return Err(format!("the environment variable {var} is empty"));
     }
+    if let Some((i, c)) = value.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t') {
+        return Err(format!(
+            "the environment variable {var} holds the control character U+{:04X} at character {}, which an HTTP \
+             header cannot carry",
+            c as u32,
+            i + 1
+        ));
+    }
+    Ok(value.to_string())
 }

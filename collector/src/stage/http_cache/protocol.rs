@@ -47,8 +47,8 @@ impl Auth {
 
     /// The `Authorization` header's value, marked sensitive (hyper then
     /// keeps it out of its debug output), or None without credentials.
-    /// None too for a value that no header may carry (a control character
-    /// in the token), which the server then refuses as missing credentials.
+    /// None too for a value that no header may carry, which the flags
+    /// refuse before a run (`flags::secret`) and so never reaches here.
     fn header(&self) -> Option<HeaderValue> {
         let text = match self {
             Auth::None => return None,
