@@ -42,7 +42,10 @@ pub enum StageArg {
     Cpu,
     /// Direct I/O, queue depth one.
     Disk,
-    /// Cache save and restore.
+    /// Cache save and restore: not run here, since a save and its restore
+    /// run in different jobs (`collector cache`). Hidden from the help; the
+    /// value stays so that `--stages cache` says where the stage is.
+    #[value(hide = true)]
     Cache,
     /// LibreSpeed download and upload.
     Internet,

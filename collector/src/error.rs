@@ -20,8 +20,8 @@ pub enum UsageError {
     #[error("--stages: `{stage}` is given twice; list each stage once")]
     DuplicateStage { stage: &'static str },
     #[error(
-        "--stages: the `{stage}` stage is not in this version of the collector; \
-         available: {available}"
+        "--stages: the `{stage}` stage does not run in `collector run`: it saves in one job and restores in \
+         another, with `collector cache` (see `collector cache --help` and docs/cache.md); `run` has {available}"
     )]
     StageNotAvailable { stage: &'static str, available: String },
     #[error("--cpu {cpu}: this process may only run on CPUs {allowed}; pick one of those")]

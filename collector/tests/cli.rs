@@ -206,13 +206,13 @@ fn a_bad_output_path_fails_before_measuring() {
 }
 
 #[test]
-fn a_stage_not_yet_built_is_refused() {
+fn the_cache_stage_is_refused_with_where_it_runs() {
     let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,cache"]));
-    assert!(
-        err.starts_with(
-            "error: --stages: the `cache` stage is not in this version of the collector; available: cpu, disk"
-        ),
-        "{err}"
+    assert_eq!(
+        err,
+        "error: --stages: the `cache` stage does not run in `collector run`: it saves in one job and restores in \
+         another, with `collector cache` (see `collector cache --help` and docs/cache.md); `run` has cpu, disk, \
+         internet, http-cache\n"
     );
     let err = stderr_of(collector().args(["run", "--provider", "p", "--runner", "r", "--stages", "cpu,cpu"]));
     assert_eq!(err, "error: --stages: `cpu` is given twice; list each stage once\n");
@@ -247,6 +247,8 @@ fn help_explains_every_option() {
     for protocol in ["gradle", "bazel", "turborepo", "webdav"] {
         assert!(help.contains(protocol), "{protocol} missing from:\n{help}");
     }
+    // The cache stage runs with `collector cache`, not here.
+    assert!(help.contains("- http-cache:") && !help.contains("- cache:"), "{help}");
 }
 
 #[test]

@@ -21,7 +21,8 @@ pub enum StageKind {
 }
 
 impl StageKind {
-    /// The stages this version of the collector can run.
+    /// The stages `collector run` can run; the cache stage runs across two
+    /// jobs, with `collector cache`.
     pub const AVAILABLE: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
 
     /// The stages `collector run` runs when none are named: the http-cache
