@@ -6,8 +6,9 @@
 //! timeout and goes on with the next sample. The abandoned thread may stay
 //! blocked in a system call (a hung disk, a stopped device) for as long as
 //! the kernel keeps it there; nothing waits for it. When it does come back,
-//! [`Mailbox::update`] tells it to stop before it does anything else, so it
-//! never competes with a later sample for the CPU they are both pinned to.
+//! its next [`Mailbox::update`] or [`Mailbox::abandoned`] tells it to stop,
+//! so it competes with a later sample for the CPU they are both pinned to
+//! for at most the stretch of work between two such checks.
 //!
 //! What the two threads share is only the mailbox: the sample's progress so
 //! far behind a mutex, which the worker holds just long enough to copy a few
@@ -69,7 +70,7 @@ where
     let mailbox = Arc::new(Mailbox { progress: Mutex::new(progress), abandoned: AtomicBool::new(false) });
     let (done, finished) = mpsc::sync_channel(1);
     #[cfg(all(test, unix))]
-    let stall = seam::take();
+    let stall = seam::take(name);
     let worker = {
         let mailbox = Arc::clone(&mailbox);
         std::thread::Builder::new().name(name.to_string()).spawn(move || {
@@ -107,28 +108,32 @@ pub mod seam {
     use std::io::Read;
 
     thread_local! {
-        /// On the stage's thread: samples to let pass, and where the next one
-        /// after them blocks.
-        static PLANNED: Cell<Option<(u32, &'static str)>> = const { Cell::new(None) };
+        /// On the stage's thread: the name of the watched runs meant, how
+        /// many of them to let pass, and where the next one after them
+        /// blocks.
+        static PLANNED: Cell<Option<(&'static str, u32, &'static str)>> = const { Cell::new(None) };
         /// On a sample's thread: where it blocks.
         static ARMED: Cell<Option<&'static str>> = const { Cell::new(None) };
     }
 
-    /// Sample `k` (counted from 1) of the next stage run on this thread
-    /// blocks for good at its first [`point`] named `at`.
-    pub fn stall_sample(k: u32, at: &'static str) {
-        PLANNED.set(Some((k - 1, at)));
+    /// The `k`th (counted from 1) watched run named `run` ("cpu sample",
+    /// "disk sample", "disk fill") started on this thread from now blocks
+    /// for good at its first [`point`] named `at`.
+    pub fn stall(run: &'static str, k: u32, at: &'static str) {
+        PLANNED.set(Some((run, k - 1, at)));
     }
 
-    /// Called when a sample starts: where that sample blocks, if anywhere.
-    pub(super) fn take() -> Option<&'static str> {
+    /// Called when a watched run named `name` starts: where it blocks, if
+    /// anywhere. Runs of other names do not count.
+    pub(super) fn take(name: &str) -> Option<&'static str> {
         match PLANNED.get()? {
-            (0, at) => {
+            (run, _, _) if run != name => None,
+            (_, 0, at) => {
                 PLANNED.set(None);
                 Some(at)
             }
-            (skip, at) => {
-                PLANNED.set(Some((skip - 1, at)));
+            (run, skip, at) => {
+                PLANNED.set(Some((run, skip - 1, at)));
                 None
             }
         }

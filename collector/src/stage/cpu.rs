@@ -104,12 +104,20 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
     };
     let in_force = affinity::observed();
-    mailbox.update(|r| r.affinity = in_force);
-
+    // Abandoned before the timed loop (a thread stopped or never scheduled
+    // until its deadline): it stops at the next of these checks, so that it
+    // runs on the pinned CPU beside a later sample for at most one
+    // calibration run (under 2 × BATCH_TARGET), as in the loop one batch.
+    let abandoned = Reported { affinity: in_force, iterations: 0 };
+    if !mailbox.update(|r| r.affinity = in_force) {
+        return timed_out(plan, abandoned);
+    }
     let Some(validation) = one_iteration(VALIDATION) else {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
     };
-    let batch = calibrate();
+    let Some(batch) = calibrate(mailbox) else {
+        return timed_out(plan, abandoned);
+    };
     let Some(mut cm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
     };
@@ -198,15 +206,19 @@ fn one_iteration(seeds: Seeds) -> Option<Crcs> {
 }
 
 /// The batch size that takes about `BATCH_TARGET`, found on a throwaway
-/// instance; this also warms the caches and the CPU's clock up.
-fn calibrate() -> u32 {
-    let Some(mut warm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else { return 1 };
+/// instance; this also warms the caches and the CPU's clock up. None once
+/// the sample is abandoned (checked before each run).
+fn calibrate<P>(mailbox: &Mailbox<P>) -> Option<u32> {
+    let Some(mut warm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else { return Some(1) };
     let mut batch = 1u32;
     loop {
+        if mailbox.abandoned() {
+            return None;
+        }
         let t = Instant::now();
         warm.run(batch);
         if t.elapsed() >= BATCH_TARGET || batch >= 1 << 24 {
-            return batch;
+            return Some(batch);
         }
         batch *= 2;
     }
@@ -309,6 +321,34 @@ mod tests {
         assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0ns after "));
     }
 
+    /// A sample's thread that gets to run only after its deadline (stopped,
+    /// or never scheduled) stops before its timed loop: it reports the
+    /// timeout without running a batch on the CPU a later sample may use.
+    #[test]
+    fn a_thread_abandoned_before_its_loop_runs_no_batch() {
+        let plan =
+            CpuPlan { samples: 1, seconds: Duration::from_secs(60), timeout: Duration::from_millis(100), cpu: None };
+        let deadline = Instant::now() + plan.timeout;
+        let (resume, wait) = std::sync::mpsc::channel::<()>();
+        let (sent, got) = std::sync::mpsc::channel::<(CpuSample, Duration)>();
+        let worker_plan = plan.clone();
+        let ended = watchdog::run("t", deadline, Reported { affinity: Affinity::Unpinned, iterations: 0 }, move |m| {
+            wait.recv().unwrap();
+            let before = cputime::thread_cpu().unwrap();
+            let sample = measure_on_this_thread(&worker_plan, deadline, m);
+            sent.send((sample, cputime::thread_cpu().unwrap() - before)).unwrap();
+        })
+        .unwrap();
+        assert!(matches!(ended, Ended::TimedOut(_)));
+        resume.send(()).unwrap();
+        let (sample, cpu_time) = got.recv().unwrap();
+        assert_eq!(sample.status, Status::Timeout);
+        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 100ms after 0 iterations");
+        // Its own CPU time, which waiting for a CPU does not add to: a
+        // calibration alone would have taken BATCH_TARGET.
+        assert!(cpu_time < BATCH_TARGET / 2, "it ran for {cpu_time:?} of CPU time");
+    }
+
     /// How far past its timeout a sample may end: the watchdog wakes at the
     /// deadline, and this leaves room for a busy test machine's scheduler.
     const LATE: Duration = Duration::from_millis(500);
@@ -330,7 +370,7 @@ mod tests {
         let cpu = affinity::choose_cpu(None).unwrap();
         let timeout = Duration::from_secs(1);
         let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
-        crate::watchdog::seam::stall_sample(1, "cpu batch");
+        crate::watchdog::seam::stall("cpu sample", 1, "cpu batch");
         let start = Instant::now();
         let mut ended = Vec::new();
         let stage = run(&plan, &mut Progress::quiet(), |_| {

@@ -9,6 +9,7 @@ use anyhow::Context;
 use super::buffer::AlignedBuf;
 use super::{ALIGN, DiskPlan};
 use crate::rng::SplitMix64;
+use crate::watchdog::Mailbox;
 
 #[cfg(target_os = "linux")]
 pub(super) const BYPASS: &str = "O_DIRECT";
@@ -97,7 +98,7 @@ fn refuse_memory_file_systems(file: &File, path: &Path) -> anyhow::Result<()> {
 }
 
 /// Creates the test file and fills it with random bytes, untimed.
-pub(super) fn prepare(plan: &DiskPlan, path: &Path) -> anyhow::Result<File> {
+pub(super) fn prepare(plan: &DiskPlan, path: &Path, mailbox: &Mailbox<u64>) -> anyhow::Result<File> {
     if !plan.file_bytes.is_multiple_of(plan.seq_block as u64)
         || !plan.seq_block.is_multiple_of(ALIGN)
         || !plan.rand_block.is_multiple_of(ALIGN)
@@ -109,6 +110,12 @@ pub(super) fn prepare(plan: &DiskPlan, path: &Path) -> anyhow::Result<File> {
     let mut buf = AlignedBuf::new(plan.seq_block);
     let mut offset = 0;
     while offset < plan.file_bytes {
+        // Abandoned (past the fill's deadline): nobody waits for the file.
+        if !mailbox.update(|filled| *filled = offset) {
+            anyhow::bail!("the fill was abandoned");
+        }
+        #[cfg(all(test, unix))]
+        crate::watchdog::seam::point("disk fill");
         rng.fill(buf.as_mut_slice());
         write_all_at(&file, buf.as_slice(), offset).with_context(|| format!("cannot fill {}", path.display()))?;
         offset += plan.seq_block as u64;

@@ -11,8 +11,9 @@
 //! (`scramble`), so no sector repeats one written before and storage that
 //! deduplicates gains nothing. Write timings include the final fdatasync.
 //! The file is removed afterwards, on failure too.
-//! Each sample runs on a thread of its own, abandoned at the sample timeout
-//! (`watchdog`), so an I/O call that hangs in the kernel cannot hang the job.
+//! The fill and each sample run on a thread of their own, abandoned at their
+//! deadline (`watchdog`), so an I/O call that hangs in the kernel cannot
+//! hang the job.
 //!
 //! Linux opens the file with O_DIRECT, macOS sets F_NOCACHE. A file system
 //! that refuses direct I/O, or that keeps files in memory (tmpfs, ramfs,
@@ -49,6 +50,12 @@ use file::{BYPASS, prepare, read_exact_at};
 /// logical block; 4 KiB covers every common device.
 pub const ALIGN: usize = 4096;
 
+/// The fill's deadline allows a sample timeout per this many MiB: 240 s
+/// for the standard profile's 1 GiB file, a disk writing at 4.3 MiB/s or
+/// more. A disk slower than that, or one call that hangs, ends the stage
+/// with a notice instead of the job at its own time limit.
+pub const FILL_MIB_PER_TIMEOUT: u32 = 256;
+
 /// What the stage needs to know.
 #[derive(Debug, Clone)]
 pub struct DiskPlan {
@@ -56,6 +63,9 @@ pub struct DiskPlan {
     pub file_bytes: u64,
     pub op_time: Duration,
     pub timeout: Duration,
+    /// How long the test file's fill may take: `timeout` for every
+    /// `FILL_MIB_PER_TIMEOUT` MiB, at least one `timeout`.
+    pub fill_timeout: Duration,
     pub seq_block: usize,
     pub rand_block: usize,
     pub dir: PathBuf,
@@ -69,6 +79,8 @@ impl DiskPlan {
             file_bytes: u64::from(params.disk_file_mib) << 20,
             op_time: Duration::from_secs(params.disk_op_seconds.into()),
             timeout: Duration::from_secs(params.sample_timeout_s.into()),
+            fill_timeout: Duration::from_secs(params.sample_timeout_s.into())
+                * params.disk_file_mib.div_ceil(FILL_MIB_PER_TIMEOUT).max(1),
             seq_block: params.disk_seq_block_kib as usize * 1024,
             rand_block: params.disk_rand_block_kib as usize * 1024,
             dir,
@@ -105,7 +117,7 @@ pub fn run(
     let file = TempFile::register(path);
     // Shared: a sample's thread that is abandoned while blocked in a call
     // keeps its own handle.
-    let prepared = prepare(plan, file.path()).map(Arc::new);
+    let prepared = prepare_watched(plan, file.path()).map(Arc::new);
     if let Err(e) = &prepared {
         let text = format!("{e:#}; the disk stage did not run");
         notices.push(Notice { stage: Name::lossy("disk"), message: Message::lossy(&text) });
@@ -181,6 +193,25 @@ impl Op {
             Op::RandRead => "4 KiB random read",
             Op::RandWrite => "4 KiB random write",
         }
+    }
+}
+
+/// Fills the test file (`file::prepare`) on a thread of its own, abandoned
+/// at `plan.fill_timeout`: the error then says how far the fill got. The
+/// abandoned thread stops writing at its next block.
+fn prepare_watched(plan: &DiskPlan, path: &std::path::Path) -> anyhow::Result<File> {
+    let deadline = Instant::now() + plan.fill_timeout;
+    let (worker_plan, worker_path) = (plan.clone(), path.to_path_buf());
+    match watchdog::run("disk fill", deadline, 0u64, move |mailbox| prepare(&worker_plan, &worker_path, mailbox)) {
+        Ok(Ended::Finished(file)) => file,
+        Ok(Ended::TimedOut(filled)) => anyhow::bail!(
+            "filling the {} MiB test file took over {:?} ({} MiB written): the disk is too slow for this profile, or a \
+             call hung",
+            plan.file_bytes >> 20,
+            plan.fill_timeout,
+            filled >> 20
+        ),
+        Err(e) => anyhow::bail!("cannot start the fill's thread: {e}"),
     }
 }
 

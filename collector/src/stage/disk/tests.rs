@@ -9,6 +9,7 @@ fn plan(dir: &Path) -> DiskPlan {
         file_bytes: 4 << 20,
         op_time: Duration::from_millis(50),
         timeout: Duration::from_secs(30),
+        fill_timeout: Duration::from_secs(30),
         seq_block: 1 << 20,
         rand_block: 4096,
         dir: dir.to_path_buf(),
@@ -206,7 +207,7 @@ fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() 
     let dir = disk_tempdir();
     let timeout = Duration::from_secs(1);
     let p = DiskPlan { samples: 3, timeout, ..plan(dir.path()) };
-    crate::watchdog::seam::stall_sample(2, "4 KiB random read");
+    crate::watchdog::seam::stall("disk sample", 2, "4 KiB random read");
     let mut ended = vec![Instant::now()];
     let out = run(&p, &mut quiet(), |_| {
         ended.push(Instant::now());
@@ -229,6 +230,41 @@ fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() 
     }
     // The stalled thread still holds the file open; its name is gone.
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A fill blocked in the kernel ends at its deadline: every sample is
+/// recorded as not run, with how far the fill got, and the stage says so.
+#[cfg(unix)]
+#[test]
+fn a_fill_blocked_in_the_kernel_ends_the_stage_on_time_with_a_notice() {
+    let dir = disk_tempdir();
+    let p = DiskPlan { fill_timeout: Duration::from_secs(1), ..plan(dir.path()) };
+    crate::watchdog::seam::stall("disk fill", 1, "disk fill");
+    let start = Instant::now();
+    let out = run(&p, &mut quiet(), |_| Ok(())).unwrap();
+    let took = start.elapsed();
+    assert!(took >= p.fill_timeout && took <= p.fill_timeout + Duration::from_millis(500), "{took:?}");
+    let why = "filling the 4 MiB test file took over 1s (0 MiB written): the disk is too slow for this profile, or a call \
+               hung";
+    assert_eq!(out.notices.len(), 1);
+    assert_eq!(out.notices[0].message.as_str(), format!("{why}; the disk stage did not run"));
+    assert_eq!(out.stage.samples.len(), 2);
+    for s in &out.stage.samples {
+        assert_eq!(s.status, Status::Error);
+        assert_eq!(s.message.as_ref().unwrap().as_str(), why);
+    }
+    // The stalled thread still holds the file open; its name is gone.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// The standard profile's fill may take a sample timeout per 256 MiB.
+#[test]
+fn the_fill_deadline_grows_with_the_file() {
+    let params = runner_bench_format::Profile::Standard.parameters();
+    let p = DiskPlan::new(&params, PathBuf::from("."), None);
+    assert_eq!(p.fill_timeout, Duration::from_secs(240));
+    let quick = DiskPlan::new(&runner_bench_format::Profile::Quick.parameters(), PathBuf::from("."), None);
+    assert_eq!(quick.fill_timeout, quick.timeout);
 }
 
 #[cfg(target_os = "linux")]
