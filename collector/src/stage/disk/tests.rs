@@ -233,7 +233,7 @@ fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() 
 }
 
 /// A fill blocked in the kernel ends at its deadline: every sample is
-/// recorded as not run, with how far the fill got, and the stage says so.
+/// recorded as an error saying how far the fill got, and a notice says so.
 #[cfg(unix)]
 #[test]
 fn a_fill_blocked_in_the_kernel_ends_the_stage_on_time_with_a_notice() {

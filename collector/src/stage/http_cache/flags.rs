@@ -145,7 +145,9 @@ impl HttpCacheArgs {
             None => Vec::new(),
         };
         let auth = match (&self.http_cache_token_env, &self.http_cache_basic_env) {
-            (Some(var), _) => Auth::Bearer(secret(var).map_err(invalid("http-cache-token-env"))?),
+            (Some(var), _) => Auth::Bearer(
+                secret(var).and_then(|token| header_safe(var, token)).map_err(invalid("http-cache-token-env"))?,
+            ),
             (None, Some(var)) => {
                 let pair = secret(var).map_err(invalid("http-cache-basic-env"))?;
                 let (user, password) = pair
@@ -178,21 +180,32 @@ impl HttpCacheArgs {
 
 /// The value of the environment variable `var`, which must be set and not
 /// empty, without one line ending at its end: a secret set from a file
-/// (`gh secret set NAME < token.txt`) often ends in one, and a header cannot
-/// carry it, so that without this every request would go out without
-/// credentials. Any other control character is refused, naming where it is.
-/// The value never appears in a message.
+/// (`gh secret set NAME < token.txt`) often ends in one, which is not part
+/// of the secret (and which a bearer token's header cannot carry, so that
+/// every request went out without credentials). The value never appears in
+/// a message.
 fn secret(var: &str) -> Result<String, String> {
     let value = match std::env::var(var) {
         Ok(v) => v,
         Err(std::env::VarError::NotPresent) => return Err(format!("the environment variable {var} is not set")),
         Err(std::env::VarError::NotUnicode(_)) => return Err(format!("the environment variable {var} is not UTF-8")),
     };
-    let value = value.strip_suffix('\n').map(|v| v.strip_suffix('\r').unwrap_or(v)).unwrap_or(&value);
+    let value = without_line_ending(&value);
     if value.is_empty() {
         return Err(format!("the environment variable {var} is empty"));
     }
-    if let Some((i, c)) = value.chars().enumerate().find(|(_, c)| c.is_control() && *c != '\t') {
+    Ok(value.to_string())
+}
+
+/// `s` without one `\n` or `\r\n` at its end.
+fn without_line_ending(s: &str) -> &str {
+    s.strip_suffix('\n').map_or(s, |v| v.strip_suffix('\r').unwrap_or(v))
+}
+
+/// `token` where an HTTP header can carry it as it is (a bearer token; basic
+/// credentials go in base64): no ASCII control character but tab.
+fn header_safe(var: &str, token: String) -> Result<String, String> {
+    if let Some((i, c)) = token.chars().enumerate().find(|(_, c)| c.is_ascii_control() && *c != '\t') {
         return Err(format!(
             "the environment variable {var} holds the control character U+{:04X} at character {}, which an HTTP \
              header cannot carry",
@@ -200,5 +213,29 @@ fn secret(var: &str) -> Result<String, String> {
             i + 1
         ));
     }
-    Ok(value.to_string())
+    Ok(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_ending_is_dropped_from_a_secret() {
+        assert_eq!(without_line_ending("token\n"), "token");
+        assert_eq!(without_line_ending("token\r\n"), "token");
+        assert_eq!(without_line_ending("user:pass\n\n"), "user:pass\n");
+        assert_eq!(without_line_ending("token\r"), "token\r");
+        assert_eq!(without_line_ending("token"), "token");
+    }
+
+    #[test]
+    fn a_bearer_token_with_a_control_character_is_refused() {
+        assert_eq!(header_safe("T", "tab\tand é".to_string()), Ok("tab\tand é".to_string()));
+        assert_eq!(
+            header_safe("T", "abc\u{7f}".to_string()).unwrap_err(),
+            "the environment variable T holds the control character U+007F at character 4, which an HTTP header \
+             cannot carry"
+        );
+    }
 }
