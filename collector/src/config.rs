@@ -129,9 +129,9 @@ fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
         if out.contains(&kind) {
             return Err(UsageError::DuplicateStage { stage: kind.name() });
         }
-        if !StageKind::AVAILABLE.contains(&kind) {
-            let available: Vec<&str> = StageKind::AVAILABLE.iter().map(|k| k.name()).collect();
-            return Err(UsageError::StageNotAvailable { stage: kind.name(), available: available.join(", ") });
+        if kind == StageKind::Cache {
+            let in_run: Vec<&str> = StageKind::IN_RUN.iter().map(|k| k.name()).collect();
+            return Err(UsageError::CacheStageNotInRun { in_run: in_run.join(", ") });
         }
         out.push(kind);
     }

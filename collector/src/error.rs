@@ -20,10 +20,10 @@ pub enum UsageError {
     #[error("--stages: `{stage}` is given twice; list each stage once")]
     DuplicateStage { stage: &'static str },
     #[error(
-        "--stages: the `{stage}` stage does not run in `collector run`: it saves in one job and restores in \
-         another, with `collector cache` (see `collector cache --help` and docs/cache.md); `run` has {available}"
+        "--stages: the `cache` stage does not run in `collector run`: it saves in one job and restores in \
+         another, with `collector cache` (see `collector cache --help` and docs/cache.md); `run` has {in_run}"
     )]
-    StageNotAvailable { stage: &'static str, available: String },
+    CacheStageNotInRun { in_run: String },
     #[error("--cpu {cpu}: this process may only run on CPUs {allowed}; pick one of those")]
     CpuNotAllowed { cpu: u32, allowed: String },
     #[error("--out {}: {reason}", path.display())]

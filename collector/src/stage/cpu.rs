@@ -121,6 +121,10 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
     let Some(mut cm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else {
         return failed(Status::Error, "CoreMark could not be initialised", in_force);
     };
+    // Abandoned during the last calibration run: no batch after it.
+    if mailbox.abandoned() {
+        return timed_out(plan, abandoned);
+    }
 
     let steal_before = steal_ticks(in_force);
     let cpu_before = cputime::thread_cpu();

@@ -21,9 +21,9 @@ pub enum StageKind {
 }
 
 impl StageKind {
-    /// The stages `collector run` can run; the cache stage runs across two
-    /// jobs, with `collector cache`.
-    pub const AVAILABLE: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
+    /// The stages `collector run` can run: all but the cache stage, which
+    /// runs across two jobs, with `collector cache`.
+    pub const IN_RUN: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
 
     /// The stages `collector run` runs when none are named: the http-cache
     /// stage needs a server to measure, so it runs only when asked for.

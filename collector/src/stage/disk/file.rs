@@ -110,8 +110,12 @@ pub(super) fn prepare(plan: &DiskPlan, path: &Path, mailbox: &Mailbox<u64>) -> a
     let mut buf = AlignedBuf::new(plan.seq_block);
     let mut offset = 0;
     while offset < plan.file_bytes {
-        // Abandoned (past the fill's deadline): nobody waits for the file.
+        // Abandoned (past the fill's deadline): nobody waits for the file,
+        // and the stage may already have removed its name, which a create
+        // that returned late has made again.
         if !mailbox.update(|filled| *filled = offset) {
+            drop(file);
+            let _ = std::fs::remove_file(path);
             anyhow::bail!("the fill was abandoned");
         }
         #[cfg(all(test, unix))]
@@ -120,6 +124,8 @@ pub(super) fn prepare(plan: &DiskPlan, path: &Path, mailbox: &Mailbox<u64>) -> a
         write_all_at(&file, buf.as_slice(), offset).with_context(|| format!("cannot fill {}", path.display()))?;
         offset += plan.seq_block as u64;
     }
+    // Every block is written: a hang in the flush reports the whole file.
+    mailbox.update(|filled| *filled = offset);
     file.sync_data().with_context(|| format!("cannot flush {}", path.display()))?;
     Ok(file)
 }

@@ -48,7 +48,7 @@ impl Auth {
     /// The `Authorization` header's value, marked sensitive (hyper then
     /// keeps it out of its debug output), or None without credentials.
     /// None too for a value that no header may carry, which the flags
-    /// refuse before a run (`flags::secret`) and so never reaches here.
+    /// refuse before a run (`flags::header_safe`) and so never reaches here.
     fn header(&self) -> Option<HeaderValue> {
         let text = match self {
             Auth::None => return None,
