@@ -148,7 +148,7 @@ baseline() { # save|restore KEY -> seconds
         split -b 64M -d -a 4 "$SCR/cache.tzst" "$SCR/block."
         sync "$SCR"/block.*
         now=$(date +%s.%N)
-        untimed=$(awk -v n="$now" -v p="$paused" -v u="$untimed" "BEGIN { print u + n - p }")
+        untimed=$(awk -v n="$now" -v p="$paused" "BEGIN { print n - p }")
         last=$(awk -v l="$last" -v n="$now" -v p="$paused" "BEGIN { printf \"%.9f\", l + n - p }")
         # Block ids: the index as 48 digits in base64, 64 characters each.
         args=() ids=()

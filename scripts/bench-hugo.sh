@@ -24,24 +24,22 @@
 # floors, the time to write each program's output and nothing else: D =
 # `cp -a` of the site's warm-up output, its pages copied and its result
 # files hard-linked (`cp -al`), as `site build` links them; E = `cp -a` of
-# Hugo's warm-up output. cp writes from one thread, the site from every
-# CPU. D ÷ Hugo is the share of Hugo's time that copying the site's files
-# alone takes: where it is over 0.2, a build meeting the time target on
-# this disk would have to write them faster than cp copies them. The
-# warm-up runs one of each of A, B and C first, uncounted. Every run
-# writes a new output folder, as a
-# clean build on Netlify or in CI does, and no output is removed before the
-# end. On ext4 without a journal (this
-# project's development VMs) the kernel does not reuse an inode for 60 s
-# after its deletion, 360 s while its inode table block is not yet written
-# back (fs/ext4/ialloc.c: recently_deleted, RECENTCY_MIN and
-# RECENTCY_DIRTY), and every file or folder created meanwhile first steps
-# over each such inode; removing the last run's output made each run
-# slower than the one before, Hugo's 20,000 inodes more than the site's
-# 11,000 (docs/benchmarks.md). For the same reason the timed runs start
-# with a `sync` and 61 s after the benchmark's own temporary site is
-# removed. Before every run `sync` writes back what earlier runs left
-# dirty (not timed). Each run is timed by
+# Hugo's warm-up output. cp writes from one thread, the site from every CPU. D ÷
+# Hugo is the share of Hugo's time that copying the site's files alone
+# takes: where it is over 0.2, a build meeting the time target on this disk
+# would have to write them faster than cp copies them. The warm-up runs one
+# of each of A, B and C first, uncounted. Every run writes a new output
+# folder, as a clean build on Netlify or in CI does, and no output is
+# removed before the end. On ext4 without a journal (this project's
+# development VMs) the kernel does not reuse an inode for 60 s after its
+# deletion, 360 s while its inode table block is not yet written back
+# (fs/ext4/ialloc.c: recently_deleted, RECENTCY_MIN and RECENTCY_DIRTY), and
+# every file or folder created meanwhile first steps over each such inode;
+# removing the last run's output made each run slower than the one before,
+# Hugo's 20,000 inodes more than the site's 11,000 (docs/benchmarks.md). For
+# the same reason the timed runs start with a `sync` and 61 s after the
+# benchmark's own temporary site is removed. Before every run `sync` writes
+# back what earlier runs left dirty (not timed). Each run is timed by
 # /usr/bin/time -f '%e %M %U %S' (wall seconds, peak resident KiB, user and
 # system CPU seconds). Prints every run with the load average, the medians,
 # site ÷ Hugo for time and peak memory (the targets: at most 0.2 each) and

@@ -14,7 +14,7 @@ mod render;
 mod view;
 
 pub(crate) use imported::published_text;
-pub use render::{REPORT_TEMPLATE, markdown_filter, render_report, render_report_with};
+pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{
     CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportView,

@@ -38,7 +38,7 @@ pub const TEMPLATES: [(&str, &str); 14] = [
     ("overview.html", include_str!("../../../templates/overview.html")),
     ("page.html", include_str!("../../../templates/page.html")),
     ("404.html", include_str!("../../../templates/404.html")),
-    ("report.md", crate::report::REPORT_TEMPLATE),
+    ("report.md", include_str!("../../../templates/report.md")),
 ];
 
 /// Loads the templates, each from `dir` where it exists there, and a key of

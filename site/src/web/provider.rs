@@ -7,7 +7,7 @@ use super::pages::{self, Common, RunnerLink, ServerLink};
 use super::plot::history::Line;
 use super::plots::group_plots;
 use crate::Run;
-use crate::report::{build_view, render_report_with};
+use crate::report::{build_view, render_report};
 
 /// One provider's page, report and plots.
 pub(super) fn provider_page(
@@ -20,7 +20,7 @@ pub(super) fn provider_page(
 ) -> anyhow::Result<Site> {
     let mut site = Site::default();
     let view = build_view(id, runs);
-    let markdown = render_report_with(tera, &view)?;
+    let markdown = render_report(tera, &view)?;
     let notes: Vec<String> = view
         .sources
         .iter()

@@ -97,9 +97,12 @@ pub fn accepted_any_profile(dir: &Path) -> Vec<Run> {
     checked.runs
 }
 
-/// A provider's report rendered from the runs.
+/// A provider's report rendered from the runs, with the repository's
+/// templates as `site build` loads them.
 pub fn render(provider: &str, runs: &[Run]) -> String {
-    site::report::render_report(&site::report::build_view(provider, runs)).unwrap()
+    let templates = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../templates"));
+    let (tera, _) = site::web::pages::templates(templates, None).unwrap();
+    site::report::render_report(&tera, &site::report::build_view(provider, runs)).unwrap()
 }
 
 /// Stops a server process when the test ends, passed or not.
