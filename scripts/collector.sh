@@ -85,9 +85,26 @@ case "$source_kind" in
   build)
     root=$(cd "$(dirname "$0")/.." && pwd)
     echo "collector.sh: building the collector from $root (profile dist, $target)"
+    # From the sources' folder, so that rustup takes their
+    # rust-toolchain.toml (the job's folder is the caller's workspace), with
+    # the target installed; on Windows a GNU host toolchain, as
+    # release-build.sh uses, so the C compiler is MinGW's GCC.
     # GITHUB_SHA is the calling workflow's commit, not these sources': without
     # it the build records the checkout's own revision.
-    env -u GITHUB_SHA cargo build --manifest-path "$root/Cargo.toml" --profile dist --locked -p collector --target "$target"
+    (
+      cd "$root"
+      if command -v rustup >/dev/null; then
+        case "$target" in
+          *-windows-*)
+            RUSTUP_TOOLCHAIN="$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)-$target"
+            export RUSTUP_TOOLCHAIN
+            rustup toolchain install "$RUSTUP_TOOLCHAIN" --profile minimal
+            ;;
+          *) rustup toolchain install && rustup target add "$target" ;;
+        esac
+      fi
+      env -u GITHUB_SHA cargo build --profile dist --locked -p collector --target "$target"
+    )
     cp "$root/target/$target/dist/collector$exe" "$dest/collector$exe"
     ;;
   *) echo "collector.sh: SOURCE must be release or build, not '$source_kind'" >&2; exit 1 ;;

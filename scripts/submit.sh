@@ -12,7 +12,7 @@ rel=${RESULT#results/}
 branch="result/${rel%.json}"
 title="results: ${rel%.json}"
 run_url="${GITHUB_SERVER_URL:-https://github.com}/${GITHUB_REPOSITORY:-OWNER/REPO}/actions/runs/${GITHUB_RUN_ID:-RUN_ID}"
-body="Result of $run_url (attempt ${GITHUB_RUN_ATTEMPT:-1}), made by the runner-bench benchmark workflow. Check its attestation with: gh attestation verify $RESULT --repo ${GITHUB_REPOSITORY:-OWNER/REPO}"
+body="Result of $run_url (attempt ${GITHUB_RUN_ATTEMPT:-1}), made by the runner-bench benchmark workflow. Check its attestation with: gh attestation verify $RESULT --repo ${GITHUB_REPOSITORY:-OWNER/REPO} --cert-identity-regex '/\.github/workflows/benchmark\.yml@' (the signer is the reusable workflow; scripts/verify-submission.sh names it)"
 
 if [ ! -f "$RESULT" ]; then
   echo "submit.sh: $RESULT does not exist" >&2

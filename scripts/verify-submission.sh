@@ -21,16 +21,23 @@ changed() { git diff --name-only --no-renames --diff-filter=AM "$BASE" HEAD -- "
 mapfile -t results < <(changed 'results/*.json' 'results/**/*.json')
 for f in "${results[@]}"; do
   repo=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("provenance",{}).get("github"); print(g["repository"] if g else "")' "$f" 2>/dev/null || true)
-  # The name goes into workflow commands: only an owner/name is accepted.
-  if ! [[ "$repo" =~ ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ ]]; then
+  # The name goes into workflow commands and the owner into a regex: only
+  # an owner/name as GitHub spells them is accepted (owners have no dots).
+  if ! [[ "$repo" =~ ^[A-Za-z0-9-]+/[A-Za-z0-9_.-]+$ ]]; then
     echo "::warning file=$f::not attested: the result names no GitHub repository that ran it"
     continue
   fi
-  if out=$(gh attestation verify "$f" --repo "$repo" --format json 2>&1); then
-    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerURI"])' 2>/dev/null || echo "an unknown workflow")
+  # The benchmark workflow is a reusable one, so the attestation's signer
+  # is its file, in upstream or in a fork in the caller's organisation, not
+  # the caller's repository: without a signer identity gh accepts only a
+  # signer in --repo itself, and refuses every real submission.
+  owner=${repo%%/*}
+  signer_re="^https://github\.com/(${upstream%%/*}|${owner})/[^/]+/\.github/workflows/benchmark\.yml@"
+  if out=$(gh attestation verify "$f" --repo "$repo" --cert-identity-regex "$signer_re" --format json 2>&1); then
+    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; c=json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]; print(c["buildSignerURI"] + " at commit " + c["buildSignerDigest"])' 2>/dev/null || echo "an unknown workflow")
     echo "::notice file=$f::attested in a run of $repo, signed by $signer"
   else
-    echo "::warning file=$f::not attested in a run of $repo"
+    echo "::warning file=$f::not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner"
   fi
 done
 

@@ -296,11 +296,17 @@ pub use imp::{PinGuard, allowed_cpus};
 
 /// The CPU to pin to: the one asked for, if the process may use it, else the
 /// lowest-numbered allowed CPU (the published reports pin to CPU 0).
-/// `None` where this OS cannot pin, so the stage runs unpinned.
+/// `None` where this OS cannot pin, so the stage runs unpinned; there a
+/// CPU asked for is an error, not silently ignored.
 pub fn choose_cpu(requested: Option<u32>) -> anyhow::Result<Option<u32>> {
     let allowed = match allowed_cpus() {
         Ok(allowed) => allowed,
-        Err(PinError::Unsupported) => return Ok(None),
+        Err(PinError::Unsupported) => {
+            return match requested {
+                Some(cpu) => Err(UsageError::CpuUnsupported { cpu }.into()),
+                None => Ok(None),
+            };
+        }
         Err(e) => return Err(e.into()),
     };
     match requested {

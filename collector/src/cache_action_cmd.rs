@@ -205,9 +205,7 @@ fn pin_and_shim(cpu: Option<u32>, dir: &Path) -> anyhow::Result<(Affinity, Optio
             Pinned::Unsupported => Affinity::Unpinned,
         },
         None => {
-            if !cfg!(target_os = "macos") {
-                notices.push("this OS has no hard CPU affinity in this collector: the action ran unpinned".into());
-            }
+            notices.push("this OS has no hard CPU affinity in this collector: the action ran unpinned".into());
             Affinity::Unpinned
         }
     };

@@ -104,7 +104,8 @@ pub struct SaveArgs {
     #[command(flatten)]
     pub identity: IdentityArgs,
 
-    /// Logical CPU to pin to (Linux) [default: the lowest allowed].
+    /// Logical CPU to pin to (Linux; on Windows a CPU of processor group 0;
+    /// macOS cannot pin) [default: the lowest allowed].
     #[arg(long)]
     pub cpu: Option<u32>,
 }
@@ -124,7 +125,8 @@ pub struct RestoreArgs {
     #[arg(long, env = "RUNNER_BENCH_CACHE_DIR")]
     pub work_dir: Option<PathBuf>,
 
-    /// Logical CPU to pin to (Linux) [default: the lowest allowed].
+    /// Logical CPU to pin to (Linux; on Windows a CPU of processor group 0;
+    /// macOS cannot pin) [default: the lowest allowed].
     #[arg(long)]
     pub cpu: Option<u32>,
 
@@ -164,10 +166,7 @@ fn pin(cpu: Option<u32>, notices: &mut Vec<Notice>) -> anyhow::Result<(Option<af
     let guard = match affinity::choose_cpu(cpu)? {
         Some(cpu) => Some(affinity::pin_process(cpu)?),
         None => {
-            if !cfg!(target_os = "macos") {
-                notices
-                    .push(notice(STAGE, "this OS has no hard CPU affinity in this collector: the stage ran unpinned"));
-            }
+            notices.push(notice(STAGE, "this OS has no hard CPU affinity in this collector: the stage ran unpinned"));
             None
         }
     };

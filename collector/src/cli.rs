@@ -99,8 +99,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub http_cache: crate::stage::http_cache::HttpCacheArgs,
 
-    /// Logical CPU to pin the measuring thread to (Linux) [default: the
-    /// lowest-numbered CPU this process may use].
+    /// Logical CPU to pin the measuring thread to (Linux; on Windows a CPU
+    /// of processor group 0; macOS cannot pin) [default: the lowest-numbered
+    /// CPU this process may use].
     #[arg(long)]
     pub cpu: Option<u32>,
 }

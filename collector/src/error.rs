@@ -26,6 +26,8 @@ pub enum UsageError {
     CacheStageNotInRun { in_run: String },
     #[error("--cpu {cpu}: this process may only run on CPUs {allowed}; pick one of those")]
     CpuNotAllowed { cpu: u32, allowed: String },
+    #[error("--cpu {cpu}: this OS cannot pin a thread to a CPU (macOS has no hard affinity); leave --cpu out")]
+    CpuUnsupported { cpu: u32 },
     #[error("--out {}: {reason}", path.display())]
     BadOutput { path: PathBuf, reason: String },
 }

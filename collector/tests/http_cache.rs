@@ -135,6 +135,36 @@ fn a_refused_upload_is_reported_and_the_run_goes_on() {
     assert_eq!(r.notices.len(), 1);
 }
 
+/// A server that takes the grid's entries but not the probe's 8 MiB one
+/// (nginx at its default upload limit) is measured without a bandwidth,
+/// and says why.
+#[test]
+fn an_upload_limit_below_the_bandwidth_entry_leaves_only_the_bandwidth_out() {
+    let nginx = Nginx::start();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector(&out, "http-cache").args(["--http-cache-url", &nginx.url("small")]).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let r = measured(&out);
+    assert_eq!(r.problems(), vec![]);
+    let why = "no bandwidth: HTTP 413 Payload Too Large on PUT";
+    let notices: Vec<(&str, &str)> = r.notices.iter().map(|n| (n.stage.as_str(), n.message.as_str())).collect();
+    assert_eq!(notices, [("http-cache", format!("{}: {why}", nginx.url("small")).as_str())]);
+    let stage = r.stages.http_cache.unwrap();
+    let observed = stage.server.observed.unwrap();
+    assert_eq!(observed.message.as_ref().map(|m| m.as_str()), Some(why));
+    assert_eq!((observed.bandwidth_mbps, observed.bandwidth_bytes), (None, None));
+    assert!(observed.rtt_ms.is_some());
+    let params = Profile::Quick.parameters();
+    assert_eq!(stage.runs.len(), params.http_cache_value_bytes.len() * params.http_cache_connections.len());
+    for run in &stage.runs {
+        for phase in [&run.put, &run.get] {
+            assert_eq!((phase.status, phase.succeeded), (Status::Ok, params.http_cache_entries), "{run:?}");
+        }
+    }
+    site_check_passes(dir.path(), &out);
+}
+
 #[test]
 fn the_stage_needs_a_url_and_a_set_credential_variable() {
     let dir = tempfile::tempdir().unwrap();

@@ -165,6 +165,17 @@ fn hidden(c: char) -> Option<&'static str> {
         '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}' | '\u{00AD}' => {
             Some("a zero-width or invisible character")
         }
+        // Format characters that show nothing where a name is shown:
+        // the interlinear annotation marks, Egyptian and shorthand format
+        // controls, and musical beam and slur controls.
+        '\u{FFF9}'..='\u{FFFB}'
+        | '\u{13430}'..='\u{1343F}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{034F}'
+        | '\u{17B4}'
+        | '\u{17B5}' => Some("an invisible format character"),
+        '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' => Some("a Hangul filler, which is shown as blank"),
         '\u{2028}' | '\u{2029}' => Some("a line or paragraph separator"),
         '\u{E0000}'..='\u{E007F}' => Some("an invisible tag character"),
         _ => None,
@@ -204,12 +215,11 @@ impl<const MAX: usize> JsonSchema for Text<MAX> {
     }
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         // The characters `Text::new` refuses, for an editor to flag
-        // (ECMA-262 regex; the tag characters and noncharacters beyond
-        // U+FFFF are left out).
+        // (ECMA-262 regex; the characters beyond U+FFFF are left out).
         json_schema!({
             "type": "string",
             "maxLength": MAX,
-            "pattern": "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u00AD\\u061C\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\uFDD0-\\uFDEF\\uFEFF\\uFFFE\\uFFFF]*$"
+            "pattern": "^[^\\u0000-\\u0008\\u000B-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFDD0-\\uFDEF\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\uFFFE\\uFFFF]*$"
         })
     }
 }
@@ -616,6 +626,13 @@ mod tests {
             "text contains U+2028, a line or paragraph separator; displayed text must show what it says"
         );
         assert_eq!(Text::<9>::lossy("a\u{2066}b\u{FEFF}").as_str(), "a b ");
+        assert_eq!(
+            Text::<20>::new("ubi\u{3164}").unwrap_err(),
+            "text contains U+3164, a Hangul filler, which is shown as blank; displayed text must show what it says"
+        );
+        for c in ['\u{034F}', '\u{115F}', '\u{17B5}', '\u{FFA0}', '\u{FFFA}', '\u{13430}', '\u{1BCA3}', '\u{1D173}'] {
+            assert!(Text::<9>::new(format!("a{c}")).is_err(), "U+{:04X} accepted", c as u32);
+        }
         assert_eq!(
             Text::<20>::new("Example\u{FFFE}").unwrap_err(),
             "text contains U+FFFE, a Unicode noncharacter, which is not for interchange (XML, the site's feed and \

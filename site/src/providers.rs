@@ -163,8 +163,12 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
     })?;
     let mut errors = Vec::new();
     let mut bad = |field: String, reason: String| errors.push(error(file, field, reason));
-    if p.name.trim().is_empty() || p.name.chars().any(crate::escape::is_escaped) || p.name.len() > 100 {
-        bad("name".into(), "must be 1 to 100 characters of text without control characters".into());
+    // The rules of a name in a result file (no control, hidden or
+    // reordering character), at most 100 characters.
+    match runner_bench_format::Text::<100>::new(p.name.clone()) {
+        _ if p.name.trim().is_empty() => bad("name".into(), "must be 1 to 100 characters of text; it is empty".into()),
+        Err(why) => bad("name".into(), format!("must be 1 to 100 characters of text: {why}")),
+        Ok(_) => {}
     }
     if let Some(site) = &p.site
         && !is_https(site)
@@ -475,7 +479,7 @@ mod tests {
                  read_on = \"1 Nov 2026\" }\n"
             ),
             [
-                "content/providers/example.toml: name: must be 1 to 100 characters of text without control characters",
+                "content/providers/example.toml: name: must be 1 to 100 characters of text; it is empty",
                 "content/providers/example.toml: site: must be an https:// address, found \"http://x\"",
                 "content/providers/example.toml: runners.example-linux-x64.vcpu: must be at least 1",
                 "content/providers/example.toml: runners.example-linux-x64.memory_gib: must be a number of GiB above 0",
@@ -505,6 +509,29 @@ mod tests {
         assert_eq!(
             errors("name = \"X\"\nsite = \"https://x\\u001b[31m\"\n"),
             ["content/providers/example.toml: site: must be an https:// address, found \"https://x\\u{1b}[31m\""]
+        );
+    }
+
+    #[test]
+    fn a_name_follows_the_rules_of_a_name_in_a_result() {
+        assert_eq!(
+            errors("name = \"Acme\\u200b\"\n"),
+            ["content/providers/example.toml: name: must be 1 to 100 characters of text: text contains U+200B, a \
+                 zero-width or invisible character; displayed text must show what it says"]
+        );
+        assert_eq!(
+            errors("name = \"\\u3164\"\n"),
+            ["content/providers/example.toml: name: must be 1 to 100 characters of text: text contains U+3164, a \
+                 Hangul filler, which is shown as blank; displayed text must show what it says"]
+        );
+        // Characters, not bytes: 100 two-byte letters are a name.
+        assert!(
+            parse("content/providers/example.toml", "example", &format!("name = \"{}\"\n", "é".repeat(100))).is_ok()
+        );
+        assert_eq!(
+            errors(&format!("name = \"{}\"\n", "é".repeat(101))),
+            ["content/providers/example.toml: name: must be 1 to 100 characters of text: text is 101 characters \
+                 long; at most 100 are allowed"]
         );
     }
 }

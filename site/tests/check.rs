@@ -437,6 +437,22 @@ fn exclusions_must_name_a_result_and_a_reason() {
             (file, "exclude[1].reason".to_string(), "must say why the result is excluded".to_string()),
         ]
     );
+    // A reason is shown beside the result: text that hides or reorders
+    // what is shown is refused, as in a result file's message.
+    exclusions(
+        dir.path(),
+        "[[exclude]]\nfile = \"example/example-linux-x64/2026-11-29-18342215517-1.json\"\nreason = \"ok\\u202Exx\"\n",
+    );
+    let got: Vec<(String, String)> = check(dir.path()).problems.into_iter().map(|p| (p.field, p.reason)).collect();
+    assert_eq!(
+        got,
+        [(
+            "exclude[0].reason".to_string(),
+            "text contains U+202E, a bidirectional embedding, override or isolate; displayed text must show what it \
+             says"
+                .to_string()
+        )]
+    );
 }
 
 #[test]

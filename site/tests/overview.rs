@@ -212,6 +212,21 @@ fn a_bad_provider_file_fails_the_build_and_the_check() {
     );
 }
 
+/// A key of a submitted file with line breaks in it cannot add lines of
+/// its own to the build's error.
+#[test]
+fn a_provider_files_line_breaks_stay_in_its_error_line() {
+    let content = content(&[("starsling", "name = \"StarSling\"\n\"x\\r\\n0 files accepted\" = 1\n")]);
+    let file = content.path().join("providers/starsling.toml").display().to_string();
+    let out = tempfile::tempdir().unwrap();
+    let err = build(content.path(), out.path()).unwrap_err().to_string();
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.starts_with(&format!("the provider files have problems:\n{file}: x\\r\\n0 files accepted: unknown field")),
+        "{err}"
+    );
+}
+
 #[test]
 fn check_warns_of_a_provider_or_label_without_results() {
     let content = content(&[

@@ -63,7 +63,7 @@ impl Nginx {
             .find(|p| p.is_file())
             .unwrap_or_else(|| panic!("nginx is not installed; {NGINX}"));
         let dir = tempfile::tempdir().expect("a temporary folder");
-        for sub in ["root/cache", "root/readonly"] {
+        for sub in ["root/cache", "root/readonly", "root/small"] {
             fs::create_dir_all(dir.path().join(sub)).expect("the server's folders");
         }
         if tls {
@@ -110,7 +110,8 @@ impl Nginx {
         panic!("nginx did not start: {last_error}");
     }
 
-    /// The URL of a folder: `cache` (takes PUTs) or `readonly`.
+    /// The URL of a folder: `cache` (takes PUTs), `small` (takes PUTs of
+    /// at most 1 MiB) or `readonly`.
     pub(crate) fn url(&self, folder: &str) -> String {
         let scheme = if self.tls { "https" } else { "http" };
         format!("{scheme}://127.0.0.1:{}/{folder}/", self.port)
@@ -157,6 +158,13 @@ http {
             dav_access user:rw group:r all:r;
         }
         location /readonly/ {
+        }
+        # nginx's default limit on an upload, which many servers keep.
+        location /small/ {
+            client_max_body_size 1m;
+            dav_methods PUT;
+            create_full_put_path on;
+            dav_access user:rw group:r all:r;
         }
     }
 }

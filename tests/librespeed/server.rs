@@ -118,7 +118,7 @@ impl Server {
         }
     }
 
-    /// The URL of a backend folder (`backend`, `slow`, `broken`,
+    /// The URL of a backend folder (`backend`, `slow`, `broken`, `generous`,
     /// `forbidden`, `closing`), over HTTPS or plain HTTP.
     pub(crate) fn url(&self, https: bool, backend: &str) -> String {
         match https {

@@ -50,7 +50,8 @@ fn machine(c: &mut Collector, file: &str, m: &MeasuredResult) {
         c.push(file, "$.machine.logical_cpus", "0 logical CPUs; the machine that ran the collector has at least one");
     }
     // The collector reads physical memory on Linux (/proc/meminfo) and
-    // Windows (GlobalMemoryStatusEx); on macOS it does not yet, and writes 0.
+    // Windows (GlobalMemoryStatusEx); on macOS collectors before 0.2.0 wrote
+    // 0 (this one reads `sysctl hw.memsize`), so 0 passes there.
     if m.machine.memory_bytes == 0 && m.machine.os != Os::Macos {
         c.push(
             file,

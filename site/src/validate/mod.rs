@@ -467,8 +467,12 @@ fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
                 } else if !known {
                     c.push(&file, format!("exclude[{i}].file"), format!("no result file {} in this folder", e.file));
                 }
+                // Shown on the site and in the reports beside the result: the
+                // rules of a message in a result file.
                 if e.reason.trim().is_empty() {
                     c.push(&file, format!("exclude[{i}].reason"), "must say why the result is excluded");
+                } else if let Err(why) = runner_bench_format::Message::new(e.reason.clone()) {
+                    c.push(&file, format!("exclude[{i}].reason"), why);
                 }
                 if entries[..i].iter().any(|o| o.file == e.file) {
                     c.push(&file, format!("exclude[{i}].file"), format!("{} is excluded twice", e.file));

@@ -195,7 +195,7 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
 /// reports' rounding. The least: one sample at each end and the rest at
 /// the mean give a deviation of (max − min) ÷ √(2n), over a mean of at
 /// most max. The most: no deviation exceeds half the range, over a mean of
-/// at least min.
+/// at least min; and with any minimum, √(n − 1) (one value above zero).
 fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) {
     let (min, max, v) = (a.min.get(), a.max.get(), a.variation_pct.get());
     if n < 2 || min > max {
@@ -213,6 +213,17 @@ fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) 
                 min = Num(min),
                 max = Num(max)
             ),
+        );
+        return;
+    }
+    // Whatever the minimum: the population variation of n values that are
+    // not negative is largest with one value above zero, √(n − 1).
+    let ceiling = f64::from(n - 1).sqrt() * 100.0;
+    if v - HALF_CENTI > ceiling {
+        c.push(
+            file,
+            format!("{field}.variation_pct"),
+            format!("{v}% is more than any {n} samples can vary (at most {ceiling:.2}%)", v = Num(v)),
         );
         return;
     }

@@ -277,7 +277,10 @@ pub fn build_cached(
     // `site check` reports it.
     let providers = crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR));
     if !providers.errors.is_empty() {
-        let lines: Vec<String> = providers.errors.iter().map(ToString::to_string).collect();
+        // Each error on one line: the text of a submitted file (a key, a
+        // value) may hold line breaks, which the top-level error keeps.
+        let lines: Vec<String> =
+            providers.errors.iter().map(|e| crate::escape::text(&e.to_string()).into_owned()).collect();
         anyhow::bail!("the provider files have problems:\n{}", lines.join("\n"));
     }
     let (tera, templates_key) = pages::templates(&opts.templates, memo.as_deref_mut().map(|m| &mut m.templates))?;

@@ -155,7 +155,7 @@ fn base_pages_notice(stage: &DiskStage) -> Option<String> {
     Some(format!(
         "the I/O buffer of {of} of {} disk samples was in {base} KiB pages: the kernel gave it no transparent \
          huge page (they are set to `never` or not built, the huge page is over 32 MiB, or none was free); \
-         their 1 MiB figures depend on where the kernel placed those pages, and the site compares them \
+         their sequential figures depend on where the kernel placed those pages, and the site compares them \
          only with results measured the same way",
         stage.samples.len()
     ))
@@ -186,13 +186,28 @@ enum Op {
 impl Op {
     const ALL: [Op; 4] = [Op::SeqRead, Op::SeqWrite, Op::RandRead, Op::RandWrite];
 
-    fn label(self) -> &'static str {
+    /// The block it moves, in bytes, as the plan sets it.
+    fn block(self, plan: &DiskPlan) -> usize {
         match self {
-            Op::SeqRead => "1 MiB sequential read",
-            Op::SeqWrite => "1 MiB sequential write",
-            Op::RandRead => "4 KiB random read",
-            Op::RandWrite => "4 KiB random write",
+            Op::SeqRead | Op::SeqWrite => plan.seq_block,
+            Op::RandRead | Op::RandWrite => plan.rand_block,
         }
+    }
+
+    /// `1 MiB sequential read`, with the plan's block size.
+    fn label(self, plan: &DiskPlan) -> String {
+        let block = self.block(plan);
+        let size = match block % (1 << 20) {
+            0 => format!("{} MiB", block >> 20),
+            _ => format!("{} KiB", block >> 10),
+        };
+        let what = match self {
+            Op::SeqRead => "sequential read",
+            Op::SeqWrite => "sequential write",
+            Op::RandRead => "random read",
+            Op::RandWrite => "random write",
+        };
+        format!("{size} {what}")
     }
 }
 
@@ -291,7 +306,7 @@ fn measure_on_this_thread(
             Err(Stop::Io(e)) => {
                 let mut sample = had.sample;
                 sample.status = Status::Error;
-                sample.message = Some(Message::lossy(&format!("{}: {e}", op.label())));
+                sample.message = Some(Message::lossy(&format!("{}: {e}", op.label(plan))));
                 return sample;
             }
         }
@@ -301,7 +316,7 @@ fn measure_on_this_thread(
 
 /// A sample past its deadline keeps the operations it finished.
 fn timed_out(plan: &DiskPlan, had: Reported) -> DiskSample {
-    let msg = format!("sample exceeded {:?} during the {}", plan.timeout, had.op.label());
+    let msg = format!("sample exceeded {:?} during the {}", plan.timeout, had.op.label(plan));
     DiskSample { status: Status::Timeout, message: Some(Message::lossy(&msg)), ..had.sample }
 }
 
@@ -314,10 +329,7 @@ fn run_op(
     deadline: Instant,
     mailbox: &Mailbox<Reported>,
 ) -> Result<DiskOp, Stop> {
-    let block = match op {
-        Op::SeqRead | Op::SeqWrite => plan.seq_block,
-        Op::RandRead | Op::RandWrite => plan.rand_block,
-    };
+    let block = op.block(plan);
     let blocks = plan.file_bytes / block as u64;
     // Each sample and operation has its own seed: the same across runners.
     let mut rng = SplitMix64::new(sample_no << 8 | op as u64);
@@ -344,7 +356,7 @@ fn run_op(
             scramble(buf, &mut contents);
         }
         #[cfg(all(test, unix))]
-        crate::watchdog::seam::point(op.label());
+        crate::watchdog::seam::point(&op.label(plan));
         let t = Instant::now();
         let io = match op {
             Op::SeqRead | Op::RandRead => read_exact_at(file, buf, offset),

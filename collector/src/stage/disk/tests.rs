@@ -91,7 +91,7 @@ fn samples_in_base_pages_get_a_notice_on_linux() {
     stage.samples = vec![sample(Some(2048)), sample(Some(4)), sample(None)];
     let expected = "the I/O buffer of 1 of 3 disk samples was in 4 KiB pages: the kernel gave it no transparent \
         huge page (they are set to `never` or not built, the huge page is over 32 MiB, or none was free); their \
-        1 MiB figures depend on where the kernel placed those pages, and the site compares them only with results \
+        sequential figures depend on where the kernel placed those pages, and the site compares them only with results \
         measured the same way";
     assert_eq!(base_pages_notice(&stage).as_deref(), cfg!(target_os = "linux").then_some(expected));
     stage.samples = vec![sample(Some(2048)), sample(None)];

@@ -9,7 +9,8 @@
 //! the key up and answers 404 with no body, a round trip through the
 //! server as every cache request makes one. An authentication failure, a
 //! refused connection or a server that does not take PUTs there ends the
-//! probe with an error, and the stage then runs no cell.
+//! probe with an error, and the stage then runs no cell; any other failure
+//! of the bandwidth entry leaves the bandwidth unmeasured, with the reason.
 
 use std::time::{Duration, Instant};
 
@@ -69,8 +70,17 @@ pub async fn probe(target: &Target, connector: &Connector, rng: &mut SplitMix64)
             return Probe { observed, fatal: None };
         }
     };
-    if let Err(why) = store(connector, client, &entry).await {
-        return Probe { observed, fatal: Some(why) };
+    match store(connector, client, &entry).await {
+        Ok(()) => {}
+        Err(Refused::Stage(why)) => return Probe { observed, fatal: Some(why) },
+        // The grid's entries are far smaller than the bandwidth entry: a
+        // server that takes uploads there but not this one (nginx answers
+        // 413 over its default `client_max_body_size` of 1 MiB) is still
+        // measured, without a bandwidth.
+        Err(Refused::Entry(why)) => {
+            observed.message = Some(Message::lossy(&format!("no bandwidth: {why}")));
+            return Probe { observed, fatal: None };
+        }
     }
     match timed_get(connector, client, &entry).await {
         Ok(seconds) if seconds > Duration::ZERO => {
@@ -125,15 +135,27 @@ async fn zero_byte(connector: &Connector, client: &mut Connection, key: &str) ->
     Ok(version)
 }
 
-async fn store(connector: &Connector, client: &mut Connection, entry: &Entry) -> Result<(), String> {
+/// Why the probe's PUT failed, and whether that ends the stage.
+enum Refused {
+    /// The server refuses the credentials (401, 403) or takes no uploads
+    /// at the URL (404, 405, 501): no cell could succeed.
+    Stage(String),
+    /// Any other failure of this one large entry: another status (413 for
+    /// its size, 5xx) or a connection the server closed during its body,
+    /// after the zero-byte requests had been answered.
+    Entry(String),
+}
+
+async fn store(connector: &Connector, client: &mut Connection, entry: &Entry) -> Result<(), Refused> {
     let request = connector.requests.put(&entry.key, entry.body.clone());
-    let response = client.send(connector, request).await.map_err(send_error)?;
+    let response = client.send(connector, request).await.map_err(|e| Refused::Entry(send_error(e)))?;
     let status = response.status();
     let _ = client::drain(response.into_body()).await;
-    if !status.is_success() {
-        return Err(status_error(Phase::Put, status));
+    match status.as_u16() {
+        _ if status.is_success() => Ok(()),
+        401 | 403 | 404 | 405 | 501 => Err(Refused::Stage(status_error(Phase::Put, status))),
+        _ => Err(Refused::Entry(status_error(Phase::Put, status))),
     }
-    Ok(())
 }
 
 async fn timed_get(connector: &Connector, client: &mut Connection, entry: &Entry) -> Result<Duration, String> {

@@ -197,6 +197,23 @@ fn a_slow_server_trips_the_timeout() {
     assert_eq!((sample.status, sample.bytes), (Status::Timeout, 0), "{:?}", sample.message);
 }
 
+/// A server that sends more than was asked for fails the sample, which
+/// records no more bytes than its transfer's (what `site check` allows).
+#[test]
+fn a_server_sending_too_much_is_an_error_that_counts_only_what_was_asked() {
+    let server = Server::start();
+    let plan = plan(&server, false, "generous", 4, 4);
+    let sample = transfers().transfer(&plan, Direction::Download);
+    assert_eq!(
+        (sample.status, sample.bytes, sample.message.as_ref().map(Message::as_str)),
+        (
+            Status::Error,
+            4 * MIB,
+            Some("request 1 of 1 failed: garbage.php sent more than the 4194304 bytes of ckSize=4")
+        )
+    );
+}
+
 #[test]
 fn a_server_closing_mid_transfer_is_an_error_with_the_bytes_moved() {
     let server = Server::start();

@@ -153,14 +153,20 @@ async fn requests(
             }
             Some(_) => {}
         }
+        let want = u64::from(mib) * MIB;
         let mut got = 0u64;
         while let Some(chunk) = response.chunk().await.map_err(|e| chain(&e.without_url()))? {
-            got += chunk.len() as u64;
+            let n = chunk.len() as u64;
             if direction == Direction::Download {
-                moved.bytes += chunk.len() as u64;
+                // What was asked for, never more: a sample records at most
+                // its transfer's bytes, as `site check` holds it to.
+                moved.bytes += n.min(want.saturating_sub(got));
+                if got + n > want {
+                    return Err(format!("garbage.php sent more than the {want} bytes of ckSize={mib}"));
+                }
             }
+            got += n;
         }
-        let want = u64::from(mib) * MIB;
         match direction {
             Direction::Download if got != want => {
                 return Err(format!("garbage.php sent {got} bytes for ckSize={mib}; {want} expected"));
