@@ -34,8 +34,15 @@ for f in "${results[@]}"; do
   owner=${repo%%/*}
   signer_re="^https://github\.com/(${upstream%%/*}|${owner})/[^/]+/\.github/workflows/benchmark\.yml@"
   if out=$(gh attestation verify "$f" --repo "$repo" --cert-identity-regex "$signer_re" --format json 2>&1); then
-    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; c=json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]; print(c["buildSignerURI"] + " at commit " + c["buildSignerDigest"])' 2>/dev/null || echo "an unknown workflow")
-    echo "::notice file=$f::attested in a run of $repo, signed by $signer"
+    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerURI"])' 2>/dev/null || echo "an unknown workflow")
+    digest=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerDigest"])' 2>/dev/null || true)
+    # A fork's workflow is upstream's only at a commit of upstream's
+    # history (this job checks out the whole history).
+    if [[ "$digest" =~ ^[0-9a-f]{40}$ ]] && git merge-base --is-ancestor "$digest" HEAD 2>/dev/null; then
+      echo "::notice file=$f::attested in a run of $repo, signed by $signer at upstream commit $digest"
+    else
+      echo "::warning file=$f::attested in a run of $repo, signed by $signer at commit ${digest:-unknown}, which is not in upstream's history: check that workflow before merging"
+    fi
   else
     echo "::warning file=$f::not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner"
   fi
