@@ -41,6 +41,11 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
         }
     }
     let mut merged = merge(parts)?;
+    // Each part passed its checks; the merge must too (a backend or a pair
+    // two parts give differently).
+    if let Some(p) = merged.problems().first() {
+        bail!("the merged result: {}: {}", p.field, p.reason);
+    }
     record_jobs(&mut merged, jobs);
     for text in &args.notices {
         merged.notices.push(Notice { stage: Name::lossy("workflow"), message: Message::lossy(text) });
@@ -59,8 +64,11 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     let writer = ResultWriter::create(&out)?;
     writer.write(&to_json(&merged)).context("cannot write the merged result")?;
     eprintln!("wrote {}", out.display());
-    crate::summary::append_to_step_summary(&merged)?;
+    // The workflow needs the path; the summary is only a view of the file.
     crate::summary::append_to_github_file("GITHUB_OUTPUT", &format!("path={}\n", out.display()))?;
+    if let Err(e) = crate::summary::append_to_step_summary(&merged) {
+        eprintln!("warning: {e:#}");
+    }
     Ok(())
 }
 
@@ -221,13 +229,35 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
                     bail!("{name}: its cache payload differs from {first_name}'s; every trial must use the same bytes");
                 }
                 for b in theirs.backends {
-                    if !mine.backends.iter().any(|m| m.id == b.id) {
-                        mine.backends.push(b);
+                    match mine.backends.iter().find(|m| m.id == b.id) {
+                        None => mine.backends.push(b),
+                        Some(m) if m.kind != b.kind => bail!(
+                            "{name}: cache backend {} is {} here but {} in an earlier part; one run's parts name \
+                             one backend by one id",
+                            b.id,
+                            b.kind.name(),
+                            m.kind.name()
+                        ),
+                        Some(_) => {}
                     }
                 }
                 // The save job's part has a pair without its restore; the
                 // restore job's part has the same pair complete: keep that.
                 for pair in theirs.pairs {
+                    if let Some(p) = mine
+                        .pairs
+                        .iter()
+                        .find(|p| p.trial == pair.trial && p.backend == pair.backend && p.key != pair.key)
+                    {
+                        bail!(
+                            "{name}: trial {} of cache backend {} has key {} here but {} in an earlier part; a run \
+                             saves each trial to each backend once",
+                            pair.trial,
+                            pair.backend,
+                            pair.key,
+                            p.key
+                        );
+                    }
                     let same = |p: &runner_bench_format::measured::CachePair| {
                         p.trial == pair.trial && p.backend == pair.backend && p.key == pair.key
                     };

@@ -542,6 +542,7 @@ fn record_save(
     )?;
     let writer = ResultWriter::create(&args.out)?;
     let handoff_writer = ResultWriter::create(&args.handoff).map_err(|e| anyhow::anyhow!("--handoff: {e}"))?;
+    handoff_writer.distinct_from(&writer, "handoff")?;
     let t = transfer(&state, seconds, &report.outcome, None);
     let mut result = load_or_new(&args.out, &ctx.provider, &ctx.runner, &ctx.profile, &ctx.manifest, &state)?;
     let stage = result.stages.cache.as_mut().expect("load_or_new gives a cache stage");

@@ -216,6 +216,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     }
     let writer = ResultWriter::create(&args.out)?;
     let handoff_writer = ResultWriter::create(&args.handoff).map_err(|e| anyhow::anyhow!("--handoff: {e}"))?;
+    handoff_writer.distinct_from(&writer, "handoff")?;
     let ordered = cache::order(&specs, args.trial);
     let mut notices = Vec::new();
     let (_pin, affinity) = pin(args.cpu, &mut notices)?;
@@ -378,9 +379,12 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         } else {
             let r = cache::restore(backend, &pair.key, &pair.version, &target, &scratch, &instance, affinity);
             let (sha256, problem) = if r.transfer.status == Status::Ok {
-                match payload::verify(&target.join(payload::DIR_NAME), &h.payload)? {
-                    None => (DigestCheck::Match, None),
-                    Some(why) => (DigestCheck::Mismatch, Some(why)),
+                // A restored file that cannot be read is this pair's failure;
+                // the pairs after it are still restored and recorded.
+                match payload::verify(&target.join(payload::DIR_NAME), &h.payload) {
+                    Ok(None) => (DigestCheck::Match, None),
+                    Ok(Some(why)) => (DigestCheck::Mismatch, Some(why)),
+                    Err(e) => (DigestCheck::Mismatch, Some(format!("cannot read the restored payload: {e}"))),
                 }
             } else {
                 (DigestCheck::NotChecked, None)

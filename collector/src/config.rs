@@ -1,6 +1,6 @@
 //! `RunArgs` → `RunConfig`: everything checked before anything is measured.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use runner_bench_format::{Parameters, Profile, Provider, Runner};
 
@@ -37,7 +37,17 @@ pub fn folder_or_temp(flag: &'static str, dir: Option<PathBuf>) -> Result<PathBu
             reason: format!("{} is not a folder; create it or choose another", dir.display()),
         }),
         Some(dir) => Ok(dir),
-        None => Ok(std::env::var_os("RUNNER_TEMP").map(PathBuf::from).unwrap_or_else(std::env::temp_dir)),
+        None => match std::env::var_os("RUNNER_TEMP").filter(|v| !v.is_empty()) {
+            Some(dir) if !Path::new(&dir).is_dir() => Err(UsageError::InvalidValue {
+                flag,
+                reason: format!(
+                    "RUNNER_TEMP, its default, is {}, which is not a folder; set --{flag} or fix RUNNER_TEMP",
+                    Path::new(&dir).display()
+                ),
+            }),
+            Some(dir) => Ok(PathBuf::from(dir)),
+            None => Ok(std::env::temp_dir()),
+        },
     }
 }
 

@@ -20,8 +20,18 @@ impl ResultWriter {
     /// Fails now, with a usage error, if the file could not be written later.
     pub fn create(path: &Path) -> Result<Self, UsageError> {
         let bad = |reason: String| UsageError::BadOutput { path: path.to_path_buf(), reason };
-        if path.is_dir() {
-            return Err(bad("is a folder; give a file path such as result.json".into()));
+        // Not following a link: the rename that writes the file would
+        // replace the link itself, or a device or pipe, with the result.
+        match fs::symlink_metadata(path) {
+            Ok(m) if m.is_dir() => return Err(bad("is a folder; give a file path such as result.json".into())),
+            Ok(m) if !m.is_file() => {
+                return Err(bad(
+                    "is not a regular file (a link, a device or a pipe), which writing the result would replace; \
+                     give the path of a file, or of none yet"
+                        .into(),
+                ));
+            }
+            _ => {}
         }
         let Some(name) = path.file_name() else {
             return Err(bad("has no file name; give a file path such as result.json".into()));
@@ -45,20 +55,44 @@ impl ResultWriter {
         &self.path
     }
 
+    /// Refuses a second writer of the same file (`flag` names its flag):
+    /// the later write would replace the first file's content.
+    pub fn distinct_from(&self, other: &ResultWriter, flag: &'static str) -> Result<(), UsageError> {
+        let canonical = |w: &ResultWriter| {
+            let dir = w.temp.parent().and_then(|d| d.canonicalize().ok());
+            dir.zip(w.path.file_name()).map(|(d, n)| d.join(n))
+        };
+        if canonical(self).is_some_and(|a| Some(a) == canonical(other)) {
+            return Err(UsageError::InvalidValue {
+                flag,
+                reason: format!("{} is also the --out file; give each file its own path", self.path.display()),
+            });
+        }
+        Ok(())
+    }
+
     /// Stamps the result's end time and replaces the file with it.
     pub fn write_result(&self, result: &mut runner_bench_format::MeasuredResult) -> anyhow::Result<()> {
         result.provenance.finished_at = runner_bench_format::Timestamp::now();
         self.write(&runner_bench_format::to_json(result))
     }
 
-    /// Replaces the file with `bytes`, atomically.
+    /// Replaces the file with `bytes`, atomically; a failed write leaves
+    /// the last complete file and no temporary one.
     pub fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
-        let mut file = File::create(&self.temp).with_context(|| format!("cannot create {}", self.temp.display()))?;
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write {}", self.temp.display()))?;
-        fs::rename(&self.temp, &self.path)
-            .with_context(|| format!("cannot move {} to {}", self.temp.display(), self.path.display()))
+        let written = (|| {
+            let mut file =
+                File::create(&self.temp).with_context(|| format!("cannot create {}", self.temp.display()))?;
+            file.write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("cannot write {}", self.temp.display()))?;
+            fs::rename(&self.temp, &self.path)
+                .with_context(|| format!("cannot move {} to {}", self.temp.display(), self.path.display()))
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&self.temp);
+        }
+        written
     }
 }
 
@@ -82,6 +116,36 @@ mod tests {
             ResultWriter::create(dir.path()).err().unwrap().to_string(),
             format!("--out {}: is a folder; give a file path such as result.json", dir.path().display())
         );
+        #[cfg(unix)]
+        {
+            let link = dir.path().join("link.json");
+            std::os::unix::fs::symlink(dir.path().join("target.json"), &link).unwrap();
+            for path in [link.as_path(), Path::new("/dev/null")] {
+                assert_eq!(
+                    ResultWriter::create(path).err().unwrap().to_string(),
+                    format!(
+                        "--out {}: is not a regular file (a link, a device or a pipe), which writing the result \
+                         would replace; give the path of a file, or of none yet",
+                        path.display()
+                    )
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_last_file_and_no_temporary_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let w = ResultWriter::create(&path).unwrap();
+        w.write(b"measured").unwrap();
+        // The rename fails: a folder now stands where the file goes.
+        fs::remove_file(&path).unwrap();
+        fs::create_dir(&path).unwrap();
+        fs::write(path.join("x"), b"").unwrap();
+        assert!(w.write(b"more").is_err());
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, [std::ffi::OsString::from("r.json")], "no temporary file is left behind");
     }
 
     #[test]

@@ -138,7 +138,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let path = journal.path();
     drop(journal);
     progress.note(&format!("wrote {}", path.display()));
-    summary::append_to_step_summary(&result)?;
+    // The job summary is a view of the file just written: failing to add
+    // to it is no failure of the run.
+    if let Err(e) = summary::append_to_step_summary(&result) {
+        progress.note(&format!("warning: {e:#}"));
+    }
     // The file is written either way; a stage with nothing to score is a
     // failed run for the job that ran it.
     let empty = stages_without_completed_sample(&result.stages);

@@ -211,6 +211,61 @@ fn restore_refuses_the_instance_that_saved() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("refused in GitHub Actions"));
 }
 
+/// A hand-off file is read checked: a key that is no single name (a
+/// volume's entry is the folder of that name, which the restore removes)
+/// and a trial outside the profile are refused before anything is measured.
+#[test]
+fn a_handoff_with_a_key_outside_the_volume_or_a_bad_trial_is_refused() {
+    let job = Job::new(None);
+    ok(&job.save(1, &[job.vol("vol")]));
+    let victim = job.path("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep.txt"), b"kept").unwrap();
+    let handoff = job.path("handoff.json").display().to_string();
+    job.set_key("vol", "../victim");
+    let out = job.restore(Some("other"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: {handoff}: pairs[0].key \"../victim\" is not a key this collector makes (runner-bench-…, of \
+             letters, digits, dots, dashes and underscores): a volume's entry is the folder of that name, and the \
+             restore removes it\n"
+        )
+    );
+    assert!(victim.join("keep.txt").exists());
+    assert!(!job.path("restore.json").exists());
+
+    ok(&job.save(1, &[job.vol("vol")]));
+    let mut h = job.handoff();
+    h["trial"] = serde_json::json!(0);
+    std::fs::write(job.path("handoff.json"), serde_json::to_vec(&h).unwrap()).unwrap();
+    let out = job.restore(Some("other"));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("error: {handoff}: trial: trial 0 is outside 1 to 3\n"));
+    assert!(!job.path("restore.json").exists());
+}
+
+#[test]
+fn the_handoff_file_cannot_be_the_result_file() {
+    let job = Job::new(None);
+    let out = job
+        .collector()
+        .args(["cache", "save", "--profile", "quick", "--provider", "local", "--runner", "dev-linux-x64"])
+        .args(["--trial", "1", "--backend", &job.vol("vol"), "--handoff"])
+        .arg(job.path("save.json"))
+        .arg("--out")
+        .arg(job.path("save.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --handoff: {} is also the --out file; give each file its own path\n",
+            job.path("save.json").display()
+        )
+    );
+    assert!(!job.path("save.json").exists());
+}
+
 #[test]
 fn missing_runtime_variables_fail_with_advice() {
     let job = Job::new(None);

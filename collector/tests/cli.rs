@@ -175,6 +175,42 @@ fn a_disk_dir_that_is_not_a_folder_is_explained() {
 }
 
 #[test]
+fn a_runner_temp_that_is_not_a_folder_is_explained_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let err = stderr_of(
+        collector()
+            .args(["run", "--provider", "p", "--runner", "r", "--stages", "disk", "--out"])
+            .arg(&out)
+            .env("RUNNER_TEMP", "/no/such/dir"),
+    );
+    assert_eq!(
+        err,
+        "error: --disk-dir: RUNNER_TEMP, its default, is /no/such/dir, which is not a folder; set --disk-dir or fix \
+         RUNNER_TEMP\n"
+    );
+    assert!(!out.exists());
+}
+
+/// The job summary is a view of the result file: a run whose file is
+/// written succeeds though the summary cannot be, and says so.
+#[test]
+fn a_summary_that_cannot_be_written_is_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let output = collector()
+        .args(["run", "--profile", "quick", "--stages", "cpu", "--provider", "p", "--runner", "r", "--out"])
+        .arg(&out)
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("no/such/summary.md"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: cannot open GITHUB_STEP_SUMMARY"), "{stderr}");
+    assert_eq!(measured(&out).stages.cpu.unwrap().samples.len(), 3);
+}
+
+#[test]
 fn a_missing_provider_is_explained() {
     let err = stderr_of(collector().args(["run", "--runner", "x"]));
     assert_eq!(
@@ -296,6 +332,53 @@ fn assemble_refuses_parts_of_different_runs() {
     std::fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
     let err = stderr_of(collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&other_path));
     assert!(err.starts_with(&format!("error: {}: $.fingerprint: recorded ", other_path.display())), "{err}");
+}
+
+/// Two parts of one run that name a cache backend or a trial's pair
+/// differently cannot both be right: the merge is refused, not one side
+/// silently dropped or both kept.
+#[test]
+fn assemble_refuses_parts_that_disagree_on_a_cache_backend_or_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");
+    let golden: serde_json::Value = serde_json::from_slice(&std::fs::read(golden).unwrap()).unwrap();
+    // Part a: the whole file; part b: only its cache stage, changed.
+    let a = dir.path().join("a.json");
+    std::fs::write(&a, serde_json::to_vec(&golden).unwrap()).unwrap();
+    let b = dir.path().join("b.json");
+    let part_b = |change: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = golden.clone();
+        let cache = v["stages"]["cache"].clone();
+        v["stages"] = serde_json::json!({ "cache": cache });
+        change(&mut v["stages"]["cache"]);
+        std::fs::write(&b, serde_json::to_vec(&v).unwrap()).unwrap();
+        stderr_of(collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&a).arg(&b))
+    };
+    let err = part_b(&|c| {
+        c["pairs"] = serde_json::json!([c["pairs"][0].clone()]);
+        c["pairs"][0]["key"] = "runner-bench-18342215517-1-github-again".into();
+    });
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: trial 1 of cache backend github has key runner-bench-18342215517-1-github-again here but \
+             runner-bench-18342215517-1-github in an earlier part; a run saves each trial to each backend once\n",
+            b.display()
+        )
+    );
+    let err = part_b(&|c| {
+        c["pairs"] = serde_json::json!([]);
+        c["backends"][0]["kind"] = "attached-volume".into();
+    });
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: cache backend github is attached-volume here but archive-service in an earlier part; one \
+             run's parts name one backend by one id\n",
+            b.display()
+        )
+    );
+    assert!(!dir.path().join("m.json").exists());
 }
 
 #[test]

@@ -64,15 +64,38 @@ impl Handoff {
     pub fn read(path: &Path) -> anyhow::Result<Self> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read the hand-off file {}; the save job writes it", path.display()))?;
-        let h: Handoff = serde_json::from_str(&text)
+        // The version first: a newer file's other fields are not this
+        // collector's to read.
+        let value: serde_json::Value = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a hand-off file of this collector", path.display()))?;
-        if h.handoff_version != HANDOFF_VERSION {
-            anyhow::bail!(
-                "{} has hand-off version {}, this collector reads {HANDOFF_VERSION}",
-                path.display(),
-                h.handoff_version
-            );
+        let version = value.get("handoff_version").and_then(serde_json::Value::as_u64);
+        if let Some(version) = version
+            && version != u64::from(HANDOFF_VERSION)
+        {
+            anyhow::bail!("{} has hand-off version {version}, this collector reads {HANDOFF_VERSION}", path.display());
+        }
+        let h: Handoff = serde_json::from_value(value)
+            .with_context(|| format!("{} is not a hand-off file of this collector", path.display()))?;
+        for (i, pair) in h.pairs.iter().enumerate() {
+            if !is_key(&pair.key) {
+                anyhow::bail!(
+                    "{}: pairs[{i}].key {:?} is not a key this collector makes (runner-bench-…, of letters, digits, \
+                     dots, dashes and underscores): a volume's entry is the folder of that name, and the restore \
+                     removes it",
+                    path.display(),
+                    pair.key
+                );
+            }
         }
         Ok(h)
     }
+}
+
+/// Whether `key` is one `cache::new_key` could make: one plain name, so
+/// that a volume's entry (`root/key`) is a child of its root, which the
+/// restore removes, and the key is one line of a step's outputs.
+fn is_key(key: &str) -> bool {
+    key.starts_with("runner-bench-")
+        && key.len() <= 512
+        && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
 }
