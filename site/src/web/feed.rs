@@ -37,7 +37,10 @@ pub fn render(model: &Model, changes: &Changes, base_url: &str) -> anyhow::Resul
         } else {
             format!("imported {}, measurement date not published", m.date)
         };
-        let mut summary = match e.cpu.as_ref().map(|c| c.median.as_str()) {
+        // A CoreMark median only where there is one (a stage with no
+        // completed sample shows a dash).
+        let median = e.cpu.as_ref().map(|c| c.median.as_str()).filter(|m| super::model::leading(m).is_some());
+        let mut summary = match median {
             Some(median) => {
                 format!("{kind} of {} ({}) {when}: CoreMark median {median} iterations/s.", m.runner, m.provider_name)
             }

@@ -391,7 +391,8 @@ pub fn build_cached(
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             newest: r.newest_stages,
             any: r.any_stages,
-            missing: r.newest_stages.list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
+            // The optional build-cache stage is never missing.
+            missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
     end_stage(&mut site, &mut emit)?;

@@ -141,6 +141,14 @@ impl Stages {
         ]
     }
 
+    /// The stages of a runner's benchmark (the workflow's), in table order:
+    /// all but the build-cache stage, which measures a server and runs only
+    /// where it is named.
+    pub fn runner_list(&self) -> [(&'static str, bool); 4] {
+        let [cpu, disk, cache, internet, _] = self.list();
+        [cpu, disk, cache, internet]
+    }
+
     /// Whether it measured the runner itself: a result with only a
     /// build-cache stage measured a server, and is no runner's.
     pub fn runner(&self) -> bool {

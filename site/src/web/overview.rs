@@ -36,7 +36,7 @@ pub struct Headline {
     pub note: Option<String>,
     /// The row is marked in its table (incomplete or stale).
     pub marked: bool,
-    /// The group (fingerprint) it is compared in.
+    /// The group (comparability key) it is compared in.
     pub group: String,
 }
 
@@ -119,7 +119,12 @@ impl<T> Chosen<'_, T> {
         // A marked row (incomplete or excluded) is not compared, as the
         // comparison tables rank it after the others and plot it not at all.
         let (relative, best) = match (self.value, self.best) {
-            (Some(v), Some(b)) if b > 0.0 && !self.row.marked => (Some(format!("{:.0} %", 100.0 * v / b)), v >= b),
+            // Only the best shows 100 %: another row within half a percent
+            // of it shows 99 %.
+            (Some(v), Some(b)) if b > 0.0 && !self.row.marked => {
+                let pct = if v >= b { 100.0 } else { (100.0 * v / b).round().min(99.0) };
+                (Some(format!("{pct:.0} %")), v >= b)
+            }
             _ => (None, false),
         };
         Headline {

@@ -329,8 +329,8 @@ pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>
     let ctx = HomeContext {
         common,
         title: "CI runner benchmarks",
-        description: "CoreMark, disk, cache and internet figures of CI runners, measured with one published \
-                      protocol; every figure links to its result file.",
+        description: "CoreMark, disk, cache and internet figures of CI runners, compared only where they were \
+                      measured the same way; every figure links to its result file.",
         groups,
         // Runners' results only: build-cache servers have their own section.
         results: model.runners.iter().map(|r| r.entries.len()).sum(),
