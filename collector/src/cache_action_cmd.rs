@@ -462,10 +462,38 @@ fn load_or_new(
     state: &State,
 ) -> anyhow::Result<runner_bench_format::MeasuredResult> {
     let mut r = if out.exists() {
-        match runner_bench_format::read_file(out).with_context(|| format!("cannot read {}", out.display()))? {
+        let m = match runner_bench_format::read_file(out).with_context(|| format!("cannot read {}", out.display()))? {
             AnyResult::Measured(m) if m.stages.cache.is_some() => *m,
             _ => bail!("{} is not a partial cache result", out.display()),
+        };
+        // A file this job's earlier slot wrote, not one left by another
+        // run (a reused workspace): the same runner, profile and payload,
+        // and not this slot's action already.
+        let cache = m.stages.cache.as_ref().expect("matched above");
+        let fingerprint = Profile::from_name(profile).map(|p| p.parameters().fingerprint());
+        let differs = if m.provider.id != provider.id {
+            Some("provider")
+        } else if m.runner.label != runner.label {
+            Some("runner")
+        } else if Some(&m.fingerprint) != fingerprint.as_ref() {
+            Some("profile fingerprint")
+        } else if cache.payload_sha256.as_str() != payload.sha256 {
+            Some("payload")
+        } else {
+            None
+        };
+        if let Some(what) = differs {
+            bail!("{}: its {what} is not this run's; it is left from another run: remove it", out.display());
         }
+        if cache.pairs.iter().any(|p| p.trial == state.trial && p.backend.as_str() == state.action.id.as_str()) {
+            bail!(
+                "{}: trial {} of {} is recorded already; each slot is recorded once",
+                out.display(),
+                state.trial,
+                state.action.id
+            );
+        }
+        m
     } else {
         let Some(profile) = Profile::from_name(profile) else {
             bail!("unknown profile {profile:?}");
@@ -563,7 +591,20 @@ fn record_save(
     writer.write_result(&mut result)?;
 
     let mut handoff = if args.handoff.exists() {
-        Handoff::read(&args.handoff)?
+        let h = Handoff::read(&args.handoff)?;
+        // This trial's file from this job's earlier slot, not another run's.
+        if h.provider.id != ctx.provider.id || h.runner.label != ctx.runner.label || h.trial != state.trial {
+            bail!(
+                "{}: it is the hand-off of {} / {} trial {}, not of this job's trial {}; it is left from another run: \
+                 remove it",
+                args.handoff.display(),
+                h.provider.id,
+                h.runner.label,
+                h.trial,
+                state.trial
+            );
+        }
+        h
     } else {
         let profile = Profile::from_name(&ctx.profile).context("unknown profile")?;
         Handoff {

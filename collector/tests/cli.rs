@@ -549,6 +549,15 @@ fn prepare_then_record_around_a_step_that_did_nothing() {
         "{notices:?}"
     );
     assert!(pair.save.seconds.is_some());
+    // A slot is recorded once: a second record of it (a re-run step, a
+    // workspace reused from another run) is refused, not added beside it.
+    assert_eq!(
+        stderr_of(&mut record(r#"{"save-1-actions-cache":{"outcome":"failure","outputs":{}}}"#)),
+        format!(
+            "error: {}: trial 1 of actions-cache is recorded already; each slot is recorded once\n",
+            dir.path().join("part-save-1.json").display()
+        )
+    );
 }
 
 /// prepare pins its worker ancestor, and what the worker starts afterwards
