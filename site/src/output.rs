@@ -246,11 +246,30 @@ fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     Ok(h.finish())
 }
 
-/// Writes one file; its folder exists.
+/// Writes one file; its folder exists. A new file is written in place (a
+/// clean build makes only new files, and a rename each would cost it); a
+/// file that exists is replaced whole, by a rename, so that `site serve`
+/// never answers with a file half written.
 fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(".site-tmp");
+    let temp = PathBuf::from(temp);
+    // (A rename onto a link of the same file does nothing and leaves the
+    // temporary name: it goes either way.)
+    let replace = |made: std::io::Result<()>| {
+        let renamed = made.and_then(|()| std::fs::rename(&temp, path));
+        let _ = std::fs::remove_file(&temp);
+        renamed
+    };
     match body {
         Body::Bytes { bytes, .. } => {
-            std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+            let written = match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+                Ok(mut file) => file.write_all(bytes),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => replace(std::fs::write(&temp, bytes)),
+                Err(e) => Err(e),
+            };
+            written.with_context(|| format!("cannot write {}", path.display()))
         }
         // A hard link where the file system allows it: result files are
         // published unchanged, and linking 10,000 of them is much faster
@@ -258,13 +277,12 @@ fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
         Body::Copy { from, .. } => {
             let linked = match std::fs::hard_link(from, path) {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    std::fs::remove_file(path).and_then(|()| std::fs::hard_link(from, path))
+                    let _ = std::fs::remove_file(&temp);
+                    replace(std::fs::hard_link(from, &temp).or_else(|_| std::fs::copy(from, &temp).map(|_| ())))
                 }
-                other => other,
+                other => other.or_else(|_| std::fs::copy(from, path).map(|_| ())),
             };
-            linked
-                .or_else(|_| std::fs::copy(from, path).map(|_| ()))
-                .with_context(|| format!("cannot copy {} to {}", from.display(), path.display()))
+            linked.with_context(|| format!("cannot copy {} to {}", from.display(), path.display()))
         }
     }
 }
@@ -345,6 +363,22 @@ mod tests {
         writer.put(&out, bytes(&[("a/b/c/one.html", "1"), ("four.txt", "4")])).unwrap();
         assert_eq!(writer.end(&out).unwrap(), (2, 2));
         assert_eq!(read(&out, "four.txt"), "4");
+    }
+
+    #[test]
+    fn a_file_that_exists_is_replaced_whole_and_no_temporary_file_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let (page, copy, source) = (dir.path().join("page.html"), dir.path().join("r.json"), dir.path().join("src"));
+        std::fs::write(&source, "result").unwrap();
+        for text in ["first", "second, longer"] {
+            write(&page, &Body::bytes(text.as_bytes().to_vec())).unwrap();
+            write(&copy, &Body::Copy { from: source.clone(), sha256: None }).unwrap();
+            assert_eq!(std::fs::read_to_string(&page).unwrap(), text);
+        }
+        assert_eq!(std::fs::read_to_string(&copy).unwrap(), "result");
+        let mut names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, ["page.html", "r.json", "src"]);
     }
 
     #[test]

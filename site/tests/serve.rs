@@ -188,6 +188,54 @@ fn keep_alive_connections_are_served_at_once() {
     assert!(script.text().contains("fetch(\"/__reload\")"));
 }
 
+/// One raw request on a fresh connection.
+fn raw(port: u16, request: &str) -> Response {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    receive(&mut s, Instant::now() + Duration::from_secs(10)).unwrap()
+}
+
+/// The preview answers as production does where it matters to a page
+/// (netlify.toml's Content-Security-Policy and nosniff), only to GET and
+/// HEAD, only for loopback names (not a rebound DNS name), and never
+/// through a link in its folder.
+#[test]
+fn serve_sends_production_headers_and_answers_only_what_it_should() {
+    let work = tempfile::tempdir().unwrap();
+    let results = work.path().join("results");
+    put(&results, GOLDEN_PATH, &golden());
+    let out = work.path().join("public");
+    let port = free_port();
+    let _server = serve(port, &results, &out, &[]);
+    let start = Instant::now();
+    while !get(port, "/__reload").is_some_and(|r| r.status == 200 && r.body == b"1") {
+        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for the first build");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let netlify = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../netlify.toml")).unwrap();
+    let page = get(port, "/").unwrap();
+    assert_eq!(page.status, 200);
+    let csp = page.header("content-security-policy").unwrap();
+    assert!(netlify.contains(&format!("Content-Security-Policy = \"{csp}\"")), "{csp}");
+    assert_eq!(page.header("x-content-type-options"), Some("nosniff"));
+    assert_eq!(page.header("cache-control"), Some("no-store"));
+    let csv = get(port, "/data/coremark.csv").unwrap();
+    assert_eq!(csv.header("access-control-allow-origin"), Some("*"));
+
+    let post = raw(port, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    assert_eq!((post.status, post.header("allow")), (405, Some("GET, HEAD")));
+    let rebound = raw(port, "GET / HTTP/1.1\r\nHost: attacker.example\r\nConnection: close\r\n\r\n");
+    assert_eq!(rebound.status, 421);
+    let local = raw(port, &format!("GET / HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n"));
+    assert_eq!(local.status, 200);
+
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("/etc", out.join("etc-link")).unwrap();
+        assert_eq!(get(port, "/etc-link/hostname").unwrap().status, 404);
+    }
+}
+
 #[test]
 fn serve_ends_quietly_when_its_stdout_reader_has_gone() {
     // `site serve | head -0`: the first build's line fails with a broken

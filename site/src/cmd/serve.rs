@@ -36,10 +36,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 
 use crate::cli::SiteArgs;
 use crate::output::{Writer, build_with};
@@ -108,12 +108,16 @@ async fn serve(listener: std::net::TcpListener, out: Arc<Path>, shared: Shared) 
         let (out, shared) = (out.clone(), shared.clone());
         tokio::spawn(async move {
             let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                let url = request.uri().path_and_query().map_or("/", |p| p.as_str());
-                let response = respond(&out, url, &shared);
+                let response = answer(&request, &out, &shared);
                 async move { Ok::<_, std::convert::Infallible>(response) }
             });
-            // A client that went away is no reason to stop serving.
-            let _ = http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            // A client that went away is no reason to stop serving; one
+            // that never finishes its headers is let go.
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
         });
     }
 }
@@ -176,6 +180,88 @@ pub fn signature(inputs: &[PathBuf]) -> u64 {
 
 type Response = hyper::Response<Full<Bytes>>;
 
+/// How long a client may take to send its request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Answers one request: only GET and HEAD, and only for this server's own
+/// host names, so that a page of another site whose name resolves to
+/// 127.0.0.1 (DNS rebinding) cannot read the preview; production's
+/// headers on every answer.
+fn answer<B>(request: &hyper::Request<B>, out: &Path, shared: &Shared) -> Response {
+    let host = request.headers().get(HOST).map(|h| h.to_str().unwrap_or_default());
+    let path = request.uri().path();
+    let mut response = if host.is_some_and(|h| !is_loopback_name(h)) {
+        text("421 this server answers only for 127.0.0.1 and localhost\n".into(), "text/plain; charset=utf-8", 421)
+    } else if !matches!(*request.method(), hyper::Method::GET | hyper::Method::HEAD) {
+        let mut r = text("405 only GET and HEAD\n".into(), "text/plain; charset=utf-8", 405);
+        r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        r
+    } else {
+        respond(out, request.uri().path_and_query().map_or("/", |p| p.as_str()), shared)
+    };
+    for (name, value) in production_headers(path) {
+        response.headers_mut().insert(name, value);
+    }
+    response
+}
+
+/// A netlify.toml `[[headers]]` entry: its `for` pattern and its headers.
+type HeaderRule = (String, Vec<(HeaderName, HeaderValue)>);
+
+/// Whether a Host header names this machine's loopback (any port).
+pub fn is_loopback_name(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    matches!(name.to_ascii_lowercase().as_str(), "127.0.0.1" | "localhost" | "::1")
+}
+
+/// The headers netlify.toml gives production for `path` (its `[[headers]]`
+/// whose `for` matches, later ones overriding), so that the preview runs
+/// under the same Content-Security-Policy and the browser test sees what a
+/// visitor's browser would refuse. Cache-Control stays the preview's
+/// `no-store`: a rebuild changes any file.
+pub fn production_headers(path: &str) -> Vec<(HeaderName, HeaderValue)> {
+    static RULES: std::sync::OnceLock<Vec<HeaderRule>> = std::sync::OnceLock::new();
+    let rules = RULES.get_or_init(|| {
+        let config: toml::Value = toml::from_str(include_str!("../../../netlify.toml")).expect("netlify.toml is TOML");
+        let rules = config.get("headers").and_then(toml::Value::as_array).cloned().unwrap_or_default();
+        rules
+            .iter()
+            .filter_map(|rule| {
+                let pattern = rule.get("for")?.as_str()?.to_string();
+                let values = rule.get("values")?.as_table()?;
+                let headers = values
+                    .iter()
+                    .filter(|(name, _)| !name.eq_ignore_ascii_case("cache-control"))
+                    .filter_map(|(name, value)| {
+                        Some((
+                            HeaderName::from_bytes(name.as_bytes()).ok()?,
+                            HeaderValue::from_str(value.as_str()?).ok()?,
+                        ))
+                    })
+                    .collect();
+                Some((pattern, headers))
+            })
+            .collect()
+    });
+    let mut out: Vec<(HeaderName, HeaderValue)> = Vec::new();
+    for (pattern, headers) in rules {
+        let matches = match pattern.strip_suffix('*') {
+            Some(prefix) => path.starts_with(prefix),
+            None => path == pattern,
+        };
+        if matches {
+            for (name, value) in headers {
+                out.retain(|(n, _)| n != name);
+                out.push((name.clone(), value.clone()));
+            }
+        }
+    }
+    out
+}
+
 fn respond(out: &Path, url: &str, shared: &Shared) -> Response {
     let (generation, error) = {
         let state = shared.lock().unwrap_or_else(|e| e.into_inner());
@@ -234,9 +320,20 @@ pub fn file_for(root: &Path, url: &str) -> Option<PathBuf> {
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return None;
     }
-    let mut full = root.join(rel);
+    // No link is followed: a build writes none, and one put into the
+    // folder could point anywhere on the machine.
+    let mut full = root.to_path_buf();
+    for part in rel.components() {
+        full.push(part);
+        if std::fs::symlink_metadata(&full).ok()?.file_type().is_symlink() {
+            return None;
+        }
+    }
     if full.is_dir() {
         full = full.join("index.html");
+        if std::fs::symlink_metadata(&full).ok()?.file_type().is_symlink() {
+            return None;
+        }
     }
     full.is_file().then_some(full)
 }
