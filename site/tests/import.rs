@@ -215,6 +215,27 @@ fn a_malformed_report_names_the_line_and_what_was_expected() {
         error(&seed.replace("- **ubicloud-linux-x64 / internet**", "- **someone-else / internet**")),
         "line 66: expected a notice that begins with a runner of the report, found \"someone-else / internet\""
     );
+    // Rows that would be lost or would replace others are refused: a
+    // runner twice in a stage, a row after a break, a heading twice.
+    let x64 = "| ubicloud-linux-x64 | x64 (64-bit) | 33392.77 | 29068.42–37639.26 | 9.29% | 0 / 0 | 5 |";
+    assert_eq!(
+        error(&seed.replacen(x64, &format!("{x64}\n{x64}"), 1)),
+        "line 20: expected each runner once per stage, found \"ubicloud-linux-x64\""
+    );
+    assert_eq!(
+        error(&seed.replacen(&format!("{x64}\n"), &format!("{x64}\n\n"), 1)),
+        "line 21: expected no table row apart from the section's table, found \"| ubicloud-linux-arm64 | arm64 (64-bit) \
+         | 21630.02 | 21545.06–21636.67 | 0.19% | 0 / 0 | 5 |\""
+    );
+    assert_eq!(
+        error(&seed.replacen("## Internet", "## Pinned results", 1)),
+        "line 49: expected a section heading not used before, found \"## Pinned results\""
+    );
+    assert_eq!(
+        error(&seed.replacen("## Disk I/O", "## Disk IO", 1)),
+        "line 24: expected a section of a runner report (Benchmark parameters, Pinned results, Unpinned results, Disk \
+         I/O, Cache backends, Internet, Optional stages and notices, Machine and build details), found \"## Disk IO\""
+    );
     let cut = |n: usize| seed.lines().take(n).collect::<Vec<_>>().join("\n");
     assert_eq!(error(&cut(12)), "line 13: expected a parameters row, found the end of the document");
     assert_eq!(
@@ -297,4 +318,53 @@ fn a_bad_measurement_day_is_refused_before_anything_is_written() {
         "--measured-on: \"29.11.2026\" is not a date in the form YYYY-MM-DD (like 2026-11-29)"
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// A document the importer reads whose figures the check refuses is not
+/// imported at all: nothing is written, and the check's findings say why.
+#[test]
+fn an_import_that_fails_the_check_writes_nothing() {
+    let dir = results_dir();
+    let text = std::fs::read_to_string(seed("002_")).unwrap();
+    // A save speed that disagrees with the payload over the median time.
+    let mangled = text.replacen("| 3.24; 3.22–4.60 | 158.14 |", "| 3.24; 3.22–4.60 | 58.14 |", 1);
+    assert_ne!(mangled, text);
+    let file = dir.path().join("report.md");
+    std::fs::write(&file, mangled).unwrap();
+    let out = dir.path().join("results");
+    let err = format!("{:#}", site::cmd::import::run(&file, &out, at(IMPORTED_AT), None).unwrap_err());
+    assert!(
+        err.starts_with(&format!(
+            "cannot import {}: its results do not pass the check, so none was written:\n{}",
+            file.display(),
+            out.join("latchkey/latchkey-linux-x64/").display()
+        )),
+        "{err}"
+    );
+    assert!(err.contains("save_mib_per_s"), "{err}");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0, "nothing written, no staging folder left");
+}
+
+/// Bytes that are not UTF-8 are refused at their line, not replaced; a
+/// byte order mark is no part of the text; an empty --document is refused.
+#[test]
+fn text_is_taken_as_written_or_refused() {
+    let text = std::fs::read(seed("002_")).unwrap();
+    let mut bad = text.clone();
+    let at_line_3 = bad.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(1).unwrap().0 + 1;
+    bad.insert(at_line_3, 0xff);
+    let src = ImportSource { bytes: bad, ..source(&seed("002_")) };
+    assert_eq!(
+        import(&src).unwrap_err().to_string(),
+        "line 3: expected UTF-8 text, found \"bytes that are not UTF-8\""
+    );
+    let mut bom = "\u{feff}".as_bytes().to_vec();
+    bom.extend_from_slice(&text);
+    let src = ImportSource { bytes: bom, ..source(&seed("002_")) };
+    // The same figures; only the document's SHA-256 differs, of the bytes.
+    let (with, without) = (import(&src).unwrap(), import(&source(&seed("002_"))).unwrap());
+    assert_eq!((&with[0].stages, &with[0].source.title), (&without[0].stages, &without[0].source.title));
+    let dir = results_dir();
+    let err = site::cmd::import::run(&seed("002_"), dir.path(), at(IMPORTED_AT), Some(" ")).unwrap_err();
+    assert_eq!(format!("{err:#}"), "--document: is empty; give the document's name or URL");
 }

@@ -36,6 +36,12 @@ pub fn run(file: &Path, out: &Path, when: When<'_>, document: Option<&str>) -> a
         }
         None => None,
     };
+    if let Some(d) = document {
+        if d.trim().is_empty() {
+            anyhow::bail!("--document: is empty; give the document's name or URL");
+        }
+        runner_bench_format::Name::new(d).map_err(anyhow::Error::msg).context("--document")?;
+    }
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let document = document
         .map(str::to_string)
@@ -43,17 +49,57 @@ pub fn run(file: &Path, out: &Path, when: When<'_>, document: Option<&str>) -> a
         .unwrap_or_else(|| file.display().to_string());
     let src = ImportSource { document, bytes, imported_at, measured_on };
     let results = import(&src).with_context(|| format!("cannot import {}", file.display()))?;
-    let mut written = Vec::new();
-    for r in &results {
-        let path = out.join(path_of(r));
+    // Every file is checked as `site check` checks it before any is
+    // written: a document the importer reads can still hold figures the
+    // check refuses, and an import is all or nothing.
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let staging = out.join(format!(".site-import-{}", std::process::id()));
+    let staged = stage_and_check(&results, &staging, out, file);
+    let moved = staged.and_then(|rels| {
+        let mut written = Vec::new();
+        for rel in rels {
+            let path = out.join(&rel);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            std::fs::rename(staging.join(&rel), &path).with_context(|| format!("cannot write {}", path.display()))?;
+            // The path is made of the document's ids, so it is escaped
+            // like any text from a file.
+            writeln!(std::io::stdout().lock(), "{}", crate::escape::text(&path.display().to_string()))?;
+            written.push(path);
+        }
+        Ok(written)
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    moved
+}
+
+/// Writes `results` under `staging` and checks them there; returns their
+/// paths below it. The report names the files as they would be in `out`.
+fn stage_and_check(
+    results: &[runner_bench_format::ImportedResult],
+    staging: &Path,
+    out: &Path,
+    file: &Path,
+) -> anyhow::Result<Vec<String>> {
+    let mut rels = Vec::new();
+    for r in results {
+        let rel = path_of(r);
+        let path = staging.join(&rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         std::fs::write(&path, to_json(r)).with_context(|| format!("cannot write {}", path.display()))?;
-        // The path is made of the document's ids, so it is escaped like
-        // any text from a file.
-        writeln!(std::io::stdout().lock(), "{}", crate::escape::text(&path.display().to_string()))?;
-        written.push(path);
+        rels.push(rel);
     }
-    Ok(written)
+    let checked = crate::check(&[staging.to_path_buf()])?;
+    if !checked.problems.is_empty() {
+        let report = checked.human_report().replace(&staging.display().to_string(), &out.display().to_string());
+        anyhow::bail!(
+            "cannot import {}: its results do not pass the check, so none was written:\n{}",
+            file.display(),
+            report.trim_end()
+        );
+    }
+    Ok(rels)
 }

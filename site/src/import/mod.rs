@@ -68,11 +68,17 @@ impl ImportSource {
 
 /// Which kind of document `text` is: the RBCS benchmark or a runner report.
 pub fn import(src: &ImportSource) -> Result<Vec<ImportedResult>, ImportError> {
-    let text = String::from_utf8_lossy(&src.bytes);
+    // Published figures and names are taken as written, never with bytes
+    // replaced; a byte order mark is no part of the text.
+    let text = std::str::from_utf8(&src.bytes).map_err(|e| {
+        let line = 1 + src.bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count();
+        ImportError::new(line, "UTF-8 text", Some("bytes that are not UTF-8"))
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.lines().any(|l| l.trim() == rbcs::CONDITIONS_LINE) {
-        Ok(vec![rbcs::parse(&text, src)?])
+        Ok(vec![rbcs::parse(text, src)?])
     } else {
-        runner_report::parse(&text, src)
+        runner_report::parse(text, src)
     }
 }
 

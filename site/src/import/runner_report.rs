@@ -89,7 +89,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
     };
     let provider_name = title[..title.len() - TITLE_SUFFIX.len()].to_string();
     let provider_id = slugify(&provider_name);
-    let sections = sections(&lines);
+    let sections = sections(&lines)?;
     let end = lines.len() + 1;
 
     let mut order: Vec<String> = Vec::new();
@@ -146,6 +146,9 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
         for (n, c) in table(&section.lines, header, end)? {
             let label = runner(&c[0], n)?;
             let figures = runners.entry(label).or_default();
+            if figures.cpu.is_some() {
+                return Err(once(n, &c[0]));
+            }
             figures.arch = Some(arch(n, &c[1])?);
             let (min, max) = range(n, &c[3])?;
             let affinity = if pinned {
@@ -189,7 +192,11 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
             } else {
                 None
             };
-            runners.entry(label).or_default().disk = Some(ImportedDisk {
+            let figures = runners.entry(label).or_default();
+            if figures.disk.is_some() {
+                return Err(once(n, &c[0]));
+            }
+            figures.disk = Some(ImportedDisk {
                 pinned,
                 file_mib: int(n, &c[2], "file MiB")?,
                 counts,
@@ -265,7 +272,11 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
                 "unavailable" => false,
                 other => return Err(ImportError::new(n, "\"ok\" or \"unavailable\"", Some(other))),
             };
-            runners.entry(label).or_default().internet = Some(ImportedInternet {
+            let figures = runners.entry(label).or_default();
+            if figures.internet.is_some() {
+                return Err(once(n, &c[0]));
+            }
+            figures.internet = Some(ImportedInternet {
                 endpoint: Endpoint { name: name(n, &c[1])?, url: name(n, &url)? },
                 available,
                 transfer_mib: int(n, &c[3], "transfer MiB")?,
@@ -284,7 +295,11 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
         let label = runner(&c[0], n)?;
         let opt = |s: &str| if s == NONE { Ok(None) } else { name(n, s).map(Some) };
         let build = ImportedBuild { compiler: name(n, &c[3])?, flags: name(n, &c[4])? };
-        runners.entry(label).or_default().machine = Some((opt(&c[1])?, opt(&c[2])?, build));
+        let figures = runners.entry(label).or_default();
+        if figures.machine.is_some() {
+            return Err(once(n, &c[0]));
+        }
+        figures.machine = Some((opt(&c[1])?, opt(&c[2])?, build));
     }
 
     // Notices: `- **<runner> / <stage>**: message`; the longest matching
@@ -359,11 +374,37 @@ pub fn slugify(s: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
-fn sections<'a>(lines: &[Line<'a>]) -> BTreeMap<String, Section<'a>> {
+/// The sections a runner report has; any other heading is an error, as
+/// its rows (a misspelt `## Disk IO`) would be left out unread.
+const SECTIONS: [&str; 8] = [
+    "Benchmark parameters",
+    "Pinned results",
+    "Unpinned results",
+    "Disk I/O",
+    "Cache backends",
+    "Internet",
+    "Optional stages and notices",
+    "Machine and build details",
+];
+
+/// The `## ` sections by heading; a heading twice is an error, as one
+/// section would silently replace the other's rows.
+fn sections<'a>(lines: &[Line<'a>]) -> Result<BTreeMap<String, Section<'a>>, ImportError> {
     let mut out = BTreeMap::new();
     let mut current: Option<(String, Vec<Line<'a>>)> = None;
+    let mut seen = std::collections::BTreeSet::new();
     for &(n, l) in lines {
         if let Some(h) = l.strip_prefix("## ") {
+            if !SECTIONS.contains(&h.trim()) {
+                return Err(ImportError::new(
+                    n,
+                    format!("a section of a runner report ({})", SECTIONS.join(", ")),
+                    Some(l),
+                ));
+            }
+            if !seen.insert(h.trim().to_string()) {
+                return Err(ImportError::new(n, "a section heading not used before", Some(l)));
+            }
             if let Some((name, body)) = current.take() {
                 out.insert(name, Section { lines: body });
             }
@@ -375,7 +416,7 @@ fn sections<'a>(lines: &[Line<'a>]) -> BTreeMap<String, Section<'a>> {
     if let Some((name, body)) = current {
         out.insert(name, Section { lines: body });
     }
-    out
+    Ok(out)
 }
 
 /// The cells of a table row, unescaped; splits on `|` not escaped by `\`.
@@ -419,8 +460,15 @@ fn table(lines: &[Line<'_>], header: &[&str], end: usize) -> Result<Vec<(usize, 
             return Err(ImportError::new(line, "the table's separator row \"| --- | ... |\"", other.map(|(_, l)| *l)));
         }
     }
+    // One table per section, its rows together: a row after a break (a
+    // blank line, an indented row, a second table) would be left out.
+    let body = &lines[start + 2..];
+    let rows_end = body.iter().position(|(_, l)| !l.starts_with('|')).unwrap_or(body.len());
+    if let Some(&(n, l)) = body[rows_end..].iter().find(|(_, l)| l.trim_start().starts_with('|')) {
+        return Err(ImportError::new(n, "no table row apart from the section's table", Some(l)));
+    }
     let mut rows = Vec::new();
-    for &(n, l) in lines[start + 2..].iter().take_while(|(_, l)| l.starts_with('|')) {
+    for &(n, l) in &body[..rows_end] {
         let cells = split_row(l);
         if cells.len() != header.len() {
             return Err(ImportError::new(
@@ -432,6 +480,12 @@ fn table(lines: &[Line<'_>], header: &[&str], end: usize) -> Result<Vec<(usize, 
         rows.push((n, cells));
     }
     Ok(rows)
+}
+
+/// A runner's second row in one stage's tables: one would replace the
+/// other's figures.
+fn once(n: usize, runner: &str) -> ImportError {
+    ImportError::new(n, "each runner once per stage", Some(runner))
 }
 
 /// `**label**: rest` → (label, rest).
