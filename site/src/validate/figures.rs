@@ -606,10 +606,21 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
     }
 }
 
-/// A published figure that cannot be zero: a speed, a time, a size.
+/// A published figure that cannot be zero: a speed, a time, a size. The
+/// reports print figures with at most two decimals, so one that would
+/// print as 0.00 was never published: the site would show it as zero.
 fn positive(c: &mut Collector, file: &str, path: &str, v: Option<NonNeg>, unit: &str) {
-    if v.map(NonNeg::get) == Some(0.0) {
-        c.push(file, path, format!("0 {unit} is impossible for a published figure; it must be above 0"));
+    match v.map(NonNeg::get) {
+        Some(0.0) => c.push(file, path, format!("0 {unit} is impossible for a published figure; it must be above 0")),
+        Some(v) if v < 0.005 => c.push(
+            file,
+            path,
+            format!(
+                "{} {unit} would print as 0.00; a published figure, printed with two decimals, is at least 0.01",
+                Num(v)
+            ),
+        ),
+        _ => {}
     }
 }
 
