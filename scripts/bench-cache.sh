@@ -29,7 +29,8 @@
 # that only those calls stop it (needs strace).
 #
 # Needs node with `npm ci --prefix tests/cache-service`, taskset, curl, tar,
-# zstd, python3, and a release build of the collector (built if missing).
+# zstd, python3, strace 5.3 or later for SPLIT=1, curl 7.66 or later
+# (--parallel); builds the collector in release from this checkout first.
 # Runs only on loopback. Figures go to docs/benchmarks.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +38,9 @@ profile=${1:-standard}
 rounds=${2:-10}
 target=${CARGO_TARGET_DIR:-target}
 bin=$target/release/collector
-[ -x "$bin" ] || cargo build --release -p collector --locked
+# Always built: a binary left from another commit would be measured
+# under this one's name (cargo only rebuilds what changed).
+cargo build -q --release -p collector --locked
 modules=tests/cache-service/node_modules
 [ -d "$modules/azurite" ] || { echo "run: npm ci --prefix tests/cache-service" >&2; exit 1; }
 

@@ -63,7 +63,7 @@ case $command in
   *) echo "COMMAND must be check or build, not $command" >&2; exit 2 ;;
 esac
 
-work=$(mktemp -d "/tmp/bench-$command.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-$command.XXXXXX")
 outs=$work
 if [ -n "${OUT_ROOT:-}" ]; then outs=$(mktemp -d "$OUT_ROOT/bench-$command.XXXXXX"); fi
 trap 'rm -rf "$work" "$outs"' EXIT

@@ -46,7 +46,7 @@ if [ $# -ne 2 ]; then
 fi
 rounds=${ROUNDS:-2}
 rebuilds=${REBUILDS:-9}
-work=$(mktemp -d /tmp/bench-serve.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-serve.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 target=${CARGO_TARGET_DIR:-$work/target}
 runs_dir=${TMPDIR:-$work}
