@@ -30,8 +30,6 @@ use sha2::{Digest, Sha256};
 
 /// Separates the recorded flags (a flag may contain a space).
 const FLAG_SEPARATOR: char = '\u{1f}';
-/// The published C standard.
-const C_STANDARD: &str = "C99";
 /// The published workload defines. MULTITHREAD=1: one execution context.
 /// TOTAL_DATA_SIZE=2000: 666 bytes for each of the three algorithms.
 /// ITERATIONS=0: the iteration count is found at run time.
@@ -74,6 +72,11 @@ fn main() {
         Some(official) => {
             let official = PathBuf::from(official);
             eembc_commit = checkout_commit(&official);
+            // Another commit checked out at the same path, or edited
+            // sources, build again (and record the new commit).
+            if let Some(head) = git_path(&official, "HEAD") {
+                println!("cargo:rerun-if-changed={}", head.display());
+            }
             let port = vendor.join("official_port");
             build.include(&port).include(&official).include(&vendor);
             let mut files: Vec<PathBuf> = ["core_list_join.c", "core_matrix.c", "core_state.c", "core_util.c"]
@@ -84,8 +87,10 @@ fn main() {
             files.push(port.join("core_portme.c"));
             for f in &files {
                 assert!(f.exists(), "RUNNER_BENCH_COREMARK_SRC: {} not found", f.display());
+                println!("cargo:rerun-if-changed={}", f.display());
                 build.file(f);
             }
+            println!("cargo:rerun-if-changed={}", official.join("coremark.h").display());
             files.push(official.join("coremark.h"));
             files.push(port.join("core_portme.h"));
             files.push(vendor.join("runner_coremark.h"));
@@ -110,9 +115,9 @@ fn main() {
     let compiler = build.get_compiler();
     let identity = compiler_identity(&compiler);
     println!("cargo:rustc-env=RUNNER_BENCH_CC={identity}");
-    let flags = recorded_flags(&compiler);
+    let (flags, c_standard) = recorded_flags(&compiler);
     println!("cargo:rustc-env=RUNNER_BENCH_CFLAGS={}", flags.join(&FLAG_SEPARATOR.to_string()));
-    println!("cargo:rustc-env=RUNNER_BENCH_CSTD={C_STANDARD}");
+    println!("cargo:rustc-env=RUNNER_BENCH_CSTD={c_standard}");
     let defines: Vec<String> = DEFINES.iter().map(|(n, v)| format!("{n}={v}")).collect();
     println!("cargo:rustc-env=RUNNER_BENCH_CDEFINES={}", defines.join(";"));
     println!("cargo:rustc-env=RUNNER_BENCH_COREMARK_IMPL={implementation}");
@@ -122,34 +127,76 @@ fn main() {
     println!("cargo:rustc-env=RUNNER_BENCH_TARGET={target}");
 }
 
-/// The compiler's arguments that shape the code, in the order given: every
-/// flag cc passes (its defaults where they apply, CFLAGS and CFLAGS_<target>,
-/// flags derived from RUSTFLAGS, `-DNDEBUG`), but not include paths (they
-/// name this machine's folders), not warning switches (they change no code),
-/// and not the C standard or the workload defines, which the result records
-/// in fields of their own.
-fn recorded_flags(compiler: &cc::Tool) -> Vec<String> {
+/// The compiler's arguments that shape the code, in the order given, and
+/// the C standard in force: every argument the compiler is run with (those
+/// written in CC or CC_<target> after the compiler's name, cc's defaults
+/// where they apply, CFLAGS and CFLAGS_<target>, flags derived from
+/// RUSTFLAGS, `-DNDEBUG`), but not include paths (they name this machine's
+/// folders), not warning switches (they change no code; `-Wa,`, `-Wp,` and
+/// `-Wl,` pass options on and are kept), and not the C standard or the
+/// workload defines, which the result records in fields of their own. The
+/// standard is the last `-std=` (`-std:` for MSVC) given, as the compiler
+/// takes it: `c99` is recorded `C99`, `gnu17` `GNU17`.
+fn recorded_flags(compiler: &cc::Tool) -> (Vec<String>, String) {
     let workload: Vec<String> = DEFINES.iter().map(|(n, v)| format!("-D{n}={v}")).collect();
+    let command = compiler.to_command();
     let mut flags = Vec::new();
-    let mut args = compiler.args().iter().map(|a| a.to_string_lossy().into_owned());
+    let mut standard = String::new();
+    // A wrapper (CC="ccache gcc") is run with the compiler as its first
+    // argument: that is no flag.
+    let mut args = command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .skip_while(|a| Path::new(a) == compiler.path())
+        .peekable();
     while let Some(arg) = args.next() {
         if arg == "-I" {
             args.next();
             continue;
         }
-        let left_out =
-            arg.starts_with("-I") || arg.starts_with("-W") || arg.starts_with("-std=") || workload.contains(&arg);
-        if !left_out {
+        if let Some(std) = arg.strip_prefix("-std=").or_else(|| arg.strip_prefix("-std:")) {
+            standard = std.to_ascii_uppercase();
+            continue;
+        }
+        let passes_on = ["-Wa,", "-Wp,", "-Wl,"].iter().any(|p| arg.starts_with(p));
+        let warning = arg.starts_with("-W") && !passes_on;
+        if !(arg.starts_with("-I") || warning || workload.contains(&arg)) {
             flags.push(arg);
         }
     }
-    flags
+    (flags, standard)
 }
 
 /// The commit of an eembc/coremark checkout, or empty when git cannot say
-/// (a source archive): the result then records none.
+/// which commit the sources are: a source archive (git would answer for a
+/// repository the folder merely lies in), or a checkout whose tracked files
+/// were edited. The result then records none.
 fn checkout_commit(checkout: &Path) -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(checkout)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"]).and_then(|t| fs::canonicalize(t).ok());
+    if top.is_none() || top != fs::canonicalize(checkout).ok() {
+        return String::new();
+    }
+    if git(&["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty()) {
+        println!("cargo:warning=RUNNER_BENCH_COREMARK_SRC has edited files: the result records no EEMBC commit");
+        return String::new();
+    }
     git_head(checkout).filter(|c| c.len() == 40 && c.bytes().all(|b| b.is_ascii_hexdigit())).unwrap_or_default()
+}
+
+/// A path inside the checkout's git folder (`HEAD`), where it has one.
+fn git_path(checkout: &Path, name: &str) -> Option<PathBuf> {
+    let out = Command::new("git").args(["rev-parse", "--git-path", name]).current_dir(checkout).output().ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    out.status.success().then(|| if path.is_absolute() { path } else { checkout.join(path) })
 }
 
 /// `git rev-parse HEAD` in `dir`, where git can say.

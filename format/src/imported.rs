@@ -17,6 +17,7 @@ pub struct ImportedResult {
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
     pub schema: Option<Name>,
     /// Always 1 for this format.
+    #[schemars(extend("const" = 1))]
     pub format_version: u32,
     /// Always `imported`.
     pub kind: ImportedKind,
