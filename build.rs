@@ -49,11 +49,13 @@ fn main() {
     let mut build = cc::Build::new();
     // Exactly the published flags, whatever the cargo profile: cc would
     // otherwise follow the profile's opt-level and add debug info.
-    build.opt_level(2).debug(false).std("c99").warnings(true).define("NDEBUG", None);
+    // MSVC has no C99 mode (cl ignores `-std:c99` with a warning): C11, its
+    // oldest, which the result then records as the standard in force.
+    let msvc = target.contains("msvc");
+    build.opt_level(2).debug(false).std(if msvc { "c11" } else { "c99" }).warnings(true).define("NDEBUG", None);
     // A native GCC or Clang gets only what EEMBC's Makefile passes (see the
     // top of this file). MSVC keeps cc's defaults (they pick the C runtime
     // Rust links), and so does a cross build (they name the target).
-    let msvc = target.contains("msvc");
     if target == host && !msvc {
         build.no_default_flags(true).flag("-O2");
         if target.contains("linux") {
@@ -235,7 +237,24 @@ fn sources_sha256(files: &[PathBuf]) -> String {
 
 /// "GNU 12.2.0", "Clang 16.0.6", as the reports print the compiler.
 fn compiler_identity(compiler: &cc::Tool) -> String {
-    let family = if compiler.is_like_clang() {
+    // cl has no version flag: its banner, on stderr, says `Version 19.38.…`.
+    if compiler.is_like_msvc() {
+        let banner = Command::new(compiler.path()).output().map(|o| String::from_utf8_lossy(&o.stderr).into_owned());
+        let version = banner.ok().and_then(|b| {
+            let rest = &b[b.find("Version ")? + "Version ".len()..];
+            Some(rest.split_whitespace().next()?.to_string())
+        });
+        return format!("MSVC {}", version.unwrap_or_else(|| "unknown".to_string()));
+    }
+    // Apple's clang numbers its versions its own way (Xcode's), not LLVM's.
+    let apple = compiler.is_like_clang()
+        && Command::new(compiler.path())
+            .args(["-dM", "-E", "-x", "c", "/dev/null"])
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("__apple_build_version__"));
+    let family = if apple {
+        "Apple Clang"
+    } else if compiler.is_like_clang() {
         "Clang"
     } else if compiler.is_like_gnu() {
         "GNU"

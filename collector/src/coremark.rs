@@ -165,7 +165,9 @@ mod tests {
 
     #[test]
     fn build_identity_is_recorded() {
-        assert!(build::COMPILER.starts_with("GNU ") || build::COMPILER.starts_with("Clang "), "{}", build::COMPILER);
+        let families = ["GNU ", "Clang ", "Apple Clang "];
+        assert!(families.iter().any(|f| build::COMPILER.starts_with(f)), "{}", build::COMPILER);
+        assert_eq!(build::C_STANDARD, "C99");
         let flags: Vec<&str> = build::FLAGS.split(build::FLAG_SEPARATOR).collect();
         // EEMBC's flags and nothing cc would add on its own (-fPIC,
         // -ffunction-sections); on Linux -fPIE, GCC's default on GitHub's
