@@ -45,9 +45,17 @@ fn an_https_run_measures_every_sample_and_records_the_endpoint() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let url = server.url(true, "backend");
+    // A proxy in the environment is not used: the stage measures the
+    // runner's own path (this one would refuse every connection).
     let status = collector(&out)
         .args(["--internet-url", &url, "--internet-name", "LibreSpeed (loopback)", "--internet-ca-cert"])
         .arg(server.ca_cert())
+        .envs([
+            ("HTTPS_PROXY", "http://127.0.0.1:9"),
+            ("HTTP_PROXY", "http://127.0.0.1:9"),
+            ("ALL_PROXY", "http://127.0.0.1:9"),
+        ])
+        .env_remove("NO_PROXY")
         .status()
         .unwrap();
     assert!(status.success());

@@ -106,6 +106,14 @@ fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
         let implementation = serde_json::to_value(m.build.coremark.implementation).expect("an enum serializes");
         inputs.insert("implementation".into(), implementation);
     }
+    if stage == StageKind::Internet
+        && let Some(net) = &m.stages.internet
+    {
+        // Throughput to one server says nothing of throughput to another:
+        // results are compared only against the same endpoint, as the
+        // report's protocol text says and imported keys have it.
+        inputs.insert("endpoint_url".into(), net.endpoint.url.as_str().into());
+    }
     let pages = disk_buffer_pages(m);
     if stage == StageKind::Disk && !pages.is_empty() {
         // 1 MiB transfers from one huge page and from base pages scattered

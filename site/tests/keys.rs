@@ -119,7 +119,7 @@ fn the_key_inputs_of_each_stage_are_exactly_these() {
     );
 
     // A measured result: the stage's parameters, plus the CoreMark
-    // implementation for the CPU stage.
+    // implementation for the CPU stage and the endpoint for the internet.
     let golden = measured(&golden());
     assert_eq!(
         Value::Object(key_inputs(&golden, StageKind::Cpu)),
@@ -133,9 +133,17 @@ fn the_key_inputs_of_each_stage_are_exactly_these() {
         json!({
             "stage": "internet", "source": "measured", "protocol": 1, "internet": true, "internet_samples": 3,
             "internet_transfer_mib": 1024, "internet_max_request_mib": 32, "internet_request_samples": 5,
-            "sample_timeout_s": 60
+            "sample_timeout_s": 60, "endpoint_url": "https://amsspeed.sharktech.net/backend/"
         })
     );
+
+    // Another endpoint, another key: throughput to one server is not
+    // compared with throughput to another.
+    let mut elsewhere = common::golden();
+    elsewhere["stages"]["internet"]["endpoint"]["url"] = json!("https://speed.example.org/backend/");
+    let elsewhere = measured(&elsewhere);
+    assert_ne!(key_inputs(&elsewhere, StageKind::Internet), key_inputs(&golden, StageKind::Internet));
+    assert_eq!(key_inputs(&elsewhere, StageKind::Cpu), key_inputs(&golden, StageKind::Cpu));
 
     // An imported result: what its report prints for the stage, and the
     // section's text.

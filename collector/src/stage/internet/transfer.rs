@@ -217,9 +217,11 @@ fn failed(status: Status, message: String, bytes: u64, seconds: f64) -> Transfer
 }
 
 /// A client with an empty connection pool: HTTP/1.1, rustls with the
-/// platform's roots and the extra CAs, no compression.
+/// platform's roots and the extra CAs, no compression, and no proxy from
+/// `HTTP_PROXY`, `HTTPS_PROXY` or `ALL_PROXY`: the stage measures the
+/// runner's own path to the server, and the result names no proxy.
 fn client(plan: &InternetPlan) -> reqwest::Result<Client> {
-    let mut builder = http::client_builder(plan.timeout).http1_only().pool_max_idle_per_host(1);
+    let mut builder = http::client_builder(plan.timeout).http1_only().pool_max_idle_per_host(1).no_proxy();
     for ca in &plan.target.extra_ca {
         builder = builder.add_root_certificate(ca.clone());
     }
