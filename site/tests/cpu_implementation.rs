@@ -91,4 +91,24 @@ fn each_implementation_has_its_own_table_plot_and_csv() {
     };
     assert_eq!(csv_runners("data/coremark.csv"), ["example-linux-x64"]);
     assert_eq!(csv_runners("data/coremark-eembc.csv"), ["example-linux-arm64"]);
+
+    // The provider's report too: a table per implementation, not one
+    // ranking of both.
+    let report = read(out.path(), "reports/example.md");
+    let table = |heading: &str| -> Vec<String> {
+        let body = report.split(&format!("## {heading}\n")).nth(1).unwrap_or_else(|| panic!("no {heading}: {report}"));
+        body.trim_start()
+            .split("\n\n")
+            .next()
+            .unwrap()
+            .lines()
+            .skip(2)
+            .map(|l| l.split(" | ").next().unwrap()[2..].to_string())
+            .collect()
+    };
+    assert_eq!(table("Pinned results"), ["example-linux-x64"], "{report}");
+    assert_eq!(table("Pinned results, EEMBC's CoreMark sources"), ["example-linux-arm64"]);
+    assert!(report.contains(
+        "The project's implementation and EEMBC's own sources are two programs: their tables are never ranked together."
+    ));
 }

@@ -69,6 +69,11 @@ pub struct GroupView {
     pub pinned: Vec<CpuRow>,
     /// CoreMark rows of runners that cannot pin (macOS), best first.
     pub unpinned: Vec<CpuRow>,
+    /// The same of results whose collector ran EEMBC's own CoreMark
+    /// sources: another program than the project's implementation, never
+    /// ranked with it (methodology.md), so tables of their own.
+    pub pinned_eembc: Vec<CpuRow>,
+    pub unpinned_eembc: Vec<CpuRow>,
     /// Disk rows, by runner.
     pub disk: Vec<DiskRow>,
     /// Whether every disk row has sample counts (the current published
@@ -465,7 +470,12 @@ fn add(group: &mut GroupView, part: RunnerPart) {
         group.profile = Some(profile);
     }
     if let Some(cpu) = part.cpu {
-        if cpu.pinned { group.pinned.push(cpu) } else { group.unpinned.push(cpu) }
+        match (cpu.pinned, cpu.official_sources) {
+            (true, false) => group.pinned.push(cpu),
+            (false, false) => group.unpinned.push(cpu),
+            (true, true) => group.pinned_eembc.push(cpu),
+            (false, true) => group.unpinned_eembc.push(cpu),
+        }
     }
     group.disk.extend(part.disk);
     for row in part.cache {
@@ -502,7 +512,7 @@ fn add(group: &mut GroupView, part: RunnerPart) {
 }
 
 fn finish(g: &mut GroupView) {
-    for rows in [&mut g.pinned, &mut g.unpinned] {
+    for rows in [&mut g.pinned, &mut g.unpinned, &mut g.pinned_eembc, &mut g.unpinned_eembc] {
         // Best first; rows without a figure last, then by runner.
         rows.sort_by(|a, b| {
             let key = |r: &CpuRow| r.median_value.map_or(f64::INFINITY, |m| -m);
@@ -535,7 +545,12 @@ fn published_text(g: &GroupView) -> ProtocolText {
         internet_samples: &g.wording.internet_samples,
         gap: g.profile.as_ref().and_then(|p| Some((p.fingerprint.as_str(), p.publication_gap_s?))),
         disk_counts: g.disk_counts,
-        runner_stages: !g.pinned.is_empty() || !g.unpinned.is_empty() || !g.disk.is_empty() || !g.internet.is_empty(),
+        runner_stages: !g.pinned.is_empty()
+            || !g.unpinned.is_empty()
+            || !g.pinned_eembc.is_empty()
+            || !g.unpinned_eembc.is_empty()
+            || !g.disk.is_empty()
+            || !g.internet.is_empty(),
     })
 }
 
