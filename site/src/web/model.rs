@@ -242,10 +242,19 @@ impl Headline for CpuRow {
     }
 }
 
+/// The headline figure for ranking: the exact median of its samples where
+/// the row has them (a measured row), else the figure as shown (an
+/// imported one); none where none is shown. Ranked by the figure as
+/// printed, two rows 0.004 apart could tie and be ordered by name, or
+/// reverse against the speed beside them.
+fn exact(shown: &str, samples: &[f64]) -> Option<f64> {
+    leading(shown).map(|printed| stats::median(samples).unwrap_or(printed))
+}
+
 impl Headline for DiskRow {
     const BETTER: Better = Better::Higher;
     fn value(&self) -> Option<f64> {
-        leading(&self.rand_read)
+        exact(&self.rand_read, &self.headline_samples)
     }
     fn samples(&self) -> &[f64] {
         &self.headline_samples
@@ -255,7 +264,7 @@ impl Headline for DiskRow {
 impl Headline for CacheRow {
     const BETTER: Better = Better::Lower;
     fn value(&self) -> Option<f64> {
-        leading(&self.restore)
+        exact(&self.restore, &self.headline_samples)
     }
     fn samples(&self) -> &[f64] {
         &self.headline_samples
@@ -268,7 +277,7 @@ impl Headline for CacheRow {
 impl Headline for InternetRow {
     const BETTER: Better = Better::Higher;
     fn value(&self) -> Option<f64> {
-        leading(&self.download)
+        exact(&self.download, &self.headline_samples)
     }
     fn samples(&self) -> &[f64] {
         &self.headline_samples
@@ -914,5 +923,16 @@ mod tests {
         assert_eq!(range("29068.42–37639.26"), Some((29068.42, 37639.26)));
         assert_eq!(range("7.76; 7.12–22.53"), Some((7.12, 22.53)));
         assert_eq!(range("—"), None);
+    }
+
+    #[test]
+    fn rows_rank_by_the_exact_median_not_the_printed_one() {
+        // Both print 1.40: the exact medians tell them apart.
+        assert_eq!(exact("1.40; 1.40–1.41", &[1.403, 1.404, 1.405]), Some(1.404));
+        assert_eq!(exact("1.40; 1.40–1.40", &[1.395, 1.396, 1.397]), Some(1.396));
+        // An imported row has no samples: the figure as published.
+        assert_eq!(exact("22.10; 18.53–66.84", &[]), Some(22.10));
+        // No figure shown, no figure ranked.
+        assert_eq!(exact("—", &[1.0]), None);
     }
 }
