@@ -112,3 +112,35 @@ fn each_implementation_has_its_own_table_plot_and_csv() {
         "The project's implementation and EEMBC's own sources are two programs: their tables are never ranked together."
     ));
 }
+
+/// A runner's CoreMark history plot joins only results the tables compare:
+/// after a result of EEMBC's sources, the line holds that result alone,
+/// not a fall or rise from the project's implementation.
+#[test]
+fn a_history_line_never_joins_two_implementations() {
+    let results = results_dir();
+    put(results.path(), GOLDEN_PATH, &cpu_complete());
+    let mut later = cpu_complete();
+    later["provenance"]["github"]["run_id"] = json!(8);
+    later["build"]["coremark"]["implementation"] = json!("eembc");
+    later["build"]["coremark"]["eembc_commit"] = json!(COMMIT);
+    another_run(&mut later, 2);
+    // An hour later, every time of the run with it.
+    let later: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&later).unwrap().replace("2026-11-29T10:", "2026-11-29T11:"))
+            .unwrap();
+    put(results.path(), "example/example-linux-x64/2026-11-29-8-1.json", &later);
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    let svg = read(out.path(), "plots/runners/example/example-linux-x64.svg");
+    // The data lines are drawn 2 wide; axes and ticks 1.
+    let lines: Vec<&str> = svg
+        .split("<polyline")
+        .skip(1)
+        .map(|e| e.split("/>").next().unwrap())
+        .filter(|e| e.contains("stroke-width=\"2\""))
+        .map(|e| e.split("points=\"").nth(1).unwrap().split('"').next().unwrap().trim())
+        .collect();
+    assert_eq!(lines.len(), 1, "{svg}");
+    assert_eq!(lines[0].split(' ').count(), 1, "a line joins two results: {lines:?}");
+}

@@ -12,6 +12,7 @@ use super::plot::history::{self, Line};
 use crate::figures;
 use crate::providers::MachineView;
 use crate::stats::{self, Interval};
+use runner_bench_format::StageKind;
 
 /// One runner's page and history plot; `machine` is what its provider
 /// states about it (`providers`), `changes` the flags of its history.
@@ -70,17 +71,22 @@ fn machine_spans<'a>(model: &'a Model, entries: &[usize], rows: &'a [HistoryRow<
     spans
 }
 
-/// A runner's CoreMark medians over time.
+/// A runner's CoreMark medians over time: those of the results that are
+/// compared with its newest one (the same CoreMark key), so that a line
+/// never joins two implementations, profiles or an imported figure with a
+/// measured one, which the tables never compare either.
 pub(super) fn cpu_line(model: &Model, label: &str, entries: &[usize]) -> Line {
-    let points = entries
+    let with_median: Vec<(i64, &str, f64)> = entries
         .iter()
         .map(|&i| &model.entries[i])
         .filter(|e| e.meta.excluded.is_none())
         .filter_map(|e| {
             let t = e.meta.timestamp.parse::<jiff::Timestamp>().ok()?;
-            Some((t.as_second(), e.cpu.as_ref()?.median_value?))
+            Some((t.as_second(), e.meta.keys.get(StageKind::Cpu), e.cpu.as_ref()?.median_value?))
         })
         .collect();
+    let newest = with_median.iter().max_by_key(|(t, ..)| *t).map(|(_, key, _)| *key);
+    let points = with_median.iter().filter(|(_, key, _)| Some(*key) == newest).map(|&(t, _, v)| (t, v)).collect();
     Line { label: label.to_string(), points }
 }
 
@@ -88,7 +94,8 @@ pub(super) fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Lin
     let spec = Spec {
         title: format!("CoreMark history of {name}"),
         desc: format!(
-            "Median CoreMark iterations per second of each result of {name} over time, one line per runner; higher is better."
+            "Median CoreMark iterations per second of each result of {name} over time, one line per runner, of the \
+             results measured as its newest was (the same CoreMark key); higher is better."
         ),
         axis: "iterations/s".into(),
     };
