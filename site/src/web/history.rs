@@ -36,7 +36,7 @@ pub(super) fn runner_page(
     let machines = machine_spans(model, &r.entries, &rows);
     let line = cpu_line(model, &r.label, &r.entries);
     let plots =
-        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line])?;
+        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line], 1)?;
     let html = pages::runner(
         tera,
         common,
@@ -90,12 +90,25 @@ pub(super) fn cpu_line(model: &Model, label: &str, entries: &[usize]) -> Line {
     Line { label: label.to_string(), points }
 }
 
-pub(super) fn history_plot(site: &mut Site, path: &str, name: &str, lines: &[Line]) -> anyhow::Result<Vec<PlotRef>> {
+/// `lines` of `runners` runners: where fewer, the desc says which.
+pub(super) fn history_plot(
+    site: &mut Site,
+    path: &str,
+    name: &str,
+    lines: &[Line],
+    runners: usize,
+) -> anyhow::Result<Vec<PlotRef>> {
+    let which = match runners > lines.len() {
+        true => {
+            format!(" (the {} of its {runners} runners measured last; each runner's page has its own)", lines.len())
+        }
+        false => String::new(),
+    };
     let spec = Spec {
         title: format!("CoreMark history of {name}"),
         desc: format!(
-            "Median CoreMark iterations per second of each result of {name} over time, one line per runner, of the \
-             results measured as its newest was (the same CoreMark key); higher is better."
+            "Median CoreMark iterations per second of each result of {name} over time, one line per runner{which}, \
+             of the results measured as its newest was (the same CoreMark key); higher is better."
         ),
         axis: "iterations/s".into(),
     };
