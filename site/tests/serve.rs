@@ -121,19 +121,26 @@ fn paths_in(out: &Path, n: usize) -> Vec<String> {
     files
 }
 
-#[test]
-fn keep_alive_connections_are_served_at_once() {
+/// `site serve` of the golden result on a free port, after its first
+/// build: the folder (results/ and public/), the port and the server.
+fn serving_golden() -> (tempfile::TempDir, u16, Server) {
     let work = tempfile::tempdir().unwrap();
     let results = work.path().join("results");
     put(&results, GOLDEN_PATH, &golden());
-    let out = work.path().join("public");
     let port = free_port();
-    let _server = serve(port, &results, &out, &[]);
+    let server = serve(port, &results, &work.path().join("public"), &[]);
     let start = Instant::now();
     while !get(port, "/__reload").is_some_and(|r| r.status == 200 && r.body == b"1") {
         assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for the first build");
         std::thread::sleep(Duration::from_millis(100));
     }
+    (work, port, server)
+}
+
+#[test]
+fn keep_alive_connections_are_served_at_once() {
+    let (work, port, _server) = serving_golden();
+    let out = work.path().join("public");
 
     let paths = paths_in(&out, CONNECTIONS);
     assert_eq!(paths.len(), CONNECTIONS, "too few files built: {paths:?}");
@@ -201,17 +208,8 @@ fn raw(port: u16, request: &str) -> Response {
 /// through a link in its folder.
 #[test]
 fn serve_sends_production_headers_and_answers_only_what_it_should() {
-    let work = tempfile::tempdir().unwrap();
-    let results = work.path().join("results");
-    put(&results, GOLDEN_PATH, &golden());
+    let (work, port, _server) = serving_golden();
     let out = work.path().join("public");
-    let port = free_port();
-    let _server = serve(port, &results, &out, &[]);
-    let start = Instant::now();
-    while !get(port, "/__reload").is_some_and(|r| r.status == 200 && r.body == b"1") {
-        assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for the first build");
-        std::thread::sleep(Duration::from_millis(100));
-    }
     let netlify = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../netlify.toml")).unwrap();
     let page = get(port, "/").unwrap();
     assert_eq!(page.status, 200);
