@@ -174,20 +174,11 @@ fn recorded_flags(compiler: &cc::Tool) -> (Vec<String>, String) {
 /// repository the folder merely lies in), or a checkout whose tracked files
 /// were edited. The result then records none.
 fn checkout_commit(checkout: &Path) -> String {
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(checkout)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let top = git(&["rev-parse", "--show-toplevel"]).and_then(|t| fs::canonicalize(t).ok());
+    let top = git(checkout, &["rev-parse", "--show-toplevel"]).and_then(|t| fs::canonicalize(t).ok());
     if top.is_none() || top != fs::canonicalize(checkout).ok() {
         return String::new();
     }
-    if git(&["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty()) {
+    if git(checkout, &["status", "--porcelain", "--untracked-files=no"]).is_none_or(|s| !s.is_empty()) {
         println!("cargo:warning=RUNNER_BENCH_COREMARK_SRC has edited files: the result records no EEMBC commit");
         return String::new();
     }
@@ -196,21 +187,24 @@ fn checkout_commit(checkout: &Path) -> String {
 
 /// A path inside the checkout's git folder (`HEAD`), where it has one.
 fn git_path(checkout: &Path, name: &str) -> Option<PathBuf> {
-    let out = Command::new("git").args(["rev-parse", "--git-path", name]).current_dir(checkout).output().ok()?;
-    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    out.status.success().then(|| if path.is_absolute() { path } else { checkout.join(path) })
+    let path = PathBuf::from(git(checkout, &["rev-parse", "--git-path", name])?);
+    Some(if path.is_absolute() { path } else { checkout.join(path) })
 }
 
 /// `git rev-parse HEAD` in `dir`, where git can say.
 fn git_head(dir: &Path) -> Option<String> {
+    git(dir, &["rev-parse", "HEAD"]).filter(|s| !s.is_empty())
+}
+
+/// What `git args` prints in `dir`, trimmed, where it succeeds.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
     Command::new("git")
-        .args(["rev-parse", "HEAD"])
+        .args(args)
         .current_dir(dir)
         .output()
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .filter(|s| !s.is_empty())
 }
 
 /// The project's sources: its kernels and API, not the validation program,

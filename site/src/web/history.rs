@@ -36,7 +36,7 @@ pub(super) fn runner_page(
     let machines = machine_spans(model, &r.entries, &rows);
     let line = cpu_line(model, &r.label, &r.entries);
     let plots =
-        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, &[line], 1)?;
+        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
     let html = pages::runner(
         tera,
         common,
@@ -90,14 +90,20 @@ pub(super) fn cpu_line(model: &Model, label: &str, entries: &[usize]) -> Line {
     Line { label: label.to_string(), points }
 }
 
-/// `lines` of `runners` runners: where fewer, the desc says which.
+/// The plot of `lines`, one per runner. One colour per line, and a legend
+/// entry for each: at most as many lines as the palette has colours, of
+/// the runners measured last (the desc says so; every runner's page has
+/// its own line).
 pub(super) fn history_plot(
     site: &mut Site,
     path: &str,
     name: &str,
-    lines: &[Line],
-    runners: usize,
+    mut lines: Vec<Line>,
 ) -> anyhow::Result<Vec<PlotRef>> {
+    lines.retain(|l| !l.points.is_empty());
+    let runners = lines.len();
+    lines.sort_by_key(|l| std::cmp::Reverse(l.points.iter().map(|p| p.0).max()));
+    lines.truncate(super::plot::PALETTE.len());
     let which = match runners > lines.len() {
         true => {
             format!(" (the {} of its {runners} runners measured last; each runner's page has its own)", lines.len())
@@ -112,7 +118,7 @@ pub(super) fn history_plot(
         ),
         axis: "iterations/s".into(),
     };
-    Ok(match history::draw(&spec, lines)? {
+    Ok(match history::draw(&spec, &lines)? {
         Some(svg) => {
             site.add(path, svg);
             vec![PlotRef { src: format!("/{path}"), title: spec.title, desc: spec.desc }]

@@ -62,21 +62,9 @@ pub(super) fn provider_page(
             })
         })
         .collect();
-    let mut lines: Vec<Line> = model
-        .runners
-        .iter()
-        .filter(|r| r.provider_id == id)
-        .map(|r| cpu_line(model, &r.label, &r.entries))
-        .filter(|l| !l.points.is_empty())
-        .collect();
-    // One colour per line, and a legend entry for each: at most as many
-    // lines as the palette has colours, the runners measured last; every
-    // runner's page has its own line.
-    let with_lines = lines.len();
-    lines.sort_by_key(|l| std::cmp::Reverse(l.points.iter().map(|p| p.0).max()));
-    lines.truncate(super::plot::PALETTE.len());
-    let path = format!("plots/providers/{id}/history.svg");
-    plots.extend(history_plot(&mut site, &path, name, &lines, with_lines)?);
+    let lines: Vec<Line> =
+        model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
+    plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, lines)?);
     let html = pages::provider(
         tera,
         common,

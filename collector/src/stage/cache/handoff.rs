@@ -76,7 +76,23 @@ impl Handoff {
         }
         let h: Handoff = serde_json::from_value(value)
             .with_context(|| format!("{} is not a hand-off file of this collector", path.display()))?;
+        let listed: Vec<&str> =
+            h.backends.iter().map(|b| b.id.as_str()).chain(h.actions.iter().map(|a| a.id.as_str())).collect();
         for (i, pair) in h.pairs.iter().enumerate() {
+            if !listed.contains(&pair.backend.as_str()) {
+                anyhow::bail!(
+                    "{}: pairs[{i}].backend: {:?} is none of the file's backends or actions",
+                    path.display(),
+                    pair.backend
+                );
+            }
+            if h.pairs[..i].iter().any(|p| p.backend == pair.backend) {
+                anyhow::bail!(
+                    "{}: pairs[{i}].backend: {:?} has a pair already; a trial saves once to each",
+                    path.display(),
+                    pair.backend
+                );
+            }
             if !is_key(&pair.key) {
                 anyhow::bail!(
                     "{}: pairs[{i}].key {:?} is not a key this collector makes (runner-bench-…, of letters, digits, \
