@@ -70,7 +70,12 @@ pub fn from_slice(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
     // the JSON path of every value and reading the head first costs more
     // than the parse itself, and is only needed to explain a failure. Any
     // document this pass accepts, the careful reader below accepts too.
-    if let Ok(result) = serde_json::from_slice::<MeasuredResult>(bytes)
+    // The document's UTF-8 is checked once, whole, and the text parsed as
+    // `str`: checking each string as it is read (`from_slice`) made the
+    // parse of 10,000 results a sixth slower (docs/benchmarks.md). A file
+    // that is not UTF-8 goes to the careful reader, which says where.
+    if let Ok(text) = std::str::from_utf8(bytes)
+        && let Ok(result) = serde_json::from_str::<MeasuredResult>(text)
         && result.format_version == FORMAT_VERSION
     {
         return Ok(AnyResult::Measured(Box::new(result)));

@@ -187,3 +187,18 @@ fn affinity_shapes() {
         format!("{field}.node: unknown field `node`, expected one of `mode`, `cpu`, `group` at line 407 column 18")
     );
 }
+
+/// A byte that is not UTF-8 inside a string: the reader checks the whole
+/// document's UTF-8 before its fast path, and the careful reader says where.
+#[test]
+fn invalid_utf8() {
+    let text = String::from_utf8(serde_json::to_vec_pretty(&golden()).unwrap()).unwrap();
+    let mut bytes = text.into_bytes();
+    let value = b"\"backend\": \"github\"";
+    let at = bytes.windows(value.len()).position(|w| w == value).unwrap() + value.len() - 2;
+    bytes[at] = 0xff;
+    assert_eq!(
+        error_of_bytes(&bytes),
+        "results/x.json: $.stages.cache.pairs[0].backend: invalid unicode code point at line 128 column 28"
+    );
+}

@@ -512,7 +512,7 @@ fn pages_load_in_chromium_without_errors() {
         (
             "server",
             "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/",
-            vec!["<table id=\"t-table-3\">", "<img src=\"/plots/build-cache/rbcs/celeron-j3455/"],
+            vec!["<table id=\"t-table-3\">", "<img src=\"/build-cache/rbcs/celeron-j3455/"],
         ),
         (
             "overview",

@@ -112,7 +112,7 @@ fn the_rbcs_page_reproduces_every_seed_table_in_order() {
          <dt>TLS</dt><dd>disabled <span class=\"muted\">(this table)</span></dd>\n</dl>\n"
     );
     // A plot per table and connection count, PUT and GET per quota.
-    let stem = "plots/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238";
+    let stem = "build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238";
     for table in 1..=3 {
         for c in [10, 100] {
             let svg = read(out.path(), &format!("{stem}/table-{table}-{c}-connections.svg"));
@@ -340,10 +340,8 @@ fn markup_in_server_text_stays_inert() {
     let page = read(out.path(), GOLDEN_PAGE);
     assert!(page.contains("<h1>&lt;script&gt;alert(1)&lt;&#x2F;script&gt;: http:&#x2F;&#x2F;127.0.0.1&#x2F;&lt;img src=x onerror=alert(2)&gt;</h1>"), "{page}");
     assert!(page.contains("<dt>&lt;b&gt;TLS&lt;&#x2F;b&gt;</dt><dd>=HYPERLINK(&quot;x&quot;)</dd>"));
-    let svg = read(
-        out.path(),
-        "plots/build-cache/example/example-linux-x64/2026-11-29-18342215517-1/table-1-10-connections.svg",
-    );
+    let svg =
+        read(out.path(), "build-cache/example/example-linux-x64/2026-11-29-18342215517-1/table-1-10-connections.svg");
     assert!(
         svg.contains("<title id=\"title\">&lt;i&gt;mem&lt;/i&gt; backend, 10 connections: requests/s</title>"),
         "{svg}"

@@ -389,10 +389,10 @@ fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Arc<Fi
     checks
 }
 
-fn check_file(f: &LoadedFile) -> FileCheck {
-    let file = f.path.display().to_string();
-    let mut c = Collector::default();
-    let failed = |c: Collector, sha: String| FileCheck {
+/// A file that could not be read as a result: its problems, and its
+/// SHA-256 where its bytes were read.
+fn failed(c: Collector, sha: String) -> FileCheck {
+    FileCheck {
         result: None,
         sha,
         expected: None,
@@ -400,35 +400,50 @@ fn check_file(f: &LoadedFile) -> FileCheck {
         notes: vec![],
         claims: vec![],
         latest_s: i64::MIN,
-    };
+    }
+}
+
+fn check_file(f: &LoadedFile) -> FileCheck {
+    let file = f.path.display().to_string();
+    let mut c = Collector::default();
     if f.size > MAX_FILE_BYTES {
         c.push(&file, "$", format!("the file is {} bytes; the limit is {MAX_FILE_BYTES} bytes", f.size));
         return failed(c, String::new());
     }
-    let bytes = match std::fs::read(&f.path) {
-        Ok(b) => b,
-        Err(e) => {
-            c.push(&file, "$", format!("cannot read the file: {e}"));
-            return failed(c, String::new());
-        }
-    };
-    let sha = hex(&Sha256::digest(&bytes));
-    let result = match from_slice(&bytes, &f.path) {
+    // Each thread reads its files into one buffer, kept between files: a
+    // new buffer per file was a fresh allocation of about 20 KB, which the
+    // allocator hands back to the OS at once during the check
+    // (`web::memory`), so every file also cost its pages faulted in again.
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with_borrow_mut(|bytes| check_bytes(f, &file, c, bytes))
+}
+
+/// `check_file` after the size check, reading the file into `bytes`.
+fn check_bytes(f: &LoadedFile, file: &str, mut c: Collector, bytes: &mut Vec<u8>) -> FileCheck {
+    bytes.clear();
+    if let Err(e) = std::fs::File::open(&f.path).and_then(|mut r| std::io::Read::read_to_end(&mut r, bytes)) {
+        c.push(file, "$", format!("cannot read the file: {e}"));
+        return failed(c, String::new());
+    }
+    let sha = hex(&Sha256::digest(&*bytes));
+    let result = match from_slice(bytes, &f.path) {
         Ok(r) => r,
         Err(e) => {
-            c.push(&file, e.field, e.reason);
+            c.push(file, e.field, e.reason);
             return failed(c, sha);
         }
     };
     let mut notes = Vec::new();
-    identity::empty_names(&mut c, &file, &result);
+    identity::empty_names(&mut c, file, &result);
     let expected = match &result {
         AnyResult::Measured(m) => {
-            notes = measured_rules(&mut c, &file, m);
+            notes = measured_rules(&mut c, file, m);
             layout::measured_path(m, &sha)
         }
         AnyResult::Imported(i) => {
-            imported_rules(&mut c, &file, i);
+            imported_rules(&mut c, file, i);
             layout::imported_path(i)
         }
     };
