@@ -146,9 +146,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
         for (n, c) in table(&section.lines, header, end)? {
             let label = runner(&c[0], n)?;
             let figures = runners.entry(label).or_default();
-            if figures.cpu.is_some() {
-                return Err(once(n, &c[0]));
-            }
+            first_row(&figures.cpu, n, &c[0])?;
             figures.arch = Some(arch(n, &c[1])?);
             let (min, max) = range(n, &c[3])?;
             let affinity = if pinned {
@@ -193,9 +191,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
                 None
             };
             let figures = runners.entry(label).or_default();
-            if figures.disk.is_some() {
-                return Err(once(n, &c[0]));
-            }
+            first_row(&figures.disk, n, &c[0])?;
             figures.disk = Some(ImportedDisk {
                 pinned,
                 file_mib: int(n, &c[2], "file MiB")?,
@@ -273,9 +269,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
                 other => return Err(ImportError::new(n, "\"ok\" or \"unavailable\"", Some(other))),
             };
             let figures = runners.entry(label).or_default();
-            if figures.internet.is_some() {
-                return Err(once(n, &c[0]));
-            }
+            first_row(&figures.internet, n, &c[0])?;
             figures.internet = Some(ImportedInternet {
                 endpoint: Endpoint { name: name(n, &c[1])?, url: name(n, &url)? },
                 available,
@@ -296,9 +290,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
         let opt = |s: &str| if s == NONE { Ok(None) } else { name(n, s).map(Some) };
         let build = ImportedBuild { compiler: name(n, &c[3])?, flags: name(n, &c[4])? };
         let figures = runners.entry(label).or_default();
-        if figures.machine.is_some() {
-            return Err(once(n, &c[0]));
-        }
+        first_row(&figures.machine, n, &c[0])?;
         figures.machine = Some((opt(&c[1])?, opt(&c[2])?, build));
     }
 
@@ -482,10 +474,13 @@ fn table(lines: &[Line<'_>], header: &[&str], end: usize) -> Result<Vec<(usize, 
     Ok(rows)
 }
 
-/// A runner's second row in one stage's tables: one would replace the
-/// other's figures.
-fn once(n: usize, runner: &str) -> ImportError {
-    ImportError::new(n, "each runner once per stage", Some(runner))
+/// Refuses a runner's second row in one stage's tables (`slot` is what its
+/// first row set): one would replace the other's figures.
+fn first_row<T>(slot: &Option<T>, n: usize, runner: &str) -> Result<(), ImportError> {
+    match slot {
+        Some(_) => Err(ImportError::new(n, "each runner once per stage", Some(runner))),
+        None => Ok(()),
+    }
 }
 
 /// `**label**: rest` → (label, rest).
