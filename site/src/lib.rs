@@ -67,6 +67,19 @@ pub fn check_cached(
     Ok(validate::validate_cached(load::load(paths)?, &releases, cache))
 }
 
+/// `check_cached`, handing each file that passes its own rules to `derive`
+/// as soon as it is checked and keeping what that makes of it
+/// (`validate::validate_with`).
+pub fn check_with<D: Send>(
+    paths: &[PathBuf],
+    releases: Option<&Path>,
+    cache: Option<&mut validate::ParseCache>,
+    derive: &(dyn Fn(&Run) -> D + Sync),
+) -> anyhow::Result<Checked<D>> {
+    let releases = releases.map(releases::load).unwrap_or_default();
+    Ok(validate::validate_with(load::load(paths)?, &releases, cache, validate::Context::default(), derive))
+}
+
 /// `check_cached` without a cache, in `context`: the time the check
 /// compares dates with, and the profiles it takes (tests set both, so that
 /// they do not depend on the clock).

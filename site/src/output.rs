@@ -40,17 +40,28 @@ pub fn build_site(results: &Path, out: &Path) -> anyhow::Result<Built> {
 pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyhow::Result<Built> {
     let start = Instant::now();
     let releases = opts.content.join(crate::releases::RELEASES_DIR);
-    let checked = crate::check_cached(std::slice::from_ref(&opts.results), Some(&releases), writer.parsed.as_mut())?;
-    if !checked.problems.is_empty() {
-        bail!("the results do not pass the check:\n{}", checked.human_report().trim_end());
-    }
+    // Each accepted result's part of the site is made as the check accepts
+    // it (`web::Intake`).
+    let mut memo = writer.memo.take();
+    let accepted = {
+        let intake = web::Intake::new(opts, memo.as_ref());
+        let results = std::slice::from_ref(&opts.results);
+        match crate::check_with(results, Some(&releases), writer.parsed.as_mut(), &|run| intake.take(run)) {
+            Ok(checked) if checked.problems.is_empty() => Ok(intake.finish(checked.runs)),
+            Ok(checked) => {
+                Err(anyhow::anyhow!("the results do not pass the check:\n{}", checked.human_report().trim_end()))
+            }
+            Err(e) => Err(e),
+        }
+    };
+    // A failed check leaves `site serve` its cache of the last build.
+    let accepted = accepted.inspect_err(|_| writer.memo = memo.take())?;
     log_time(start, "checked the results");
     // Each stage's files are written as soon as they are made, so that the
     // build never holds every page (see `web::Emit`).
     writer.begin(out)?;
-    let mut memo = writer.memo.take();
     let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
-    let site = web::build_cached(opts, checked.runs, memo.as_mut(), Some(&mut emit));
+    let site = web::build_cached(opts, accepted, memo.as_mut(), Some(&mut emit));
     writer.memo = memo;
     let site = site.inspect_err(|_| writer.abandon())?;
     log_time(start, "built the site, writing as it went");

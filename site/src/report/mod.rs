@@ -17,8 +17,8 @@ pub(crate) use imported::published_text;
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{
-    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportView,
-    build_view, report_runs,
+    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportRuns,
+    ReportView, build_view,
 };
 
 use runner_bench_format::AnyResult;

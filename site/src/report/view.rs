@@ -1,7 +1,7 @@
 //! The view model of a provider report: every figure already formatted, so
 //! the template only lays rows out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use runner_bench_format::AnyResult;
 use runner_bench_format::measured::{CacheKind, CacheMethod, MeasuredResult};
@@ -356,15 +356,49 @@ fn newest_per_runner<'a, K: Ord>(runs: impl Iterator<Item = &'a Run>, key: impl 
     newest
 }
 
-/// Which of `runs` the provider reports read (`build_view`): the excluded
-/// ones (their paths and reasons) and each runner's newest of the rest. A
-/// build keeps only these once the model is made, so that it need not hold
-/// every parsed result until the reports are done; the reports are the
-/// same from these as from all the runs.
-pub fn report_runs(runs: &[Run]) -> Vec<bool> {
-    let newest = newest_per_runner(runs.iter(), |r| (r.provider_id(), r.runner_label()));
-    let newest: std::collections::HashSet<*const Run> = newest.values().map(|&r| std::ptr::from_ref(r)).collect();
-    runs.iter().map(|r| r.excluded.is_some() || newest.contains(&std::ptr::from_ref(r))).collect()
+/// The runs the provider reports read (`build_view`), offered one at a
+/// time from any thread as the check accepts them: the excluded ones
+/// (their paths and reasons) and each runner's newest of the rest, chosen
+/// as `newest_per_runner` chooses. A build keeps only these of the parsed
+/// results; the reports are the same from these as from all the runs.
+#[derive(Debug, Default)]
+pub struct ReportRuns {
+    kept: std::sync::Mutex<Kept>,
+}
+
+#[derive(Debug, Default)]
+struct Kept {
+    /// (Provider id, runner label) → its newest run not excluded so far.
+    newest: HashMap<(String, String), Run>,
+    excluded: Vec<Run>,
+}
+
+impl ReportRuns {
+    /// Keeps `run` where a report may read it; lets go of the run it
+    /// replaces as its runner's newest.
+    pub fn offer(&self, run: &Run) {
+        // (A poisoned lock means a thread panicked while holding it, and
+        // the build has failed already: its runs are still whole.)
+        let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if run.excluded.is_some() {
+            kept.excluded.push(run.clone());
+            return;
+        }
+        let key = (run.provider_id(), run.runner_label());
+        let newer = kept.newest.get(&key).is_none_or(|old| (old.date(), &old.rel_path) < (run.date(), &run.rel_path));
+        if newer {
+            kept.newest.insert(key, run.clone());
+        }
+    }
+
+    /// The runs kept, in the order of `order` (each run's place in path
+    /// order, by its path below the results folder).
+    pub fn into_runs(self, order: &HashMap<&str, usize>) -> Vec<Run> {
+        let kept = self.kept.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut runs: Vec<Run> = kept.newest.into_values().chain(kept.excluded).collect();
+        runs.sort_by_key(|r| order.get(r.rel_path.as_str()).copied().unwrap_or(usize::MAX));
+        runs
+    }
 }
 
 /// Builds the report of provider `provider_id` from the accepted runs.

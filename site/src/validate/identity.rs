@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use rayon::slice::ParallelSliceMut;
 use runner_bench_format::{AnyResult, Name};
 
-use super::{Collector, Run};
+use super::Collector;
 
 /// Every display name of `result` that is empty or blank.
 pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
@@ -90,27 +90,52 @@ pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
     }
 }
 
-/// The names each provider and runner first had, across `runs`; reports
-/// every later run that names one otherwise and returns those runs' files.
-pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
-    let mut order: Vec<&Run> = runs.iter().collect();
-    order.par_sort_unstable_by(|a, b| (a.date(), &a.file).cmp(&(b.date(), &b.file)));
+/// What `renames` compares of an accepted result: its date, its provider's
+/// and runner's ids and names. Kept apart from the parsed result, which a
+/// build lets go of as soon as it has made what it needs of it.
+#[derive(Debug, Clone)]
+pub(super) struct Names {
+    date: String,
+    provider_id: String,
+    provider_name: Option<String>,
+    runner_label: String,
+    runner_name: Option<String>,
+}
+
+impl Names {
+    pub(super) fn of(result: &AnyResult) -> Names {
+        let (provider, runner, date) = match result {
+            AnyResult::Measured(m) => (&m.provider, &m.runner, m.provenance.started_at.as_str()),
+            AnyResult::Imported(i) => (&i.provider, &i.runner, i.source.imported_at.as_str()),
+        };
+        Names {
+            date: date.to_string(),
+            provider_id: provider.id.to_string(),
+            provider_name: provider.name.as_ref().map(|n| n.to_string()),
+            runner_label: runner.label.to_string(),
+            runner_name: runner.name.as_ref().map(|n| n.to_string()),
+        }
+    }
+}
+
+/// The names each provider and runner first had, across `runs` (each
+/// accepted file with its names); reports every later run that names one
+/// otherwise and returns those runs' files.
+pub(super) fn renames(c: &mut Collector, runs: &[(&str, &Names)]) -> Vec<String> {
+    let mut order: Vec<&(&str, &Names)> = runs.iter().collect();
+    order.par_sort_unstable_by(|a, b| (&a.1.date, a.0).cmp(&(&b.1.date, b.0)));
     // Provider id (and runner label) → (name, the file that fixed it).
     let mut providers: HashMap<&str, (&str, &str)> = HashMap::new();
     let mut runners: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
     let mut renamed = Vec::new();
-    for run in order {
-        let (provider, runner) = match &*run.result {
-            AnyResult::Measured(m) => (&m.provider, &m.runner),
-            AnyResult::Imported(i) => (&i.provider, &i.runner),
-        };
+    for &&(file, names) in &order {
         let mut flagged = false;
-        if let Some(name) = &provider.name {
-            let id = provider.id.as_str();
+        if let Some(name) = &names.provider_name {
+            let id = names.provider_id.as_str();
             match providers.get(id) {
                 Some((first, by)) if *first != name.as_str() => {
                     c.push(
-                        &run.file,
+                        file,
                         "$.provider.name",
                         format!(
                             "names provider \"{id}\" \"{name}\", but {by}, the first accepted result to name it, calls \
@@ -121,16 +146,16 @@ pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
                 }
                 Some(_) => {}
                 None => {
-                    providers.insert(id, (name.as_str(), &run.file));
+                    providers.insert(id, (name.as_str(), file));
                 }
             }
         }
-        if let Some(name) = &runner.name {
-            let key = (provider.id.as_str(), runner.label.as_str());
+        if let Some(name) = &names.runner_name {
+            let key = (names.provider_id.as_str(), names.runner_label.as_str());
             match runners.get(&key) {
                 Some((first, by)) if *first != name.as_str() => {
                     c.push(
-                        &run.file,
+                        file,
                         "$.runner.name",
                         format!(
                             "names runner \"{}\" of provider \"{}\" \"{name}\", but {by}, the first accepted result to \
@@ -142,12 +167,12 @@ pub(super) fn renames(c: &mut Collector, runs: &[Run]) -> Vec<String> {
                 }
                 Some(_) => {}
                 None => {
-                    runners.insert(key, (name.as_str(), &run.file));
+                    runners.insert(key, (name.as_str(), file));
                 }
             }
         }
         if flagged {
-            renamed.push(run.file.clone());
+            renamed.push(file.to_string());
         }
     }
     renamed

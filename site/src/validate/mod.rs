@@ -100,11 +100,13 @@ impl Run {
     }
 }
 
-/// The outcome of a check.
-#[derive(Debug, Default)]
-pub struct Checked {
+/// The outcome of a check: by default each accepted file as a `Run`; a
+/// check that hands each file to a `derive` (`validate_with`) holds what
+/// that made of it instead.
+#[derive(Debug)]
+pub struct Checked<R = Run> {
     /// Files that passed, in path order.
-    pub runs: Vec<Run>,
+    pub runs: Vec<R>,
     /// Every problem, grouped by file in path order.
     pub problems: Vec<Problem>,
     /// Result files looked at.
@@ -113,7 +115,13 @@ pub struct Checked {
     pub empty_folders: Vec<std::path::PathBuf>,
 }
 
-impl Checked {
+impl<R> Default for Checked<R> {
+    fn default() -> Self {
+        Checked { runs: Vec::new(), problems: Vec::new(), files: 0, empty_folders: Vec::new() }
+    }
+}
+
+impl<R> Checked<R> {
     /// Files with at least one problem (an exclusions file counts).
     pub fn rejected_files(&self) -> Vec<&str> {
         let mut files: Vec<&str> = Vec::new();
@@ -143,7 +151,9 @@ impl Checked {
         }
         out
     }
+}
 
+impl Checked {
     /// For people: each accepted measured result's release status, then
     /// its notes, indented.
     pub fn status_report(&self) -> String {
@@ -262,8 +272,28 @@ impl Default for Context {
 /// `validate_cached` in `context` (the time of the check, the profiles it
 /// takes).
 pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>, context: Context) -> Checked {
+    validate_with(loaded, releases, cache, context, &|run: &Run| run.clone())
+}
+
+/// `validate_in`, handing each file that passes its own rules to `derive`
+/// as soon as it is checked, on the CPU that checked it, and keeping what
+/// `derive` makes of it instead of the `Run`. Without `cache` the parsed
+/// result is then let go of, unless `derive` keeps it: `site build` makes
+/// each result's model entry there, so that it never holds every parsed
+/// result (with 10,000 results they were 190 MB, and faulting that memory
+/// in and freeing it again a fifth of the build's CPU time). A file that the
+/// rules across files then refuse is dropped with what `derive` made of it.
+pub fn validate_with<D: Send>(
+    loaded: Loaded,
+    releases: &Releases,
+    cache: Option<&mut ParseCache>,
+    context: Context,
+    derive: &(dyn Fn(&Run) -> D + Sync),
+) -> Checked<D> {
     let mut c = Collector::default();
-    let mut runs = Vec::new();
+    // Each accepted file with its names (`identity::renames`) and what
+    // `derive` made of it.
+    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::new();
     // Who claimed a run first, by each of its identities (`same_run`).
     // Keyed by the SHA-256 of each identity, and naming the file by its
     // place in `claimants`: with 10,000 files the identities and a copy of
@@ -272,16 +302,17 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
     let mut claimants: Vec<String> = Vec::new();
     let mut published = profiles::Published::default();
     let files = loaded.files.len();
-    let checks = check_all(&loaded.files, cache);
-    for (f, check) in loaded.files.into_iter().zip(checks) {
+    let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };
+    let judged = check_all(&loaded.files, cache, &judge);
+    for (f, j) in loaded.files.iter().zip(judged) {
         let file = f.path.display().to_string();
         let before = c.problems.len();
-        c.problems.extend(check.problems.iter().cloned());
-        let (Some(result), Some(expected), sha) = (check.result.clone(), &check.expected, &check.sha) else {
+        c.problems.extend(j.check.problems.iter().cloned());
+        let (Some(names), Some(expected)) = (j.names, &j.check.expected) else {
             continue;
         };
-        time::future(&mut c, &file, &result, check.latest_s, context.now);
-        published.check(&mut c, &file, &result, context.unpublished_profiles);
+        c.problems.extend(j.problems);
+        published.check(&mut c, &file, j.profile.as_ref());
         if &f.rel_path != expected {
             c.push(
                 &file,
@@ -297,7 +328,7 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
         // is one finding, however many ways it is a copy).
         let mut copy = false;
         let mut claimant = None;
-        for claim in &check.claims {
+        for claim in &j.check.claims {
             match claims.get(&claim.key) {
                 Some(&first) if !copy => {
                     c.push(&file, claim.field, format!("{} {}", claim.reason, claimants[first]));
@@ -313,26 +344,88 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
                 }
             }
         }
-        if c.problems.len() == before {
-            let excluded = loaded.exclusions.iter().find_map(|e| e.reason(&f.rel_path)).map(str::to_string);
-            let release = match &*result {
-                AnyResult::Measured(m) => Some(releases.status(&m.collector)),
-                AnyResult::Imported(_) => None,
-            };
-            let notes = check.notes.clone();
-            runs.push(Run { file, rel_path: f.rel_path, result, sha256: sha.clone(), excluded, release, notes });
+        // (`derive` made something of every file without a problem of its
+        // own, so of every file without any.)
+        if c.problems.len() == before
+            && let Some(derived) = j.derived
+        {
+            accepted.push((file, f.rel_path.clone(), names, derived));
         }
     }
-    let renamed = identity::renames(&mut c, &runs);
-    runs.retain(|r| !renamed.contains(&r.file));
+    let names: Vec<(&str, &identity::Names)> = accepted.iter().map(|a| (a.0.as_str(), &a.2)).collect();
+    let renamed = identity::renames(&mut c, &names);
+    accepted.retain(|a| !renamed.contains(&a.0));
     walk::skipped_rules(&mut c, &loaded.skipped);
+    let rel_paths: std::collections::HashSet<&str> = accepted.iter().map(|a| a.1.as_str()).collect();
     for ex in &loaded.exclusions {
-        exclusion_rules(&mut c, ex, &runs);
+        exclusion_rules(&mut c, ex, &rel_paths);
     }
     for e in &releases.errors {
         c.push(&e.file, e.field.clone(), e.reason.clone());
     }
+    let runs = accepted.into_iter().map(|a| a.3).collect();
     Checked { runs, problems: c.problems, files, empty_folders: loaded.empty_folders }
+}
+
+/// What the rules that a file's cached check leaves out judge it by: the
+/// check's context, the releases and the exclusions; and the `derive` of
+/// `validate_with`.
+struct Judge<'a, D> {
+    context: Context,
+    releases: &'a Releases,
+    exclusions: &'a [Exclusions],
+    derive: &'a (dyn Fn(&Run) -> D + Sync),
+}
+
+/// One file's check, and what the rest of the check needs of its result,
+/// which may be let go of (`validate_with`).
+struct Judged<D> {
+    check: Arc<FileCheck>,
+    /// The problems of the rules that depend on the check, not the file
+    /// alone (`time::future`, `profiles::own`), in that order.
+    problems: Vec<Problem>,
+    /// Where the file was read as a result: its names (`identity::renames`).
+    names: Option<identity::Names>,
+    /// An imported result's published profile (`profiles::Published`).
+    profile: Option<runner_bench_format::imported::PublishedProfile>,
+    /// What `derive` made of it, where it passed its own rules.
+    derived: Option<D>,
+}
+
+impl<D> Judge<'_, D> {
+    /// `check` with the rest of a file's own rules; without `keep` it lets
+    /// go of the parsed result, where no cache shares it.
+    fn judge(&self, f: &LoadedFile, mut check: Arc<FileCheck>, keep: bool) -> Judged<D> {
+        let Some(result) = check.result.clone() else {
+            return Judged { check, problems: vec![], names: None, profile: None, derived: None };
+        };
+        let file = f.path.display().to_string();
+        let mut c = Collector::default();
+        time::future(&mut c, &file, &result, check.latest_s, self.context.now);
+        profiles::own(&mut c, &file, &result, self.context.unpublished_profiles);
+        let derived = (check.problems.is_empty() && c.problems.is_empty()).then(|| {
+            let excluded = self.exclusions.iter().find_map(|e| e.reason(&f.rel_path)).map(str::to_string);
+            let release = match &*result {
+                AnyResult::Measured(m) => Some(self.releases.status(&m.collector)),
+                AnyResult::Imported(_) => None,
+            };
+            (self.derive)(&Run {
+                file,
+                rel_path: f.rel_path.clone(),
+                result: result.clone(),
+                sha256: check.sha.clone(),
+                excluded,
+                release,
+                notes: check.notes.clone(),
+            })
+        });
+        let (names, profile) = (Some(identity::Names::of(&result)), profiles::imported_profile(&result));
+        drop(result);
+        if !keep && let Some(check) = Arc::get_mut(&mut check) {
+            check.result = None;
+        }
+        Judged { check, problems: c.problems, names, profile, derived }
+    }
 }
 
 /// One file read strictly and checked against every rule that needs no
@@ -367,26 +460,31 @@ pub struct ParseCache {
 }
 
 /// Checks every file on its own, on every CPU (files are independent),
-/// reusing `cache` entries whose file has not changed.
-fn check_all(files: &[LoadedFile], cache: Option<&mut ParseCache>) -> Vec<Arc<FileCheck>> {
+/// reusing `cache` entries whose file has not changed, and judges each
+/// (`Judge::judge`) on the same CPU.
+fn check_all<D: Send>(files: &[LoadedFile], cache: Option<&mut ParseCache>, judge: &Judge<'_, D>) -> Vec<Judged<D>> {
     let empty = HashMap::new();
     let old = cache.as_ref().map_or(&empty, |c| &c.entries);
-    let checks: Vec<Arc<FileCheck>> = files
+    let keep = cache.is_some();
+    let judged: Vec<Judged<D>> = files
         .par_iter()
-        .map(|f| match old.get(&f.path) {
-            Some((size, modified, check)) if *size == f.size && *modified == f.modified && f.modified.is_some() => {
-                check.clone()
-            }
-            _ => Arc::new(check_file(f)),
+        .map(|f| {
+            let check = match old.get(&f.path) {
+                Some((size, modified, check)) if *size == f.size && *modified == f.modified && f.modified.is_some() => {
+                    check.clone()
+                }
+                _ => Arc::new(check_file(f)),
+            };
+            judge.judge(f, check, keep)
         })
         .collect();
     // The cache shares the parsed results with the runs (`Arc`), so keeping
     // it costs little memory.
     if let Some(cache) = cache {
         cache.entries =
-            files.iter().zip(&checks).map(|(f, check)| (f.path.clone(), (f.size, f.modified, check.clone()))).collect();
+            files.iter().zip(&judged).map(|(f, j)| (f.path.clone(), (f.size, f.modified, j.check.clone()))).collect();
     }
-    checks
+    judged
 }
 
 /// A file that could not be read as a result: its problems, and its
@@ -460,7 +558,9 @@ fn check_bytes(f: &LoadedFile, file: &str, mut c: Collector, bytes: &mut Vec<u8>
     }
 }
 
-fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
+/// The rules of an exclusions file; `accepted` holds the paths of the
+/// accepted results, below the results folder.
+fn exclusion_rules(c: &mut Collector, ex: &Exclusions, accepted: &std::collections::HashSet<&str>) {
     let file = ex.path.display().to_string();
     let root = ex.path.parent().unwrap_or(Path::new(""));
     match &ex.entries {
@@ -472,7 +572,7 @@ fn exclusion_rules(c: &mut Collector, ex: &Exclusions, runs: &[Run]) {
                 let below = Path::new(&e.file)
                     .components()
                     .all(|part| matches!(part, std::path::Component::Normal(_) | std::path::Component::CurDir));
-                let known = runs.iter().any(|r| r.rel_path == e.file) || (below && root.join(&e.file).is_file());
+                let known = accepted.contains(e.file.as_str()) || (below && root.join(&e.file).is_file());
                 if !below {
                     c.push(
                         &file,

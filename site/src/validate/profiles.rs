@@ -277,19 +277,31 @@ pub(super) struct Published {
     first: HashMap<String, (String, PublishedProfile)>,
 }
 
+/// A measured result's profile (`measured`), unless `unpublished` says any
+/// profile goes. Run on every check, outside the cache of file checks,
+/// because `unpublished` belongs to the check, not the file.
+pub(super) fn own(c: &mut Collector, file: &str, result: &AnyResult, unpublished: bool) {
+    if let AnyResult::Measured(m) = result
+        && !unpublished
+    {
+        measured(c, file, m);
+    }
+}
+
+/// An imported result's published profile (`imported_profile`), which
+/// `Published::check` compares across files.
+pub(super) fn imported_profile(result: &AnyResult) -> Option<PublishedProfile> {
+    match result {
+        AnyResult::Imported(i) => i.published_profile.clone(),
+        AnyResult::Measured(_) => None,
+    }
+}
+
 impl Published {
-    /// A measured result's profile (`measured`, unless `unpublished` says
-    /// any profile goes); an imported result's published profile recorded,
-    /// or reported where it differs from the first file that published the
-    /// same fingerprint. Run on every check, outside the cache of file
-    /// checks, because `unpublished` belongs to the check, not the file.
-    pub(super) fn check(&mut self, c: &mut Collector, file: &str, result: &AnyResult, unpublished: bool) {
-        let i = match result {
-            AnyResult::Measured(m) if !unpublished => return measured(c, file, m),
-            AnyResult::Measured(_) => return,
-            AnyResult::Imported(i) => i,
-        };
-        let Some(p) = &i.published_profile else { return };
+    /// An imported result's published profile recorded, or reported where
+    /// it differs from the first file that published the same fingerprint.
+    pub(super) fn check(&mut self, c: &mut Collector, file: &str, profile: Option<&PublishedProfile>) {
+        let Some(p) = profile else { return };
         match self.first.get(p.fingerprint.as_str()) {
             Some((first, theirs)) if theirs != p => c.push(
                 file,

@@ -38,8 +38,10 @@ mod provider;
 mod runner_tables;
 pub mod sitemap;
 
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -62,13 +64,6 @@ pub const STATIC: [(&str, &str); 2] = [
     ("site.css", include_str!("../../../templates/static/site.css")),
     ("site.js", include_str!("../../../templates/static/site.js")),
 ];
-
-/// How many runs a build turns into model entries at a time before it lets
-/// go of the results it no longer needs: enough for every CPU to share and
-/// for few trims of freed memory (256 cost a fifth more CPU time with 10,000
-/// results), few enough that a part's results are a small share of the
-/// build's memory (the peak stays the check's).
-const MODEL_PART_RUNS: usize = 1024;
 
 /// What a build reads and how it marks results.
 #[derive(Debug, Clone)]
@@ -170,7 +165,63 @@ impl Site {
 
 /// Builds the whole site from checked `runs`.
 pub fn build(opts: &Options, runs: Vec<Run>) -> anyhow::Result<Site> {
-    build_cached(opts, runs, None, None)
+    let intake = Intake::new(opts, None);
+    let taken = runs.par_iter().map(|r| intake.take(r)).collect();
+    drop(runs);
+    build_cached(opts, intake.finish(taken), None, None)
+}
+
+/// What a build needs of each accepted result: its model entry and its
+/// file, published as submitted (`Intake::take`).
+pub type Taken = (Arc<model::Entry>, (String, Body));
+
+/// What a build needs of the accepted results, in path order: their model
+/// entries and files, and the parsed results the provider reports read.
+#[derive(Debug)]
+pub struct Accepted {
+    pub entries: Vec<Arc<model::Entry>>,
+    pub copies: Vec<(String, Body)>,
+    pub report_runs: Vec<Run>,
+}
+
+/// Takes each accepted result as the check hands it over (the `derive` of
+/// `validate::validate_with`, on the CPU that checked it): makes its model
+/// entry and keeps it if a provider report reads it. A build thus never
+/// holds every parsed result, and never goes over them a second time.
+pub struct Intake<'a> {
+    stale_before: jiff::Timestamp,
+    /// `site serve`'s entries of the last build.
+    cache: Option<&'a model::EntryCache>,
+    reports: crate::report::ReportRuns,
+}
+
+impl<'a> Intake<'a> {
+    /// An intake for a build with `opts`, reusing the entries of `memo`.
+    pub fn new(opts: &Options, memo: Option<&'a Memo>) -> Intake<'a> {
+        let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
+        Intake { stale_before, cache: memo.map(|m| &m.entries), reports: Default::default() }
+    }
+
+    pub fn take(&self, run: &Run) -> Taken {
+        self.reports.offer(run);
+        // Every result file is published as submitted.
+        let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
+        (model::entry_of(run, self.stale_before, self.cache), (format!("results/{}", run.rel_path), body))
+    }
+
+    /// The build's input from what `take` made of each accepted result,
+    /// in path order.
+    pub fn finish(self, taken: Vec<Taken>) -> Accepted {
+        let (entries, copies): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
+        let order: HashMap<&str, usize> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e): (usize, &Arc<model::Entry>)| (e.meta.rel_path.as_str(), i))
+            .collect();
+        let report_runs = self.reports.into_runs(&order);
+        drop(order);
+        Accepted { entries, copies, report_runs }
+    }
 }
 
 /// Where a build hands the files of each stage as soon as the stage made
@@ -188,16 +239,13 @@ fn emit_files(site: &mut Site, emit: &mut Option<Emit<'_>>) -> anyhow::Result<()
     }
 }
 
-/// `build`, reusing the parts that `memo` kept from the last build whose
-/// inputs are the same, and keeping this build's parts there; with `emit`,
-/// handing each stage's files to it as they are made.
-///
-/// It takes the runs so that it can let go of the parsed results as soon as
-/// the model and the provider reports are made: with thousands of results
-/// they are most of a build's memory, and the rest needs only their paths.
+/// `build` from what `Intake` made of the accepted results, reusing the
+/// parts that `memo` kept from the last build whose inputs are the same,
+/// and keeping this build's parts there; with `emit`, handing each stage's
+/// files to it as they are made.
 pub fn build_cached(
     opts: &Options,
-    runs: Vec<Run>,
+    accepted: Accepted,
     mut memo: Option<&mut Memo>,
     mut emit: Option<Emit<'_>>,
 ) -> anyhow::Result<Site> {
@@ -207,7 +255,6 @@ pub fn build_cached(
     if opts.home_rows == 0 {
         return Err(error::InputError::HomeRows(0).into());
     }
-    let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
     let start = std::time::Instant::now();
     // `site serve` keeps the results and parts in its cache, so a rebuild
     // frees little: only a build hands memory back, at each stage's end.
@@ -222,52 +269,12 @@ pub fn build_cached(
         }
         Ok(())
     };
-    // The model needs every parsed result, the provider reports only some
-    // (`report_runs`), and the rest of the build only their paths: make the
-    // entries a part of the runs at a time and let go of each part's other
-    // results at once, so that a build never holds every parsed result and
-    // every entry together.
-    let read = crate::report::report_runs(&runs);
-    let mut read = read.into_iter();
-    let (mut entries, mut copies) = (Vec::with_capacity(runs.len()), Vec::with_capacity(runs.len()));
-    let mut kept = Vec::new();
-    let mut newest_servers = std::collections::HashMap::new();
-    let mut rest = runs.into_iter();
-    loop {
-        let part: Vec<Run> = rest.by_ref().take(MODEL_PART_RUNS).collect();
-        if part.is_empty() {
-            break;
-        }
-        let from = entries.len();
-        entries.extend(model::entries(&part, stale_before, memo.as_deref().map(|m| &m.entries)));
-        // `site serve` keeps its entries whole: a rebuild may make an older
-        // result a server's newest.
-        if memo.is_none() {
-            model::drop_superseded_server_tables(&mut entries, from, &mut newest_servers);
-        }
-        let mut done = Vec::with_capacity(part.len());
-        for run in part {
-            // Every result file is published as submitted.
-            let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
-            copies.push((format!("results/{}", run.rel_path), body));
-            if read.next() == Some(true) {
-                kept.push(run);
-            } else {
-                done.push(run);
-            }
-        }
-        // Freeing a parsed result is thousands of small frees: on one
-        // thread, the part's were a twentieth of a build's CPU time, while
-        // the other CPUs waited.
-        done.into_par_iter().for_each(drop);
-        // Freed results lie between live ones, where new entries seldom
-        // fit: hand them back, or the entries add to the peak.
-        if trim {
-            release_free_memory();
-        }
+    let Accepted { mut entries, copies, report_runs: runs } = accepted;
+    // `site serve` keeps its entries whole: a rebuild may make an older
+    // result a server's newest.
+    if memo.is_none() {
+        model::drop_superseded_server_tables(&mut entries);
     }
-    drop(rest);
-    let runs = kept;
     let model = match memo.as_deref_mut() {
         Some(m) => model::assemble(entries, Some(&mut m.entries)),
         None => model::assemble(entries, None),

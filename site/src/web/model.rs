@@ -391,17 +391,15 @@ pub fn build(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&mut Ent
 }
 
 /// The entry of each of `runs`, in order, computed on every CPU; those in
-/// `cache` are reused. A build may call it on a part of the runs at a time
-/// (and let go of those runs) before `assemble`.
+/// `cache` are reused.
 pub fn entries(runs: &[Run], stale_before: jiff::Timestamp, cache: Option<&EntryCache>) -> Vec<Arc<Entry>> {
-    let empty = EntryCache::new();
-    let old = cache.unwrap_or(&empty);
-    runs.par_iter()
-        .map(|r| {
-            let key = entry_key(r, stale_before);
-            old.get(&key).cloned().unwrap_or_else(|| Arc::new(entry(r, key, stale_before)))
-        })
-        .collect()
+    runs.par_iter().map(|r| entry_of(r, stale_before, cache)).collect()
+}
+
+/// The entry of `run`: the one in `cache` where it has it, else made.
+pub fn entry_of(run: &Run, stale_before: jiff::Timestamp, cache: Option<&EntryCache>) -> Arc<Entry> {
+    let key = entry_key(run, stale_before);
+    cache.and_then(|c| c.get(&key)).cloned().unwrap_or_else(|| Arc::new(entry(run, key, stale_before)))
 }
 
 /// The model of every run's entry (`entries`), in the runs' order; leaves
@@ -455,21 +453,17 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
 }
 
 /// Lets go of the tables of the server documents that `server_docs` will
-/// give no page, as a build makes its entries part by part (`from`: the
-/// first entry of the newest part): of a runner's results with a
-/// build-cache stage only the newest per server has a document page, and
-/// the others' tables, a few KiB a result, were 29 MiB of a 10,000-result
-/// build's peak memory (docs/benchmarks.md). What the others still show
-/// (their runner page's software, server and link) stays. `newest` holds,
-/// per runner and server, the newest entry so far, chosen as
-/// `server_docs` chooses. An entry shared with `site serve`'s cache is
-/// left whole: a later rebuild may make it the newest.
-pub fn drop_superseded_server_tables(
-    entries: &mut [Arc<Entry>],
-    from: usize,
-    newest: &mut HashMap<(String, String, String), usize>,
-) {
-    for i in from..entries.len() {
+/// give no page: of a runner's results with a build-cache stage only the
+/// newest per server has a document page, and the others' tables, a few
+/// KiB a result, were 29 MiB with 10,000 results (docs/benchmarks.md).
+/// What the others still show (their runner page's software, server and
+/// link) stays. An entry shared with `site serve`'s cache is left whole: a
+/// later rebuild may make it the newest.
+pub fn drop_superseded_server_tables(entries: &mut [Arc<Entry>]) {
+    // Per runner and server, the newest entry so far, chosen as
+    // `server_docs` chooses.
+    let mut newest: HashMap<(String, String, String), usize> = HashMap::new();
+    for i in 0..entries.len() {
         let Some(doc) = &entries[i].server else { continue };
         if !entries[i].stages.runner() {
             continue;
