@@ -8,10 +8,12 @@
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// jemalloc's options, read before `main`: freed pages go back to the OS at
-/// once, not after jemalloc's default 10 s, so that a build's peak memory
-/// stays what it holds (the check's parsed results), as `malloc_trim` keeps
-/// it with glibc (docs/benchmarks.md: the peak is a target). Past the peak a
-/// build changes this (src/web/memory.rs).
+/// once, not after jemalloc's default 10 s, so that the peak memory stays
+/// what the process holds, as `malloc_trim` keeps it with glibc
+/// (docs/benchmarks.md: a build's peak is a target). `site build` and
+/// `site serve` change this for their check and stages
+/// (src/web/memory.rs); `site check` holds little (a verdict per file), and
+/// keeping freed pages made it no faster.
 #[cfg(target_os = "linux")]
 #[unsafe(export_name = "_rjem_malloc_conf")]
 static MALLOC_CONF: &[u8; 34] = b"dirty_decay_ms:0,muzzy_decay_ms:0\0";

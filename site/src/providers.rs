@@ -256,10 +256,10 @@ impl Providers {
     /// has. Warnings, not errors: a check may be given a part of results/,
     /// and a provider may describe a runner before its first result is
     /// merged; either way the site shows nothing of it.
-    pub fn warnings(&self, runs: &[crate::Run]) -> Vec<ProviderError> {
+    pub fn warnings(&self, runners: impl IntoIterator<Item = (String, String)>) -> Vec<ProviderError> {
         let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for r in runs {
-            labels.entry(r.provider_id()).or_default().push(r.runner_label());
+        for (provider_id, runner_label) in runners {
+            labels.entry(provider_id).or_default().push(runner_label);
         }
         let mut out = Vec::new();
         for (id, p) in &self.files {

@@ -377,7 +377,7 @@ fn every_problem_of_every_file_is_reported_grouped_by_file() {
 
 #[test]
 fn github_annotations_escape_their_properties() {
-    let checked = site::Checked {
+    let checked: site::Checked = site::Checked {
         problems: vec![site::Problem {
             file: "results/a,b:c.json".to_string(),
             field: "$".to_string(),

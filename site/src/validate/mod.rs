@@ -122,6 +122,28 @@ impl<R> Default for Checked<R> {
 }
 
 impl<R> Checked<R> {
+    /// Problems as GitHub Actions workflow commands, one annotation each.
+    /// Each annotation carries the line of the problem's JSON path where the
+    /// file can be read and the path found (`locate`), so that the pull
+    /// request shows it on that line.
+    pub fn github_report(&self) -> String {
+        let mut out = String::new();
+        let mut texts: std::collections::HashMap<&str, Option<String>> = std::collections::HashMap::new();
+        for p in &self.problems {
+            let text = texts.entry(p.file.as_str()).or_insert_with(|| walk::text_to_locate(&p.file));
+            let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &p.field));
+            let _ = writeln!(
+                out,
+                "::error file={}{},title={}::{}",
+                escape_property(&p.file),
+                line.map(|n| format!(",line={n}")).unwrap_or_default(),
+                escape_property("site check"),
+                escape_data(&format!("{}: {}", p.field, p.reason))
+            );
+        }
+        out
+    }
+
     /// Files with at least one problem (an exclusions file counts).
     pub fn rejected_files(&self) -> Vec<&str> {
         let mut files: Vec<&str> = Vec::new();
@@ -153,7 +175,31 @@ impl<R> Checked<R> {
     }
 }
 
-impl Checked {
+/// What `site check` reports of an accepted result, without the parsed
+/// result: `site check` of 10,000 results need not hold them all (190 MB).
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub file: String,
+    pub provider_id: String,
+    pub runner_label: String,
+    pub release: Option<ReleaseStatus>,
+    pub notes: Vec<Note>,
+}
+
+impl Verdict {
+    /// The verdict on `run` (a `derive` for `validate_with`).
+    pub fn of(run: &Run) -> Verdict {
+        Verdict {
+            file: run.file.clone(),
+            provider_id: run.provider_id(),
+            runner_label: run.runner_label(),
+            release: run.release.clone(),
+            notes: run.notes.clone(),
+        }
+    }
+}
+
+impl Checked<Verdict> {
     /// For people: each accepted measured result's release status, then
     /// its notes, indented.
     pub fn status_report(&self) -> String {
@@ -191,28 +237,6 @@ impl Checked {
                 let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &n.field));
                 notice(line, &format!("{}: {}", n.field, n.reason));
             }
-        }
-        out
-    }
-
-    /// Problems as GitHub Actions workflow commands, one annotation each.
-    /// Each annotation carries the line of the problem's JSON path where the
-    /// file can be read and the path found (`locate`), so that the pull
-    /// request shows it on that line.
-    pub fn github_report(&self) -> String {
-        let mut out = String::new();
-        let mut texts: std::collections::HashMap<&str, Option<String>> = std::collections::HashMap::new();
-        for p in &self.problems {
-            let text = texts.entry(p.file.as_str()).or_insert_with(|| walk::text_to_locate(&p.file));
-            let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &p.field));
-            let _ = writeln!(
-                out,
-                "::error file={}{},title={}::{}",
-                escape_property(&p.file),
-                line.map(|n| format!(",line={n}")).unwrap_or_default(),
-                escape_property("site check"),
-                escape_data(&format!("{}: {}", p.field, p.reason))
-            );
         }
         out
     }

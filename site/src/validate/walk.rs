@@ -37,7 +37,7 @@ fn reason(kind: &SkipKind) -> String {
 /// The reason of `Checked::refuse_empty_folders`'s problems.
 const EMPTY_FOLDER: &str = "holds no result file (*.json): nothing was checked";
 
-impl Checked {
+impl<R> Checked<R> {
     /// Makes each folder checked that holds no result file a problem (on
     /// the folder, at `$`). `site check` calls it: a gate that checked
     /// nothing must not pass, whether it was given the wrong folder or a

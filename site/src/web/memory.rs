@@ -1,15 +1,15 @@
 //! Memory a build hands back to the OS between its stages.
 //!
 //! The `site` binary allocates with jemalloc (src/main.rs), which starts
-//! out handing freed pages back at once (`dirty_decay_ms:0`): the check's
-//! parsed results are a build's peak, and freed parse buffers kept beside
-//! them would add to it. After the provider reports (past the peak) a
-//! build holds freed pages for reuse instead (`hold_free_memory`) and hands
-//! them back at the end of each stage (`release_free_memory`): purging
-//! every page as it was freed, then faulting a fresh one in for the next
-//! value, made `site build` of 10,000 results 6 to 9 % slower
-//! (docs/benchmarks.md, 4bf0f22). `site serve` keeps what it parsed and
-//! made between rebuilds, so its peak is the first build's: its rebuilds
+//! out handing freed pages back at once (`dirty_decay_ms:0`). A build
+//! holds freed pages for reuse instead (`hold_free_memory`), from its
+//! check on (`output::build_with`: each thread's next parse reuses the
+//! pages of the result it let go of), and hands them back at the end of
+//! the check and of each stage (`release_free_memory`): purging every page
+//! as it was freed, then faulting a fresh one in for the next value, made
+//! `site build` of 10,000 results 6 to 9 % slower (docs/benchmarks.md,
+//! 4bf0f22). `site serve` keeps what it parsed and
+//! made between rebuilds, so its peak is the first build's: its builds
 //! keep freed pages for jemalloc's default 10 s (`keep_free_memory`), so
 //! that the next rebuild reuses them instead of faulting in and zeroing
 //! fresh ones. Where jemalloc is linked but not the
@@ -20,7 +20,7 @@
 use std::ffi::{CStr, CString, c_void};
 
 /// Freed pages stay with the allocator until `release_free_memory`.
-pub(super) fn hold_free_memory() {
+pub(crate) fn hold_free_memory() {
     set_decay_ms(-1);
 }
 
@@ -28,7 +28,7 @@ pub(super) fn hold_free_memory() {
 const SERVE_DECAY_MS: isize = 10_000;
 
 /// Freed pages go back to the OS over `SERVE_DECAY_MS`, not at once.
-pub(super) fn keep_free_memory() {
+pub(crate) fn keep_free_memory() {
     set_decay_ms(SERVE_DECAY_MS);
 }
 
@@ -87,7 +87,7 @@ fn write_ctl<T>(name: &CStr, value: &T) {
 /// values seldom fit: without this, a build's peak memory is the results
 /// plus the pages instead of the larger of the two. With glibc's malloc,
 /// `malloc_trim` does the same.
-pub(super) fn release_free_memory() {
+pub(crate) fn release_free_memory() {
     // 4096: jemalloc's MALLCTL_ARENAS_ALL, every arena; the purge returns
     // their unused dirty pages to the OS.
     #[cfg(target_os = "linux")]

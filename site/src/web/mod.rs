@@ -28,7 +28,7 @@ mod home;
 mod html;
 pub mod index_json;
 pub mod memo;
-mod memory;
+pub(crate) mod memory;
 pub mod model;
 pub mod overview;
 pub mod pages;
@@ -64,6 +64,10 @@ pub const STATIC: [(&str, &str); 2] = [
     ("site.css", include_str!("../../../templates/static/site.css")),
     ("site.js", include_str!("../../../templates/static/site.js")),
 ];
+
+/// How many runner pages a build makes before it writes them (see the
+/// runners' stage of `build_cached`): enough to keep every CPU busy.
+const RUNNER_PAGES_AT_ONCE: usize = 200;
 
 /// What a build reads and how it marks results.
 #[derive(Debug, Clone)]
@@ -337,12 +341,12 @@ pub fn build_cached(
     site.join_parts(parts, memo.as_deref_mut());
     emit_files(&mut site, &mut emit)?;
     crate::output::log_time(start, "  providers");
-    // Nothing else needs the parsed results.
+    // Nothing else needs the parsed results. From here on freed pages are
+    // reused, and handed back at the end of each stage (`site build` holds
+    // them from its check on; `web::build` from here).
     drop(runs);
     if trim {
         release_free_memory();
-        // The peak is behind: from here on freed pages are reused, and
-        // handed back at the end of each stage.
         hold_free_memory();
     }
 
@@ -373,28 +377,33 @@ pub fn build_cached(
         site.providers.push(id.clone());
     }
 
-    // Runners: the history across runs, newest first.
-    let old = memo.as_deref();
-    let parts = model
-        .runners
-        .par_iter()
-        .map(|r| {
-            let part = format!("runners/{}/{}", r.provider_id, r.label);
-            let machine = providers.machine(&r.provider_id, &r.label, opts.now);
-            let file = providers.provider(&r.provider_id);
-            let machine = MachinePart {
-                machine: &machine,
-                provider_file_name: file.map(|f| f.name.as_str()),
-                provider_site: file.and_then(|f| f.site.as_deref()),
-            };
-            // The machine view has numbers, which do not hash: its JSON does.
-            let stated = serde_json::to_string(&machine)?;
-            let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
-            let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, &changes, r, &machine))?;
-            Ok((part, key, site))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    site.join_parts(parts, memo.as_deref_mut());
+    // Runners: the history across runs, newest first. A few hundred pages
+    // at a time, each batch written before the next is made: all 1,000
+    // pages of 10,000 results, held at once, were 50 MiB on top of the
+    // build's peak.
+    for runners in model.runners.chunks(RUNNER_PAGES_AT_ONCE) {
+        let old = memo.as_deref();
+        let parts = runners
+            .par_iter()
+            .map(|r| {
+                let part = format!("runners/{}/{}", r.provider_id, r.label);
+                let machine = providers.machine(&r.provider_id, &r.label, opts.now);
+                let file = providers.provider(&r.provider_id);
+                let machine = MachinePart {
+                    machine: &machine,
+                    provider_file_name: file.map(|f| f.name.as_str()),
+                    provider_site: file.and_then(|f| f.site.as_deref()),
+                };
+                // The machine view has numbers, which do not hash: its JSON does.
+                let stated = serde_json::to_string(&machine)?;
+                let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
+                let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, &changes, r, &machine))?;
+                Ok((part, key, site))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        site.join_parts(parts, memo.as_deref_mut());
+        emit_files(&mut site, &mut emit)?;
+    }
     let mut coverage = Vec::new();
     for r in &model.runners {
         html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
