@@ -289,3 +289,35 @@ fn an_excluded_result_is_neither_flagged_nor_compared_with() {
     assert_eq!(page.matches("<span class=\"mark change worse\"").count(), 1);
     assert_eq!(page.matches("<span class=\"mark change better\"").count(), 1);
 }
+
+#[test]
+fn the_provider_report_reads_the_same_runs_in_whatever_order_the_check_offers_them() {
+    let dir = results_dir();
+    let paths: Vec<String> = (0..5)
+        .map(|n| {
+            let (rel, v) = run(n, 1.0);
+            put(dir.path(), &rel, &v);
+            rel
+        })
+        .collect();
+    // The newest run is excluded: the report lists it, and reads run 3.
+    std::fs::write(
+        dir.path().join("exclusions.toml"),
+        format!("[[exclude]]\nfile = \"{}\"\nreason = \"r\"\n", paths[4]),
+    )
+    .unwrap();
+    let runs = accepted(dir.path());
+    let report = render("example", &runs);
+    let order: std::collections::HashMap<&str, usize> =
+        runs.iter().enumerate().map(|(i, r)| (r.rel_path.as_str(), i)).collect();
+    for offered in [vec![0, 1, 2, 3, 4], vec![4, 3, 2, 1, 0], vec![2, 4, 0, 3, 1]] {
+        let kept = site::report::ReportRuns::default();
+        for i in offered {
+            kept.offer(&runs[i]);
+        }
+        let kept = kept.into_runs(&order);
+        let kept_paths: Vec<&str> = kept.iter().map(|r| r.rel_path.as_str()).collect();
+        assert_eq!(kept_paths, [paths[3].as_str(), paths[4].as_str()]);
+        assert_eq!(render("example", &kept), report);
+    }
+}
