@@ -9,6 +9,8 @@
 //! 2. `validate`: read each file strictly and apply every rule a reviewer
 //!    must apply, collecting all problems → accepted `Run`s, each measured
 //!    one with its release status (`releases`: content/releases/*.toml);
+//!    or, for `site build`, what `web::Intake` makes of each run as the
+//!    check accepts it, so that a build never holds every parsed result;
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
 //! 4. `web`: the website model, pages, plots and data files; its tables
