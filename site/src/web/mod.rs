@@ -216,14 +216,10 @@ impl<'a> Intake<'a> {
     /// The build's input from what `take` made of each accepted result,
     /// in path order.
     pub fn finish(self, taken: Vec<Taken>) -> Accepted {
-        let (entries, copies): (Vec<_>, Vec<_>) = taken.into_iter().unzip();
-        let order: HashMap<&str, usize> = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e): (usize, &Arc<model::Entry>)| (e.meta.rel_path.as_str(), i))
-            .collect();
+        let (entries, copies): (Vec<Arc<model::Entry>>, Vec<_>) = taken.into_iter().unzip();
+        let order: HashMap<&str, usize> =
+            entries.iter().enumerate().map(|(i, e)| (e.meta.rel_path.as_str(), i)).collect();
         let report_runs = self.reports.into_runs(&order);
-        drop(order);
         Accepted { entries, copies, report_runs }
     }
 }
