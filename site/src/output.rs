@@ -41,12 +41,12 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
     let start = Instant::now();
     let releases = opts.content.join(crate::releases::RELEASES_DIR);
     // Each accepted result's part of the site is made as the check accepts
-    // it (`web::Intake`).
+    // it (`web::Intake`), which then lets go of the parsed result: freed
+    // pages are kept for reuse from here on, so that each thread's next
+    // parse reuses them, where handing them back to the OS at once made
+    // every parse fault fresh ones in (a tenth of the build's CPU time).
+    // `site serve` keeps them for a while (`web::memory`).
     let mut memo = writer.memo.take();
-    // The check lets go of each parsed result as soon as it made the
-    // result's entry (`web::Intake`): each thread's next file reuses the
-    // pages freed, where handing them back to the OS at once made the
-    // next parse fault fresh ones in (a tenth of the build's CPU time).
     match memo {
         Some(_) => web::memory::keep_free_memory(),
         None => web::memory::hold_free_memory(),

@@ -51,7 +51,7 @@ use self::history::runner_page;
 use self::home::home_page;
 use self::index_json::IndexCache;
 use self::memo::{Memo, key_of};
-use self::memory::{hold_free_memory, keep_free_memory, release_free_memory};
+use self::memory::release_free_memory;
 use self::model::Model;
 use self::pages::{Common, CoverageRow, MachinePart, NavLink};
 pub use self::plots::PlotCache;
@@ -257,11 +257,10 @@ pub fn build_cached(
     }
     let start = std::time::Instant::now();
     // `site serve` keeps the results and parts in its cache, so a rebuild
-    // frees little: only a build hands memory back, at each stage's end.
+    // frees little: only a build hands memory back, at each stage's end
+    // (how long freed pages are kept is set for the whole build, check
+    // included, by `output::build_with`).
     let trim = memo.is_none();
-    if !trim {
-        keep_free_memory();
-    }
     let end_stage = |site: &mut Site, emit: &mut Option<Emit<'_>>| -> anyhow::Result<()> {
         emit_files(site, emit)?;
         if trim {
@@ -337,13 +336,10 @@ pub fn build_cached(
     site.join_parts(parts, memo.as_deref_mut());
     emit_files(&mut site, &mut emit)?;
     crate::output::log_time(start, "  providers");
-    // Nothing else needs the parsed results. From here on freed pages are
-    // reused, and handed back at the end of each stage (`site build` holds
-    // them from its check on; `web::build` from here).
+    // Nothing else needs the parsed results.
     drop(runs);
     if trim {
         release_free_memory();
-        hold_free_memory();
     }
 
     // Home (the comparison, with each group's plots) and the data files
