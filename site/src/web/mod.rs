@@ -463,6 +463,14 @@ pub fn build_cached(
             std::fs::read_to_string(opts.templates.join("static").join(name)).unwrap_or_else(|_| builtin.to_string());
         site.add(format!("static/{name}"), text);
     }
+    if trim {
+        // `site build` ends with the build: freeing the model (10,000
+        // entries of many small values) one value at a time, on one CPU,
+        // was the last 30 ms of the build (docs/benchmarks.md), and the
+        // process's end frees it all at once. `site serve` keeps its
+        // entries in its cache.
+        std::mem::forget(model);
+    }
     Ok(site)
 }
 
