@@ -274,21 +274,36 @@ pub fn build_cached(
     if memo.is_none() {
         model::drop_superseded_server_tables(&mut entries);
     }
-    let model = match memo.as_deref_mut() {
-        Some(m) => model::assemble(entries, Some(&mut m.entries)),
-        None => model::assemble(entries, None),
+    // The model and its change flags on one side; the templates, the
+    // hand-written pages and the provider files, read and parsed, on the
+    // other: the model's serial parts left a CPU idle (docs/benchmarks.md).
+    let (memo_entries, memo_changes, memo_templates) = match memo.as_deref_mut() {
+        Some(m) => (Some(&mut m.entries), Some(&mut m.changes), Some(&mut m.templates)),
+        None => (None, None, None),
     };
-    crate::output::log_time(start, "  model");
-    // The history's change flags, which the runner pages and the feed show.
-    let (changes, change_cache) = changes::compute(&model, memo.as_deref().map(|m| &m.changes));
-    if let Some(m) = memo.as_deref_mut() {
-        m.changes = change_cache;
-    }
-    crate::output::log_time(start, "  changes");
-    let content = content::load(&opts.content, &opts.docs)?;
+    let ((model, changes), inputs) = rayon::join(
+        || {
+            let model = model::assemble(entries, memo_entries);
+            crate::output::log_time(start, "  model");
+            // The history's change flags, which the runner pages and the feed show.
+            let (changes, change_cache) = changes::compute(&model, memo_changes.as_deref());
+            if let Some(cache) = memo_changes {
+                *cache = change_cache;
+            }
+            crate::output::log_time(start, "  changes");
+            (model, changes)
+        },
+        || {
+            let content = content::load(&opts.content, &opts.docs);
+            let providers = crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR));
+            (content, providers, pages::templates(&opts.templates, memo_templates))
+        },
+    );
+    // Their errors in this order: the pages, the provider files, the templates.
+    let (content, providers, templates) = inputs;
+    let content = content?;
     // What runners are and cost; a file with a problem fails the build, as
     // `site check` reports it.
-    let providers = crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR));
     if !providers.errors.is_empty() {
         // Each error on one line: the text of a submitted file (a key, a
         // value) may hold line breaks, which the top-level error keeps.
@@ -296,7 +311,7 @@ pub fn build_cached(
             providers.errors.iter().map(|e| crate::escape::text(&e.to_string()).into_owned()).collect();
         anyhow::bail!("the provider files have problems:\n{}", lines.join("\n"));
     }
-    let (tera, templates_key) = pages::templates(&opts.templates, memo.as_deref_mut().map(|m| &mut m.templates))?;
+    let (tera, templates_key) = templates?;
     let mut nav: Vec<(u32, NavLink)> = vec![
         (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
         (10, NavLink { url: "/overview/".into(), title: "Overview".into() }),

@@ -461,32 +461,36 @@ pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
 /// later rebuild may make it the newest.
 pub fn drop_superseded_server_tables(entries: &mut [Arc<Entry>]) {
     // Per runner and server, the newest entry so far, chosen as
-    // `server_docs` chooses.
-    let mut newest: HashMap<(String, String, String), usize> = HashMap::new();
-    for i in 0..entries.len() {
-        let Some(doc) = &entries[i].server else { continue };
-        if !entries[i].stages.runner() {
+    // `server_docs` chooses; then the others' tables are dropped on every
+    // CPU: dropped one at a time, on one CPU while the others waited, they
+    // were 40 ms of a 10,000-result build (docs/benchmarks.md).
+    let mut superseded = vec![false; entries.len()];
+    let mut newest: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for (i, e) in entries.iter().enumerate() {
+        let Some(doc) = &e.server else { continue };
+        if !e.stages.runner() {
             continue;
         }
-        let key = (entries[i].meta.provider_id.clone(), entries[i].meta.runner.clone(), doc.target.clone());
-        let superseded = match newest.get(&key) {
-            None => {
-                newest.insert(key, i);
-                continue;
-            }
-            Some(&j) if newer_key(&entries[i]) > newer_key(&entries[j]) => {
-                newest.insert(key, i);
-                j
-            }
-            Some(_) => i,
-        };
-        if let Some(e) = Arc::get_mut(&mut entries[superseded])
+        let slot = newest.entry((&e.meta.provider_id, &e.meta.runner, &doc.target)).or_insert(i);
+        if *slot == i {
+            continue;
+        }
+        if newer_key(e) > newer_key(&entries[*slot]) {
+            superseded[*slot] = true;
+            *slot = i;
+        } else {
+            superseded[i] = true;
+        }
+    }
+    drop(newest);
+    entries.par_iter_mut().zip(superseded).filter(|(_, superseded)| *superseded).for_each(|(entry, _)| {
+        if let Some(e) = Arc::get_mut(entry)
             && let Some(doc) = &mut e.server
         {
             doc.tables = Vec::new();
             doc.conditions = Vec::new();
         }
-    }
+    });
 }
 
 /// The results that get a server document page: every result that measured
