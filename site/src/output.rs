@@ -192,7 +192,15 @@ impl Writer {
                 Ok((rel, body, hash, changed))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        let folders: BTreeSet<&Path> = hashed.iter().filter(|f| f.3).filter_map(|f| Path::new(&f.0).parent()).collect();
+        // Each changed file's folder, found and deduplicated as text first:
+        // ordering the folders of 10,000 files as `Path`s, a component at a
+        // time, was about half of the time `put` spent on one CPU in a
+        // 10,000-result build (perf).
+        let mut parents: Vec<&str> =
+            hashed.iter().filter(|f| f.3).map(|f| f.0.rsplit_once('/').map_or("", |(folder, _)| folder)).collect();
+        parents.sort_unstable();
+        parents.dedup();
+        let folders: BTreeSet<&Path> = parents.into_iter().map(Path::new).collect();
         create_folders(out, folders, &mut self.folders)?;
         hashed.par_iter().filter(|f| f.3).try_for_each(|(rel, body, ..)| write(&out.join(rel), body))?;
         self.changed += hashed.iter().filter(|f| f.3).count();
