@@ -317,13 +317,16 @@ pub fn validate_with<D: Send>(
     let mut c = Collector::default();
     // Each accepted file with its names (`identity::renames`) and what
     // `derive` made of it.
-    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::new();
+    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::with_capacity(loaded.files.len());
     // Who claimed a run first, by each of its identities (`same_run`).
     // Keyed by the SHA-256 of each identity, and naming the file by its
     // place in `claimants`: with 10,000 files the identities and a copy of
     // the file name per identity were megabytes at the check's peak.
-    let mut claims: HashMap<[u8; 32], usize> = HashMap::new();
-    let mut claimants: Vec<String> = Vec::new();
+    // Sized for four identities a file, so that this pass, on one CPU,
+    // does not grow them again and again (perf: about half its time in the
+    // claims map went to growing it).
+    let mut claims: HashMap<[u8; 32], usize> = HashMap::with_capacity(4 * loaded.files.len());
+    let mut claimants: Vec<String> = Vec::with_capacity(loaded.files.len());
     let mut published = profiles::Published::default();
     let files = loaded.files.len();
     let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };

@@ -100,35 +100,44 @@ pub(super) fn build_cache_pages(
         }
     }
 
-    let parts = docs
-        .par_iter()
-        .enumerate()
-        .map(|(d, &(meta, doc, entry_key))| {
-            // Per table, the anchors of the shared tables holding its rows.
-            let anchors: Vec<Vec<String>> = (0..doc.tables.len())
-                .map(|i| {
-                    holding.get(&(d, i)).map_or_else(Vec::new, |tables| {
-                        tables.iter().map(|&s| format!("{SECTION_URL}#{}", shared[s].id)).collect()
-                    })
-                })
-                .collect();
-            let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
-            let site = Memo::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
-            Ok((part, key, site))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
     urls.extend(docs.iter().map(|d| d.1.url.clone()));
-    let docs: Vec<(&Meta, &ServerDoc)> = docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
-
-    let ctx = SectionContext {
-        common,
-        title: "Build-cache servers",
-        description: "PUT and GET requests per second of remote build-cache servers, one page per benchmark \
-                      document; servers are not runners and are never ranked with them.",
-        body: super::build_cache_tables::section_body(&docs, &shared),
-    };
-    let mut section = Site::default();
-    section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
+    // The section's page, which lists every document, is made beside the
+    // documents' pages: made after them, it was the end of its stage on one
+    // CPU while the other waited.
+    let (parts, section) = rayon::join(
+        || {
+            docs.par_iter()
+                .enumerate()
+                .map(|(d, &(meta, doc, entry_key))| {
+                    // Per table, the anchors of the shared tables holding its rows.
+                    let anchors: Vec<Vec<String>> = (0..doc.tables.len())
+                        .map(|i| {
+                            holding.get(&(d, i)).map_or_else(Vec::new, |tables| {
+                                tables.iter().map(|&s| format!("{SECTION_URL}#{}", shared[s].id)).collect()
+                            })
+                        })
+                        .collect();
+                    let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
+                    let site = Memo::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
+                    Ok((part, key, site))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+        },
+        || -> anyhow::Result<Site> {
+            let docs: Vec<(&Meta, &ServerDoc)> = docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
+            let ctx = SectionContext {
+                common,
+                title: "Build-cache servers",
+                description: "PUT and GET requests per second of remote build-cache servers, one page per \
+                              benchmark document; servers are not runners and are never ranked with them.",
+                body: super::build_cache_tables::section_body(&docs, &shared),
+            };
+            let mut section = Site::default();
+            section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
+            Ok(section)
+        },
+    );
+    let (parts, section) = (parts?, section?);
     Ok(Pages { docs: parts, section, urls })
 }
 

@@ -463,7 +463,8 @@ pub fn drop_superseded_server_tables(entries: &mut [Arc<Entry>]) {
     // Per runner and server, the newest entry so far, chosen as
     // `server_docs` chooses; then the others' tables are dropped on every
     // CPU: dropped one at a time, on one CPU while the others waited, they
-    // were 40 ms of a 10,000-result build (docs/benchmarks.md).
+    // were about 40 ms of a 10,000-result build under perf
+    // (docs/benchmarks.md).
     let mut superseded = vec![false; entries.len()];
     let mut newest: HashMap<(&str, &str, &str), usize> = HashMap::new();
     for (i, e) in entries.iter().enumerate() {
