@@ -315,20 +315,20 @@ pub fn validate_with<D: Send>(
     derive: &(dyn Fn(&Run) -> D + Sync),
 ) -> Checked<D> {
     let mut c = Collector::default();
+    let files = loaded.files.len();
     // Each accepted file with its names (`identity::renames`) and what
     // `derive` made of it.
-    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::with_capacity(loaded.files.len());
+    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::with_capacity(files);
     // Who claimed a run first, by each of its identities (`same_run`).
     // Keyed by the SHA-256 of each identity, and naming the file by its
     // place in `claimants`: with 10,000 files the identities and a copy of
     // the file name per identity were megabytes at the check's peak.
-    // Sized for four identities a file, so that this pass, on one CPU,
-    // does not grow them again and again (perf: about half its time in the
-    // claims map went to growing it).
-    let mut claims: HashMap<[u8; 32], usize> = HashMap::with_capacity(4 * loaded.files.len());
-    let mut claimants: Vec<String> = Vec::with_capacity(loaded.files.len());
+    // Sized for the most identities a file has (four, `same_run::claims`),
+    // so that this pass, on one CPU, does not grow them again and again
+    // (perf: about half its time in the claims map went to growing it).
+    let mut claims: HashMap<[u8; 32], usize> = HashMap::with_capacity(4 * files);
+    let mut claimants: Vec<String> = Vec::with_capacity(files);
     let mut published = profiles::Published::default();
-    let files = loaded.files.len();
     let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };
     let judged = check_all(&loaded.files, cache, &judge);
     for (f, j) in loaded.files.iter().zip(judged) {
