@@ -426,7 +426,7 @@ pub fn build_cached(
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             newest: r.newest_stages,
             any: r.any_stages,
-            // The optional build-cache stage is never missing.
+            // The optional build-cache stage is never listed as missing.
             missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
