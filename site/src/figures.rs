@@ -43,8 +43,12 @@ pub fn one(v: f64) -> String {
 /// would end the table row. An underscore between two letters or digits is
 /// left alone: CommonMark never treats an intraword `_` as emphasis, and
 /// compiler flags such as `TOTAL_DATA_SIZE=2000` stay as the reports print
-/// them.
+/// them. Whitespace at either end is left out: CommonMark opens no `**`
+/// before a space and closes none after one, so the bold name of a list
+/// item (`**{{ name | md }}**`) with a space at an end showed its
+/// asterisks; a table cell drops it anyway.
 pub fn escape_markdown(text: &str) -> String {
+    let text = text.trim();
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     for (i, &c) in chars.iter().enumerate() {
@@ -107,6 +111,17 @@ mod tests {
         assert_eq!(escape_markdown("TOTAL_DATA_SIZE=2000"), "TOTAL_DATA_SIZE=2000");
         for s in ["a | b", "**bold** _x_", "[x](y) <b>&", "TOTAL_DATA_SIZE", "\\"] {
             assert_eq!(unescape_markdown(&escape_markdown(s)), s);
+        }
+    }
+
+    #[test]
+    fn a_name_with_space_at_an_end_stays_bold() {
+        assert_eq!(escape_markdown(" LibreSpeed\n"), "LibreSpeed");
+        for name in [" LibreSpeed", "cleanup ", "\tboth\u{a0}"] {
+            let item = format!("- **{}**: text", escape_markdown(name));
+            let mut html = String::new();
+            pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&item));
+            assert_eq!(html, format!("<ul>\n<li><strong>{}</strong>: text</li>\n</ul>\n", name.trim()));
         }
     }
 }

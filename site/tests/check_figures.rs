@@ -674,6 +674,85 @@ fn imported_figures_beyond_physics_are_refused() {
     );
 }
 
+#[test]
+fn an_imported_request_time_is_no_longer_than_a_job() {
+    assert_eq!(
+        imported_problems(|v| v["stages"]["internet"]["request_ms"] = json!(1e300)),
+        [imported_problem(
+            "$.stages.internet.request_ms",
+            "1.000e300 ms is longer than any GitHub Actions job runs (432000000 ms, 5 days on a self-hosted runner); \
+             no request of a published run took that long"
+        )]
+    );
+}
+
+#[test]
+fn imported_aggregates_come_from_at_least_one_sample() {
+    assert_eq!(
+        imported_problems(|v| {
+            v["stages"]["cpu"]["samples"] = json!(0);
+            v["stages"]["cache"]["backends"][0]["verified_pairs"] = json!(0);
+        }),
+        [
+            imported_problem(
+                "$.stages.cpu.samples",
+                "0 accepted samples, but the stage publishes iterations_per_s: a median, range and variation come \
+                 from at least one sample"
+            ),
+            imported_problem(
+                "$.stages.cache.backends[0].verified_pairs",
+                "0 verified pairs, but the backend publishes save_s and restore_s: a median, range and variation \
+                 come from at least one pair"
+            ),
+        ]
+    );
+    // One sample is its own median, minimum and maximum, and varies by 0 %.
+    assert_eq!(
+        imported_problems(|v| v["stages"]["cpu"]["samples"] = json!(1)),
+        [imported_problem(
+            "$.stages.cpu.iterations_per_s",
+            "one sample, but the median 33392.77, min 29068.42 and max 37639.26 differ: one sample is all three"
+        )]
+    );
+    assert_eq!(
+        imported_problems(|v| {
+            v["stages"]["cpu"]["samples"] = json!(1);
+            v["stages"]["cpu"]["iterations_per_s"] =
+                json!({ "median": 33392.77, "min": 33392.77, "max": 33392.77, "variation_pct": 0.06 });
+        }),
+        [imported_problem(
+            "$.stages.cpu.iterations_per_s.variation_pct",
+            "0.06% from one sample, which does not vary (0%)"
+        )]
+    );
+    assert_eq!(
+        imported_problems(|v| {
+            v["stages"]["cpu"]["samples"] = json!(1);
+            v["stages"]["cpu"]["iterations_per_s"] =
+                json!({ "median": 33392.77, "min": 33392.77, "max": 33392.77, "variation_pct": 0 });
+        }),
+        []
+    );
+}
+
+#[test]
+fn imported_cache_times_are_the_verified_pairs() {
+    // One verified pair of three: the times are that pair's, not a range.
+    assert_eq!(
+        imported_problems(|v| v["stages"]["cache"]["backends"][0]["verified_pairs"] = json!(1)),
+        [
+            imported_problem(
+                "$.stages.cache.backends[0].save_s",
+                "one sample, but the median 7.38, min 7.15 and max 29.89 differ: one sample is all three"
+            ),
+            imported_problem(
+                "$.stages.cache.backends[0].restore_s",
+                "one sample, but the median 38.77, min 20.48 and max 58.3 differ: one sample is all three"
+            ),
+        ]
+    );
+}
+
 // Class 2: claims the file cannot prove
 
 #[test]

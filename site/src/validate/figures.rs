@@ -38,6 +38,13 @@ const MAX_STORAGE_BYTES_PER_S: f64 = 256e9;
 /// defined; the fastest NICs shipping carry 800 Gb/s (NVIDIA ConnectX-8).
 const MAX_NETWORK_MBPS: f64 = 1_600_000.0;
 
+/// The longest any GitHub Actions job runs, ms: 5 days on a self-hosted
+/// runner ("Usage limits for self-hosted runners", GitHub documentation;
+/// 6 hours on GitHub's own). An imported request time names no run length
+/// to hold it to, as a measured one does, but no request of a run took
+/// longer than its job.
+const MAX_JOB_MS: f64 = 5.0 * 24.0 * 3600.0 * 1000.0;
+
 /// The storage bound in MiB/s, as the rules print it.
 fn max_storage_mib_per_s() -> f64 {
     MAX_STORAGE_BYTES_PER_S / MIB as f64
@@ -526,7 +533,8 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                 format!("{path}.max"),
                 format!(
                     "{max} iterations/s is above {MAX_ITERATIONS_PER_S:.0}, more than any CPU core runs CoreMark on \
-                     one thread"
+                     one thread",
+                    max = Num(max)
                 ),
             );
         }
@@ -594,6 +602,19 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
             }
         }
         positive(c, file, "$.stages.internet.request_ms", net.request_ms, "ms");
+        if let Some(ms) = net.request_ms.map(NonNeg::get)
+            && ms > MAX_JOB_MS
+        {
+            c.push(
+                file,
+                "$.stages.internet.request_ms",
+                format!(
+                    "{} ms is longer than any GitHub Actions job runs ({MAX_JOB_MS:.0} ms, 5 days on a self-hosted \
+                     runner); no request of a published run took that long",
+                    Num(ms)
+                ),
+            );
+        }
     }
     if let Some(http) = &i.stages.http_cache {
         for (t, table) in http.tables.iter().enumerate() {

@@ -100,6 +100,14 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
         }
     }
     if let Some(cpu) = &i.stages.cpu {
+        if cpu.samples == 0 {
+            c.push(
+                file,
+                "$.stages.cpu.samples",
+                "0 accepted samples, but the stage publishes iterations_per_s: a median, range and variation \
+                 come from at least one sample",
+            );
+        }
         variation(c, file, "$.stages.cpu.iterations_per_s", &cpu.iterations_per_s, cpu.samples);
         if let Some(p) = profile
             && cpu.samples > p.cpu_disk_samples
@@ -143,8 +151,18 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
     if let Some(cache) = &i.stages.cache {
         for (n, b) in cache.backends.iter().enumerate() {
             let path = format!("$.stages.cache.backends[{n}]");
-            variation(c, file, &format!("{path}.save_s"), &b.save_s, b.pairs);
-            variation(c, file, &format!("{path}.restore_s"), &b.restore_s, b.pairs);
+            // The times are the verified pairs' ("Verified pairs" in the
+            // reports' table): a failed pair has no time to publish.
+            if b.verified_pairs == 0 {
+                c.push(
+                    file,
+                    format!("{path}.verified_pairs"),
+                    "0 verified pairs, but the backend publishes save_s and restore_s: a median, range and \
+                     variation come from at least one pair",
+                );
+            }
+            variation(c, file, &format!("{path}.save_s"), &b.save_s, b.verified_pairs);
+            variation(c, file, &format!("{path}.restore_s"), &b.restore_s, b.verified_pairs);
             speed(c, file, &path, "save", b.payload_mib.get(), &b.save_s, b.save_mib_per_s.get());
             speed(c, file, &path, "restore", b.payload_mib.get(), &b.restore_s, b.restore_mib_per_s.get());
             if let Some(p) = profile {
@@ -155,7 +173,7 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                         format!(
                             "{} MiB, but the published profile's payload is {} MiB \
                              (published_profile.cache_payload_mib)",
-                            b.payload_mib.get(),
+                            Num(b.payload_mib.get()),
                             p.cache_payload_mib
                         ),
                     );
@@ -196,8 +214,31 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
 /// the mean give a deviation of (max − min) ÷ √(2n), over a mean of at
 /// most max. The most: no deviation exceeds half the range, over a mean of
 /// at least min; and with any minimum, √(n − 1) (one value above zero).
+/// One sample is its own median, minimum and maximum, and does not vary.
+/// (No sample at all is the caller's to report, once per stage.)
 fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) {
-    let (min, max, v) = (a.min.get(), a.max.get(), a.variation_pct.get());
+    let (min, median, max, v) = (a.min.get(), a.median.get(), a.max.get(), a.variation_pct.get());
+    if n == 1 {
+        if max - min > HALF_CENTI || (median - min).abs() > HALF_CENTI {
+            c.push(
+                file,
+                field.to_string(),
+                format!(
+                    "one sample, but the median {median}, min {min} and max {max} differ: one sample is all three",
+                    median = Num(median),
+                    min = Num(min),
+                    max = Num(max)
+                ),
+            );
+        } else if v > HALF_CENTI {
+            c.push(
+                file,
+                format!("{field}.variation_pct"),
+                format!("{v}% from one sample, which does not vary (0%)", v = Num(v)),
+            );
+        }
+        return;
+    }
     if n < 2 || min > max {
         return;
     }
@@ -258,9 +299,12 @@ fn speed(c: &mut Collector, file: &str, path: &str, half: &str, payload_mib: f64
             file,
             format!("{path}.{half}_mib_per_s"),
             format!(
-                "{mib_per_s} MiB/s disagrees with payload_mib {payload_mib} ÷ {half}_s.median {median} s = {:.2} MiB/s \
+                "{mib_per_s} MiB/s disagrees with payload_mib {payload_mib} ÷ {half}_s.median {median} s = {ratio:.2} MiB/s \
                  (the published rounding allows {low:.2} to {high:.2})",
-                payload_mib / median,
+                ratio = Num(payload_mib / median),
+                low = Num(low),
+                high = Num(high),
+                payload_mib = Num(payload_mib),
                 mib_per_s = Num(mib_per_s),
                 median = Num(median)
             ),
