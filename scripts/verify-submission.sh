@@ -17,8 +17,13 @@ set -euo pipefail
 upstream=${UPSTREAM:-runner-bench/runner-bench}
 failed=0
 changed() { git diff --name-only --no-renames --diff-filter=AM "$BASE" HEAD -- "$@"; }
-
-mapfile -t results < <(changed 'results/*.json' 'results/**/*.json')
+# Each list is taken into a variable first, so that a failing git diff (a
+# BASE this clone lacks) stops the check: read from a process
+# substitution, its status would be lost, and the check would pass with
+# nothing checked.
+list=$(changed 'results/*.json' 'results/**/*.json')
+results=()
+[ -z "$list" ] || mapfile -t results <<<"$list"
 for f in "${results[@]}"; do
   repo=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("provenance",{}).get("github"); print(g["repository"] if g else "")' "$f" 2>/dev/null || true)
   # The name goes into workflow commands and the owner into a regex: only
@@ -37,8 +42,10 @@ for f in "${results[@]}"; do
     signer=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerURI"])' 2>/dev/null || echo "an unknown workflow")
     digest=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerDigest"])' 2>/dev/null || true)
     # A fork's workflow is upstream's only at a commit of upstream's
-    # history (this job checks out the whole history).
-    if [[ "$digest" =~ ^[0-9a-f]{40}$ ]] && git merge-base --is-ancestor "$digest" HEAD 2>/dev/null; then
+    # history (this job checks out the whole history): of the base, not of
+    # HEAD, which on a pull request is the merge with the submitter's
+    # commits, where any workflow they pushed would pass.
+    if [[ "$digest" =~ ^[0-9a-f]{40}$ ]] && git merge-base --is-ancestor "$digest" "$BASE" 2>/dev/null; then
       echo "::notice file=$f::attested in a run of $repo, signed by $signer at upstream commit $digest"
     else
       echo "::warning file=$f::attested in a run of $repo, signed by $signer at commit ${digest:-unknown}, which is not in upstream's history: check that workflow before merging"
@@ -48,7 +55,9 @@ for f in "${results[@]}"; do
   fi
 done
 
-mapfile -t manifests < <(changed 'content/releases/*.toml')
+list=$(changed 'content/releases/*.toml')
+manifests=()
+[ -z "$list" ] || mapfile -t manifests <<<"$list"
 for m in "${manifests[@]}"; do
   tag=$(basename "$m" .toml)
   sums=$(mktemp)
@@ -57,11 +66,29 @@ for m in "${manifests[@]}"; do
     failed=1
     continue
   fi
-  # Every sha256 = "..." of the manifest must be a line of SHA256SUMS.
+  # Every binary of the manifest, read as TOML (as `site check` reads it,
+  # whatever its spelling), must be a line of SHA256SUMS: its digest and
+  # its file. A manifest that does not parse, or names no binary, fails.
+  if ! binaries=$(python3 -c '
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    manifest = tomllib.load(f)
+for b in manifest["binaries"]:
+    print(b["sha256"], b["file"])
+' "$m" 2>&1); then
+    echo "::error file=$m::cannot read its binaries: ${binaries##*$'\n'}"
+    failed=1
+    continue
+  fi
+  if [ -z "$binaries" ]; then
+    echo "::error file=$m::lists no binary to compare with release $tag's SHA256SUMS"
+    failed=1
+    continue
+  fi
   bad=0
-  while read -r digest; do
-    grep -q "^$digest " "$sums" || { echo "::error file=$m::sha256 $digest is not in release $tag's SHA256SUMS"; bad=1; }
-  done < <(sed -n 's/^sha256 = "\([0-9a-f]*\)"$/\1/p' "$m")
-  if [ "$bad" = 1 ]; then failed=1; else echo "::notice file=$m::every digest is in release $tag's SHA256SUMS"; fi
+  while read -r digest file; do
+    grep -qxF "$digest  $file" "$sums" || { echo "::error file=$m::$file with sha256 $digest is not in release $tag's SHA256SUMS"; bad=1; }
+  done <<<"$binaries"
+  if [ "$bad" = 1 ]; then failed=1; else echo "::notice file=$m::every binary and digest is in release $tag's SHA256SUMS"; fi
 done
 exit "$failed"

@@ -63,11 +63,11 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     };
     let writer = ResultWriter::create(&out)?;
     writer.write(&to_json(&merged)).context("cannot write the merged result")?;
-    eprintln!("wrote {}", out.display());
+    say!("wrote {}", out.display());
     // The workflow needs the path; the summary is only a view of the file.
     crate::summary::append_to_github_file("GITHUB_OUTPUT", &format!("path={}\n", out.display()))?;
     if let Err(e) = crate::summary::append_to_step_summary(&merged) {
-        eprintln!("warning: {e:#}");
+        say!("warning: {e:#}");
     }
     Ok(())
 }

@@ -243,7 +243,7 @@ fn log_len(log: &Option<PathBuf>) -> u64 {
 }
 
 fn write_outputs(action: &str, key: &str, path: &str) -> anyhow::Result<()> {
-    eprintln!("action={action} key={key} path={path}");
+    say!("action={action} key={key} path={path}");
     append_to_github_file("GITHUB_OUTPUT", &format!("action={action}\nkey={key}\npath={path}\n"))
 }
 
@@ -352,7 +352,7 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
     };
     if pair.save.status != Status::Ok {
         // As the client method: a pair whose save failed has no restore.
-        eprintln!("  {}: the save failed, so there is nothing to restore", pair.backend);
+        say!("  {}: the save failed, so there is nothing to restore", pair.backend);
         return write_outputs("", "", "");
     }
     let spec = h
@@ -637,7 +637,7 @@ fn record_save(
     let mut text = serde_json::to_vec_pretty(&handoff)?;
     text.push(b'\n');
     handoff_writer.write(&text)?;
-    eprintln!(
+    say!(
         "  {}: save {} in {}; wrote {} and {}",
         state.action.id,
         format!("{:?}", t.status).to_lowercase(),
@@ -709,7 +709,7 @@ fn record_restore(
         verification: Some(verification.clone()),
     });
     writer.write_result(&mut result)?;
-    eprintln!(
+    say!(
         "  {}: restore {} in {}, key {:?}, files {:?}, routing {}; wrote {}",
         state.action.id,
         format!("{:?}", t.status).to_lowercase(),

@@ -230,7 +230,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     let scratch = work.path().join("scratch");
     std::fs::create_dir_all(&workspace)?;
     std::fs::create_dir_all(&scratch)?;
-    eprintln!(
+    say!(
         "runner-bench collector {}: cache save, trial {}, profile {} (fingerprint {}); {} MiB in {} files",
         env!("CARGO_PKG_VERSION"),
         args.trial,
@@ -258,7 +258,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         let key = cache::new_key(runner.label.as_str(), spec.id.as_str(), args.trial);
         let level = i32::try_from(params.cache_zstd_level).unwrap_or(3);
         let s = cache::save(backend, &key, &workspace, &scratch, level, &instance, affinity);
-        eprintln!("  {}: {}", spec.id, describe("save", &s.transfer, manifest.bytes));
+        say!("  {}: {}", spec.id, describe("save", &s.transfer, manifest.bytes));
         if spec.kind == CacheKind::ArchiveService && s.transfer.status == Status::Ok {
             result.notices.push(cache::retention_notice(spec.id.as_str(), args.trial));
         }
@@ -302,7 +302,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     let mut text = serde_json::to_vec_pretty(&handoff)?;
     text.push(b'\n');
     handoff_writer.write(&text)?;
-    eprintln!("wrote {} and {}", writer.path().display(), handoff_writer.path().display());
+    say!("wrote {} and {}", writer.path().display(), handoff_writer.path().display());
     Ok(())
 }
 
@@ -344,7 +344,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&scratch)?;
 
     wait_gap(&h, &params);
-    eprintln!(
+    say!(
         "runner-bench collector {}: cache restore, trial {}, profile {} (fingerprint {})",
         env!("CARGO_PKG_VERSION"),
         h.trial,
@@ -413,7 +413,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
             } else if r.transfer.status == Status::Ok && !v.routing.matches {
                 line.push_str(&format!("; routing {} is not {}", v.routing.observed, v.routing.expected));
             }
-            eprintln!("  {}: {line}", spec.id);
+            say!("  {}: {line}", spec.id);
             (Some(r.transfer), Some(v), problem)
         };
         let _ = std::fs::remove_dir_all(&target);
@@ -434,6 +434,6 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         }
         writer.write_result(&mut result)?;
     }
-    eprintln!("wrote {}", writer.path().display());
+    say!("wrote {}", writer.path().display());
     Ok(())
 }

@@ -69,9 +69,9 @@ pub fn wait_gap(h: &Handoff, params: &Parameters) {
     let gap = Duration::from_secs(u64::from(params.cache_publication_gap_s));
     let waited = since(&h.saved_at);
     if waited < gap {
-        eprintln!("waiting {:.0} s of the {} s publication gap", (gap - waited).as_secs_f64(), gap.as_secs());
+        say!("waiting {:.0} s of the {} s publication gap", (gap - waited).as_secs_f64(), gap.as_secs());
         std::thread::sleep(gap - waited);
     } else {
-        eprintln!("{:.0} s of the {} s publication gap have passed already", waited.as_secs_f64(), gap.as_secs());
+        say!("{:.0} s of the {} s publication gap have passed already", waited.as_secs_f64(), gap.as_secs());
     }
 }

@@ -22,9 +22,9 @@ pub fn install_handler() {
             remove(&path);
         }
         match recorded {
-            Some(what) => eprintln!("{what}; temporary files removed"),
+            Some(what) => say!("{what}; temporary files removed"),
             None => {
-                eprintln!("interrupted: temporary files removed; the result file keeps everything measured so far")
+                say!("interrupted: temporary files removed; the result file keeps everything measured so far")
             }
         }
         std::process::exit(130);

@@ -7,6 +7,17 @@
 
 #![allow(unreachable_pub, reason = "a binary crate: pub only marks a module's interface")]
 
+/// `eprintln!` that never panics: progress, notes and the final error are
+/// for people, and a stderr whose reader has gone (`collector run 2>&1 |
+/// head -1`) must not end a run half-way, losing the samples still to come.
+/// `eprintln!` panics when the write fails; this drops what cannot be written.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod affinity;
 mod args;
 mod assemble;
@@ -51,7 +62,7 @@ fn main() -> ExitCode {
         // as ripgrep does.
         Err(err) if closed_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            say!("error: {err:#}");
             ExitCode::FAILURE
         }
     }

@@ -45,8 +45,8 @@ impl Progress {
 
     pub fn stage_start(&mut self, kind: StageKind, samples: usize) {
         match self.mode {
-            Mode::GitHubActions => eprintln!("::group::{}", kind.title()),
-            Mode::Plain => eprintln!("== {}", kind.title()),
+            Mode::GitHubActions => say!("::group::{}", kind.title()),
+            Mode::Plain => say!("== {}", kind.title()),
             Mode::Quiet => {}
             Mode::Terminal => {
                 let bar = ProgressBar::new(samples as u64);
@@ -67,7 +67,7 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) => bar.set_message(text),
-            None => eprintln!("{text}"),
+            None => say!("{text}"),
         }
     }
 
@@ -80,7 +80,7 @@ impl Progress {
                 bar.inc(1);
                 bar.println(format!("sample {k} of {n}: {outcome}"));
             }
-            None => eprintln!("sample {k} of {n}: {outcome}"),
+            None => say!("sample {k} of {n}: {outcome}"),
         }
     }
 
@@ -89,7 +89,7 @@ impl Progress {
             bar.finish_and_clear();
         }
         if self.mode == Mode::GitHubActions {
-            eprintln!("::endgroup::");
+            say!("::endgroup::");
         }
     }
 
@@ -99,7 +99,7 @@ impl Progress {
         }
         match &self.bar {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => say!("{text}"),
         }
     }
 }

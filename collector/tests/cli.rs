@@ -306,6 +306,27 @@ fn output_to_a_closed_pipe_ends_quietly() {
 }
 
 #[test]
+fn a_run_whose_stderr_reader_is_gone_measures_every_sample() {
+    // `collector run … 2>&1 | head -1`: progress goes to a pipe nobody reads
+    // from the start; each write fails with a broken pipe, and the run goes
+    // on to its last sample, where `eprintln!` panicked on the first.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = collector()
+        .args(["run", "--profile", "quick", "--stages", "cpu", "--provider", "local", "--runner", "dev-linux-x64"])
+        .arg("--out")
+        .arg(&out)
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let cpu = measured(&out).stages.cpu.unwrap();
+    assert_eq!(cpu.samples.iter().map(|s| s.status).collect::<Vec<_>>(), [Status::Ok; 3]);
+}
+
+#[test]
 fn assemble_refuses_parts_of_different_runs() {
     let dir = tempfile::tempdir().unwrap();
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("../format/tests/golden/result-v1.json");

@@ -272,6 +272,7 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
             "gap-3",
             "restore-3",
             "assemble",
+            "attest",
             "submit"
         ]
     );
@@ -484,13 +485,13 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     let zstd = watch.finish();
     let all: Vec<(&str, &str)> = run.jobs.iter().map(|j| (j.id.as_str(), "success")).collect();
     assert_eq!(run.conclusions(), all, "{}", run.jobs.iter().map(JobLog).map(|l| l.to_string()).collect::<String>());
-    assert_eq!(run.jobs.len(), 12);
+    assert_eq!(run.jobs.len(), 13);
 
-    // Twelve jobs, twelve OS instances.
+    // Thirteen jobs, thirteen OS instances.
     let mut boots: Vec<&str> = run.jobs.iter().map(|j| j.instance.as_ref().unwrap().boot_id.as_str()).collect();
     boots.sort_unstable();
     boots.dedup();
-    assert_eq!(boots.len(), 12);
+    assert_eq!(boots.len(), 13);
     // collector.sh verified the release before using it.
     assert!(run.job("measure").step("Get the collector").log.contains("collector-x86_64-unknown-linux-gnu SHA-256 "));
     // Only the slot's action ran; slot 2 had no action.
@@ -504,6 +505,13 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     let (path, rel, result) = assembled(&run);
     assert_eq!(result.problems(), vec![]);
     assert_eq!(result.provenance.jobs.len(), 10);
+    // The job that signs checks out nothing and runs no script: it takes
+    // the assembled result and signs that.
+    assert_eq!(
+        steps(&run, "attest"),
+        [step("Get the result", "success", "success"), step("Attest the result", "success", "success")]
+    );
+    assert_eq!(run.job("attest").step("Attest the result").notes, [format!("attestation simulated for {rel}")]);
     let cache = result.stages.cache.as_ref().unwrap();
     let mut trials: Vec<(u32, &str)> = cache.pairs.iter().map(|p| (p.trial, p.backend.as_str())).collect();
     trials.sort_unstable();
@@ -586,6 +594,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
             ("gap-3", "success"),
             ("restore-3", "success"),
             ("assemble", "success"),
+            ("attest", "success"),
             ("submit", "success"),
         ]
     );

@@ -16,6 +16,7 @@
 pub mod check;
 pub mod common;
 pub mod imported;
+mod maps_only;
 pub mod measured;
 pub mod params;
 pub mod read;

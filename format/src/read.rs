@@ -10,6 +10,7 @@ use serde::de::{DeserializeOwned, IgnoredAny};
 use serde_json::Value;
 
 use crate::imported::ImportedResult;
+use crate::maps_only::MapsOnly;
 use crate::measured::MeasuredResult;
 
 /// The only format version this reader understands.
@@ -75,13 +76,23 @@ pub fn from_slice(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
     // against 0.38 s to parse the 10,000 results of the `site build`
     // benchmark on one thread (e9536e6). A file that is not UTF-8 goes to
     // the careful reader, which says where.
+    // A struct is read only from an object (`MapsOnly`), here and in the
+    // careful reader.
     if let Ok(text) = std::str::from_utf8(bytes)
-        && let Ok(result) = serde_json::from_str::<MeasuredResult>(text)
+        && let Ok(result) = plain::<MeasuredResult>(text)
         && result.format_version == FORMAT_VERSION
     {
         return Ok(AnyResult::Measured(Box::new(result)));
     }
     careful(bytes, path)
+}
+
+/// `serde_json::from_str`, with structs read only from objects.
+fn plain<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = T::deserialize(MapsOnly(&mut de))?;
+    de.end()?;
+    Ok(value)
 }
 
 /// Reads a document that is not a valid measured result: either an
@@ -136,7 +147,7 @@ struct Head {
 /// `1e999`, which is not finite) is reported at its field, with its line.
 fn typed<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T, ReadError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    serde_path_to_error::deserialize(MapsOnly(&mut de)).map_err(|e| {
         let field = json_path(&e.path().to_string());
         ReadError::new(path, field, e.into_inner())
     })

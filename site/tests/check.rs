@@ -41,6 +41,24 @@ fn a_file_is_read_strictly() {
 }
 
 #[test]
+fn an_object_written_as_an_array_is_refused() {
+    // serde_json alone reads a struct from an array of its fields in order;
+    // the format, and its schema, say object.
+    let mut v = golden();
+    v["provider"] = json!(["example", "Example Cloud"]);
+    assert_eq!(
+        problems_of(&v),
+        [golden_problem("$.provider", "invalid type: sequence, expected struct Provider at line 105 column 3")]
+    );
+    let mut v = golden();
+    v["stages"]["cpu"]["samples"][0]["affinity"] = json!(["pinned", 0, 0]);
+    let p = problems_of(&v);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0].1, "$.stages.cpu.samples[0].affinity");
+    assert!(p[0].2.starts_with("invalid type: sequence, expected struct Fields at line "), "{}", p[0].2);
+}
+
+#[test]
 fn the_path_must_agree_with_the_content() {
     let dir = results_dir();
     put(dir.path(), "example/other-runner/2026-11-29-18342215517-1.json", &golden());
