@@ -78,6 +78,13 @@ impl RunConfig {
 /// The most bytes of entries a cell of the http-cache grid may hold: 4 GiB.
 const MAX_CELL_BYTES: u64 = 4 << 30;
 
+/// What an entry holds beside its value: its key, 64 hex digits (64 bytes
+/// and a 24-byte `String`), the value's 32-byte `Bytes` handle, and a
+/// latency (`u64`) for each of its PUT and GET: 136 bytes, rounded up for
+/// the allocator. Counting values alone let a million one-byte entries
+/// pass as one megabyte.
+const ENTRY_OVERHEAD_BYTES: u64 = 160;
+
 /// The profile's parameters with the http-cache grid's flags applied.
 fn http_cache_grid(mut parameters: Parameters, args: &http_cache::HttpCacheArgs) -> Result<Parameters, UsageError> {
     let invalid = |flag: &'static str, reason: &str| UsageError::InvalidValue { flag, reason: reason.to_string() };
@@ -101,11 +108,12 @@ fn http_cache_grid(mut parameters: Parameters, args: &http_cache::HttpCacheArgs)
     }
     // A cell holds all its entries in memory, to check every GET.
     let largest = parameters.http_cache_value_bytes.iter().max().copied().unwrap_or(0);
-    let bytes = largest.saturating_mul(parameters.http_cache_entries.into());
+    let bytes = largest.saturating_add(ENTRY_OVERHEAD_BYTES).saturating_mul(parameters.http_cache_entries.into());
     if bytes > MAX_CELL_BYTES {
         let flag = if args.http_cache_entries.is_some() { "http-cache-entries" } else { "http-cache-value-bytes" };
         let reason = format!(
-            "{} entries of {largest} bytes would hold {bytes} bytes in memory; a cell may hold at most {MAX_CELL_BYTES}",
+            "{} entries of {largest} bytes, each with {ENTRY_OVERHEAD_BYTES} bytes of key and bookkeeping, would hold \
+             {bytes} bytes in memory; a cell may hold at most {MAX_CELL_BYTES}",
             parameters.http_cache_entries
         );
         return Err(invalid(flag, &reason));

@@ -199,6 +199,29 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
     assert_eq!(stderr(&output), "error: --http-cache-basic-env: HC_TEST_BASIC holds no `user:password`\n");
     let output = collector(&out, "http-cache").args(["--http-cache-url", "ftp://x/"]).output().unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-url: \"ftp://x/\" is not an http:// or https:// URL\n");
+    // A path so long that no request could carry it, with its key: refused
+    // here, where `http` refused it at the first request, in a panic.
+    let long = format!("http://127.0.0.1:9/{}", "a".repeat(66_000));
+    let output = collector(&out, "http-cache").args(["--http-cache-url", &long]).output().unwrap();
+    assert_eq!(
+        stderr(&output),
+        "error: --http-cache-url: a request's path and query would be 66066 bytes with a 64-digit key; HTTP requests \
+         here carry at most 65534\n"
+    );
+    let garbled = out.with_file_name("garbled.pem");
+    std::fs::write(&garbled, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n").unwrap();
+    let output = collector(&out, "http-cache")
+        .args(["--http-cache-url", "https://127.0.0.1:9/", "--http-cache-ca-cert"])
+        .arg(&garbled)
+        .output()
+        .unwrap();
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: --http-cache-ca-cert: {}: certificate 1 of 1: invalid peer certificate: BadEncoding\n",
+            garbled.display()
+        )
+    );
     assert!(!out.exists(), "nothing is measured before the flags are checked");
 }
 
@@ -247,8 +270,15 @@ fn the_grid_flags_replace_the_profiles_and_are_checked() {
     );
     assert_eq!(
         refused(&["--http-cache-entries", "100000", "--http-cache-value-bytes", "65536"]),
-        "error: --http-cache-entries: 100000 entries of 65536 bytes would hold 6553600000 bytes in memory; a cell may \
-         hold at most 4294967296\n"
+        "error: --http-cache-entries: 100000 entries of 65536 bytes, each with 160 bytes of key and bookkeeping, \
+         would hold 6569600000 bytes in memory; a cell may hold at most 4294967296\n"
+    );
+    // Small values, many entries: what each entry holds beside its value
+    // counts too.
+    assert_eq!(
+        refused(&["--http-cache-entries", "4000000000", "--http-cache-value-bytes", "1"]),
+        "error: --http-cache-entries: 4000000000 entries of 1 bytes, each with 160 bytes of key and bookkeeping, would \
+         hold 644000000000 bytes in memory; a cell may hold at most 4294967296\n"
     );
 }
 

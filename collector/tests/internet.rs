@@ -133,5 +133,16 @@ fn bad_endpoint_options_fail_before_measuring() {
         stderr(collector(&out).arg("--internet-ca-cert").arg(&empty)),
         format!("error: --internet-ca-cert: {}: no PEM certificate found\n", empty.display())
     );
+    // PEM armour around bytes that are no certificate: refused here, not
+    // by every sample's TLS client.
+    let garbled = dir.path().join("garbled.pem");
+    std::fs::write(&garbled, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n").unwrap();
+    assert_eq!(
+        stderr(collector(&out).arg("--internet-ca-cert").arg(&garbled)),
+        format!(
+            "error: --internet-ca-cert: {}: certificate 1 of 1: invalid peer certificate: BadEncoding\n",
+            garbled.display()
+        )
+    );
     assert!(!out.exists(), "nothing is written before the options are checked");
 }

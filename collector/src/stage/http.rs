@@ -6,7 +6,11 @@
 //! costs a context switch that the measured tool does not pay.
 
 use std::io;
+use std::path::Path;
+
 use std::time::Duration;
+use tokio_rustls::rustls::pki_types::CertificateDer;
+use tokio_rustls::rustls::pki_types::pem::PemObject;
 
 /// The User-Agent of every request the collector makes.
 pub const USER_AGENT: &str = concat!("runner-bench-collector/", env!("CARGO_PKG_VERSION"));
@@ -21,4 +25,25 @@ pub fn runtime() -> io::Result<tokio::runtime::Runtime> {
 /// (a redirect would move bytes the figure does not name).
 pub fn client_builder(timeout: Duration) -> reqwest::ClientBuilder {
     reqwest::Client::builder().user_agent(USER_AGENT).timeout(timeout).redirect(reqwest::redirect::Policy::none())
+}
+
+/// The CA certificates of a PEM file, DER, for the TLS client's roots.
+/// Each is parsed as a trust anchor here, before anything is measured: PEM
+/// armour around bytes that are no certificate used to pass, and every
+/// sample of the stage then failed at its TLS client.
+pub fn load_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
+    let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let certs = CertificateDer::pem_slice_iter(&pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if certs.is_empty() {
+        return Err(format!("{}: no PEM certificate found", path.display()));
+    }
+    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+    for (i, cert) in certs.iter().enumerate() {
+        roots
+            .add(cert.clone())
+            .map_err(|e| format!("{}: certificate {} of {}: {e}", path.display(), i + 1, certs.len()))?;
+    }
+    Ok(certs)
 }

@@ -7,8 +7,9 @@ use clap::{Args, ValueEnum};
 use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
 use runner_bench_format::{Name, NonNeg};
 
-use super::protocol::{Auth, Target, base_url, load_ca};
+use super::protocol::{Auth, Requests, Target, base_url};
 use crate::error::UsageError;
+use crate::stage::http::load_ca;
 
 /// A build-cache protocol, as a flag value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -164,6 +165,7 @@ impl HttpCacheArgs {
             team: self.http_cache_team.clone(),
             extra_ca,
         };
+        Requests::new(&target).check().map_err(invalid("http-cache-url"))?;
         let text = |flag: &'static str, v: &Option<String>| v.clone().map(Name::new).transpose().map_err(invalid(flag));
         let number = |flag: &'static str, v: Option<f64>| v.map(NonNeg::new).transpose().map_err(invalid(flag));
         let declared = HttpCacheDeclared {

@@ -8,8 +8,6 @@
 
 use std::fmt;
 
-use std::path::Path;
-
 use base64::Engine;
 use bytes::Bytes;
 use http_body_util::Full;
@@ -18,7 +16,6 @@ use hyper::{Method, Request};
 use reqwest::Url;
 use runner_bench_format::measured::HttpCacheProtocol;
 use tokio_rustls::rustls::pki_types::CertificateDer;
-use tokio_rustls::rustls::pki_types::pem::PemObject;
 
 use crate::stage::http;
 
@@ -140,6 +137,22 @@ impl Requests {
         }
     }
 
+    /// Refuses a URL (and Turborepo team) whose request target, with a
+    /// 64-digit key, `http` would refuse: found here, before anything is
+    /// measured, not at the first request.
+    pub fn check(&self) -> Result<(), String> {
+        let target = self.path(&"0".repeat(64));
+        match target.parse::<hyper::Uri>() {
+            Ok(_) => Ok(()),
+            Err(_) if target.len() > MAX_REQUEST_TARGET_BYTES => Err(format!(
+                "a request's path and query would be {} bytes with a 64-digit key; HTTP requests here carry at most \
+                 {MAX_REQUEST_TARGET_BYTES}",
+                target.len()
+            )),
+            Err(e) => Err(format!("a request's path and query would not be a valid request target: {e}")),
+        }
+    }
+
     /// The path and query of the entry named `key`, as a request line has it.
     pub fn path(&self, key: &str) -> String {
         format!("{}{key}{}", self.prefix, self.suffix)
@@ -173,17 +186,9 @@ impl Requests {
     }
 }
 
-/// The CA certificates of a PEM file, DER, for the TLS client's roots.
-pub fn load_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
-    let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let certs = CertificateDer::pem_slice_iter(&pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if certs.is_empty() {
-        return Err(format!("{}: no PEM certificate found", path.display()));
-    }
-    Ok(certs)
-}
+/// The most bytes of a request target (path and query) that the `http`
+/// crate sends: it refuses a longer one.
+const MAX_REQUEST_TARGET_BYTES: usize = 65_534;
 
 /// An http or https URL without query or fragment, as a folder.
 pub fn base_url(text: &str) -> Result<Url, String> {

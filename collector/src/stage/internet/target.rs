@@ -74,13 +74,14 @@ fn backend_url(text: &str) -> Result<Url, String> {
     Ok(url)
 }
 
+/// The file's certificates, each parsed as a trust anchor before anything
+/// is measured (the build-cache stage's reader, which says which one is
+/// bad): reqwest reads only the PEM armour here, and a certificate inside
+/// that does not parse failed every sample's client, in words that never
+/// named this file.
 fn load_ca(path: &Path) -> Result<Vec<Certificate>, String> {
-    let pem = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let certs = Certificate::from_pem_bundle(&pem).map_err(|e| format!("{}: {e}", path.display()))?;
-    if certs.is_empty() {
-        return Err(format!("{}: no PEM certificate found", path.display()));
-    }
-    Ok(certs)
+    let ders = crate::stage::http::load_ca(path)?;
+    ders.iter().map(|der| Certificate::from_der(der).map_err(|e| format!("{}: {e}", path.display()))).collect()
 }
 
 #[cfg(test)]
