@@ -122,6 +122,11 @@ fn bad_endpoint_options_fail_before_measuring() {
         stderr(collector(&out).args(["--internet-url", "ftp://example.org/backend/"])),
         "error: --internet-url: \"ftp://example.org/backend/\" is not an http:// or https:// URL\n"
     );
+    assert_eq!(
+        stderr(collector(&out).args(["--internet-url", "https://me:secret@speed.example.org/backend/"])),
+        "error: --internet-url: https://…@speed.example.org: the URL holds credentials, which the result would \
+         publish; give the URL without them\n"
+    );
     let missing = dir.path().join("missing.pem");
     assert_eq!(
         stderr(collector(&out).arg("--internet-ca-cert").arg(&missing)),

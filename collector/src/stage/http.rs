@@ -8,6 +8,8 @@
 use std::io;
 use std::path::Path;
 
+use reqwest::Url;
+
 use std::time::Duration;
 use tokio_rustls::rustls::pki_types::CertificateDer;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
@@ -46,4 +48,31 @@ pub fn load_ca(path: &Path) -> Result<Vec<CertificateDer<'static>>, String> {
             .map_err(|e| format!("{}: certificate {} of {}: {e}", path.display(), i + 1, certs.len()))?;
     }
     Ok(certs)
+}
+
+/// An http or https URL without query, fragment or credentials, as a
+/// folder (ending in `/`); `example` shows the right form in the message.
+/// Credentials are refused: the URL is recorded in the result, which is
+/// published, and a build-cache server's `user:password@` was never sent
+/// (its credentials come from a variable, `--http-cache-basic-env`).
+pub fn folder_url(text: &str, example: &str) -> Result<Url, String> {
+    let mut url = Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err(format!("{text:?} is not an http:// or https:// URL"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(format!("{text:?} has a query or fragment; give the folder, e.g. {example}"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(format!(
+            "{}://…@{}: the URL holds credentials, which the result would publish; give the URL without them",
+            url.scheme(),
+            url.host_str().unwrap_or_default()
+        ));
+    }
+    if !url.path().ends_with('/') {
+        let path = format!("{}/", url.path());
+        url.set_path(&path);
+    }
+    Ok(url)
 }

@@ -190,22 +190,9 @@ impl Requests {
 /// crate sends: it refuses a longer one.
 const MAX_REQUEST_TARGET_BYTES: usize = 65_534;
 
-/// An http or https URL without query or fragment, as a folder.
+/// The cache's base URL, as a folder.
 pub fn base_url(text: &str) -> Result<Url, String> {
-    let mut url = Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("{text:?} is not an http:// or https:// URL"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!(
-            "{text:?} has a query or fragment; give the cache's base URL, e.g. https://cache.example.org/cache/"
-        ));
-    }
-    if !url.path().ends_with('/') {
-        let path = format!("{}/", url.path());
-        url.set_path(&path);
-    }
-    Ok(url)
+    crate::stage::http::folder_url(text, "https://cache.example.org/cache/")
 }
 
 #[cfg(test)]
@@ -287,5 +274,13 @@ mod tests {
         assert_eq!(base_url("ftp://h/").unwrap_err(), "\"ftp://h/\" is not an http:// or https:// URL");
         assert!(base_url("not a url").unwrap_err().starts_with("\"not a url\" is not a URL: "));
         assert!(base_url("http://h/?x=1").unwrap_err().contains("has a query or fragment"));
+        // Credentials would be published with the URL, and were never sent.
+        for with in ["http://user:secret@h/cache/", "https://token@h/"] {
+            let err = base_url(with).unwrap_err();
+            assert!(
+                err.ends_with("the URL holds credentials, which the result would publish; give the URL without them")
+            );
+            assert!(!err.contains("secret") && !err.contains("token"), "{err}");
+        }
     }
 }

@@ -58,20 +58,9 @@ pub enum TargetField {
     CaCert,
 }
 
-/// An http or https URL without query or fragment, as a folder.
+/// The LibreSpeed backend's URL, as a folder.
 fn backend_url(text: &str) -> Result<Url, String> {
-    let mut url = Url::parse(text).map_err(|e| format!("{text:?} is not a URL: {e}"))?;
-    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err(format!("{text:?} is not an http:// or https:// URL"));
-    }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err(format!("{text:?} has a query or fragment; give the backend folder, e.g. {DEFAULT_URL}"));
-    }
-    if !url.path().ends_with('/') {
-        let path = format!("{}/", url.path());
-        url.set_path(&path);
-    }
-    Ok(url)
+    crate::stage::http::folder_url(text, DEFAULT_URL)
 }
 
 /// The file's certificates, each parsed as a trust anchor before anything
