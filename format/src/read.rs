@@ -98,6 +98,15 @@ fn plain<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
 /// Reads a document that is not a valid measured result: either an
 /// imported result or a file with an error to explain.
 fn careful(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
+    // Some Windows editors write one; JSON forbids it (RFC 8259, 8.1), and
+    // serde_json's "expected value at line 1 column 1" does not say so.
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        return Err(ReadError::new(
+            path,
+            "$",
+            "the file starts with a byte-order mark (EF BB BF), which JSON does not allow; save it as UTF-8 without one",
+        ));
+    }
     // One pass reads the two fields that decide how the rest is read, and
     // checks the syntax of the whole document on the way. Only when it fails
     // does a second pass tell a syntax error from a document of another shape.

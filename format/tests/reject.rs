@@ -127,6 +127,14 @@ fn not_json_and_not_an_object() {
         "results/x.json: $: not valid JSON: EOF while parsing an object at line 1 column 21"
     );
     assert_eq!(error_of_bytes(b"[1, 2]"), "results/x.json: $: a result file holds one JSON object");
+    // A valid result behind a byte-order mark.
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(serde_json::to_vec(&golden()).unwrap());
+    assert_eq!(
+        error_of_bytes(&bom),
+        "results/x.json: $: the file starts with a byte-order mark (EF BB BF), which JSON does not allow; save it as \
+         UTF-8 without one"
+    );
 }
 
 #[test]
