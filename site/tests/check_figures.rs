@@ -714,25 +714,22 @@ fn imported_aggregates_come_from_at_least_one_sample() {
             "one sample, but the median 33392.77, min 29068.42 and max 37639.26 differ: one sample is all three"
         )]
     );
-    assert_eq!(
+    // One sample of 33392.77 iterations/s, published with `variation`.
+    let one_sample = |variation: f64| {
         imported_problems(|v| {
             v["stages"]["cpu"]["samples"] = json!(1);
             v["stages"]["cpu"]["iterations_per_s"] =
-                json!({ "median": 33392.77, "min": 33392.77, "max": 33392.77, "variation_pct": 0.06 });
-        }),
+                json!({ "median": 33392.77, "min": 33392.77, "max": 33392.77, "variation_pct": variation });
+        })
+    };
+    assert_eq!(
+        one_sample(0.06),
         [imported_problem(
             "$.stages.cpu.iterations_per_s.variation_pct",
             "0.06% from one sample, which does not vary (0%)"
         )]
     );
-    assert_eq!(
-        imported_problems(|v| {
-            v["stages"]["cpu"]["samples"] = json!(1);
-            v["stages"]["cpu"]["iterations_per_s"] =
-                json!({ "median": 33392.77, "min": 33392.77, "max": 33392.77, "variation_pct": 0 });
-        }),
-        []
-    );
+    assert_eq!(one_sample(0.0), []);
 }
 
 #[test]

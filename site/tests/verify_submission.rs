@@ -42,6 +42,16 @@ fn repository(dir: &Path, files: &[(&str, &str)]) -> (String, String) {
     (base, git(dir, &["rev-parse", "HEAD"]))
 }
 
+/// A temporary folder holding, in `repo/`, a repository whose pull request
+/// adds `files`: (folder, repository, base, head).
+fn submission(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf, String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let (base, head) = repository(&repo, files);
+    (dir, repo, base, head)
+}
+
 /// A folder holding the `gh` stand-in: its release's SHA256SUMS is `sums`,
 /// and an attestation's signer commit is `signer_digest`.
 fn gh(dir: &Path, sums: &str, signer_digest: &str) -> PathBuf {
@@ -92,10 +102,7 @@ fn manifest(digest: &str) -> String {
 
 #[test]
 fn a_manifest_digest_the_release_does_not_list_fails_however_it_is_spelled() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    let (base, _) = repository(&repo, &[("content/releases/v0.2.0.toml", &manifest(DIGEST))]);
+    let (dir, repo, base, _) = submission(&[("content/releases/v0.2.0.toml", &manifest(DIGEST))]);
     let other = "f".repeat(64);
     let bin = gh(dir.path(), &format!("{other}  collector-x86_64-unknown-linux-gnu\n"), &base);
     let out = verify(&repo, &bin, &base);
@@ -120,10 +127,7 @@ fn a_manifest_digest_the_release_does_not_list_fails_however_it_is_spelled() {
 
 #[test]
 fn a_manifest_without_binaries_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    let (base, _) = repository(&repo, &[("content/releases/v0.2.0.toml", "tag = \"v0.2.0\"\nbinaries = []\n")]);
+    let (dir, repo, base, _) = submission(&[("content/releases/v0.2.0.toml", "tag = \"v0.2.0\"\nbinaries = []\n")]);
     let bin = gh(dir.path(), &format!("{DIGEST}  collector-x86_64-unknown-linux-gnu\n"), &base);
     let out = verify(&repo, &bin, &base);
     assert_eq!(
@@ -135,10 +139,7 @@ fn a_manifest_without_binaries_fails() {
 
 #[test]
 fn a_base_the_clone_lacks_stops_the_check() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
-    let (base, _) = repository(&repo, &[("content/releases/v0.2.0.toml", &manifest(DIGEST))]);
+    let (dir, repo, base, _) = submission(&[("content/releases/v0.2.0.toml", &manifest(DIGEST))]);
     let bin = gh(dir.path(), "", &base);
     let out = verify(&repo, &bin, &"1".repeat(40));
     assert_eq!(stdout(&out), "");
@@ -147,12 +148,9 @@ fn a_base_the_clone_lacks_stops_the_check() {
 
 #[test]
 fn a_signer_commit_is_upstreams_only_in_the_base_history() {
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    std::fs::create_dir(&repo).unwrap();
     let result = r#"{"provenance": {"github": {"repository": "example/bench"}}}"#;
     let file = "results/p/r/2026-12-01-1-1.json";
-    let (base, head) = repository(&repo, &[(file, result)]);
+    let (dir, repo, base, head) = submission(&[(file, result)]);
     // Signed at the pull request's own commit: in HEAD's history, not the
     // base's.
     let out = verify(&repo, &gh(dir.path(), "", &head), &base);
