@@ -208,7 +208,11 @@ fn restore_refuses_the_instance_that_saved() {
         .arg(job.path("restore.json"))
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("refused in GitHub Actions"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --simulate-instance is for the collector's own tests and is refused in GitHub Actions\n"
+    );
 }
 
 /// A hand-off file is read checked: a key that is no single name (a

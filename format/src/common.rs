@@ -83,8 +83,9 @@ pub enum Affinity {
 /// unpinned affinity, where they mean nothing.
 impl<'de> Deserialize<'de> for Affinity {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        // Named as the type it reads in messages ("expected struct Affinity").
         #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
+        #[serde(deny_unknown_fields, expecting = "struct Affinity")]
         struct Fields {
             mode: Mode,
             #[serde(default, deserialize_with = "present")]

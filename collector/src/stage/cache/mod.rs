@@ -404,8 +404,14 @@ mod tests {
         assert_eq!(b.routing, AZURE_BLOB);
         let v = BackendSpec::parse("id=nvme;name=Local NVMe volume;kind=attached-volume;endpoint=/mnt/cache").unwrap();
         assert_eq!(v.kind, CacheKind::AttachedVolume);
-        assert!(BackendSpec::parse("id=x;name=X;kind=archive-service;token=abc").unwrap_err().contains("env:VAR"));
-        assert!(BackendSpec::parse("id=x;name=X;kind=nfs").unwrap_err().contains("kind"));
+        assert_eq!(
+            BackendSpec::parse("id=x;name=X;kind=archive-service;token=abc").unwrap_err(),
+            "token= must name a variable (env:VAR), never the token itself"
+        );
+        assert_eq!(
+            BackendSpec::parse("id=x;name=X;kind=nfs").unwrap_err(),
+            "kind \"nfs\": use archive-service or attached-volume"
+        );
     }
 
     #[test]
