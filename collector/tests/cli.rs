@@ -352,7 +352,16 @@ fn assemble_refuses_parts_of_different_runs() {
     other["parameters"]["cpu_seconds"] = 11.into();
     std::fs::write(&other_path, serde_json::to_vec(&other).unwrap()).unwrap();
     let err = stderr_of(collector().arg("assemble").arg("--out").arg(dir.path().join("m.json")).arg(&other_path));
-    assert!(err.starts_with(&format!("error: {}: $.fingerprint: recorded ", other_path.display())), "{err}");
+    let given: runner_bench_format::Parameters = serde_json::from_value(other["parameters"].clone()).unwrap();
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: $.fingerprint: recorded {} but the parameters give {}\n",
+            other_path.display(),
+            params.fingerprint(),
+            given.fingerprint()
+        )
+    );
 }
 
 /// Two parts of one run that name a cache backend or a trial's pair
