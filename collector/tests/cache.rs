@@ -195,8 +195,15 @@ fn restore_refuses_the_instance_that_saved() {
     ok(&job.save(1, &[job.vol("vol")]));
     let out = job.restore(None);
     assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("refusing to restore on the OS instance that saved"), "{err}");
+    let saved = measured(&job.path("save.json")).machine.instance;
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: refusing to restore on the OS instance that saved (boot id {}, machine id {}): the restore must \
+             run in a later job on another runner, or the restore would read the save's local files and caches\n",
+            saved.boot_id, saved.machine_id
+        )
+    );
     assert!(!job.path("restore.json").exists());
     // A simulated instance equal to nothing real is still refused in Actions.
     let out = job
