@@ -60,6 +60,9 @@ impl RunConfig {
         let disk_dir = folder_or_temp("disk-dir", args.disk_dir)?;
         let http_cache = args.http_cache.resolve(stages.contains(&StageKind::HttpCache))?;
         let parameters = http_cache_grid(profile.parameters(), &args.http_cache)?;
+        if stages.contains(&StageKind::HttpCache) {
+            sockets_fit(&parameters.http_cache_connections, open_files_limit())?;
+        }
         Ok(RunConfig {
             profile,
             parameters,
@@ -77,6 +80,42 @@ impl RunConfig {
 
 /// The most bytes of entries a cell of the http-cache grid may hold: 4 GiB.
 const MAX_CELL_BYTES: u64 = 4 << 30;
+
+/// Files a run keeps open beside a cell's connections (standard streams,
+/// the result and its journal, the runtime's own), with room to spare.
+const OPEN_FILES_BESIDE_CONNECTIONS: u64 = 64;
+
+/// The process's open-file limit (`ulimit -n`), where the OS has one.
+fn open_files_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit writes one `rlimit` into `limit`, which lives
+        // for the call.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) } == 0 {
+            return Some(limit.rlim_cur);
+        }
+    }
+    None
+}
+
+/// Refuses a grid whose largest cell needs more sockets than the process
+/// may open: each connection is one, and past the limit every connect
+/// fails (EMFILE), after the cells before it have run.
+fn sockets_fit(connections: &[u32], limit: Option<u64>) -> Result<(), UsageError> {
+    let most = connections.iter().copied().max().unwrap_or(0);
+    match limit {
+        Some(limit) if u64::from(most) + OPEN_FILES_BESIDE_CONNECTIONS > limit => Err(UsageError::InvalidValue {
+            flag: "http-cache-connections",
+            reason: format!(
+                "a cell of {most} connections needs {most} sockets and this run about \
+                 {OPEN_FILES_BESIDE_CONNECTIONS} more files, but the process may open {limit} (`ulimit -n`); raise \
+                 the limit or use fewer connections"
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
 
 /// What an entry holds beside its value: its key, 64 hex digits (64 bytes
 /// and a 24-byte `String`), the value's 32-byte `Bytes` handle, and a

@@ -282,6 +282,42 @@ fn the_grid_flags_replace_the_profiles_and_are_checked() {
     );
 }
 
+/// A cell needs a socket per connection: past the process's open-file limit
+/// every connect would fail, so such a grid is refused before anything is
+/// measured. The limit is lowered for the collector alone, by the shell
+/// that starts it.
+#[cfg(unix)]
+#[test]
+fn more_connections_than_the_process_may_open_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.json");
+    let with_limit = |connections: &str| {
+        let cmd = collector(&out, "http-cache");
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg("ulimit -n 150 && exec \"$0\" \"$@\"").arg(cmd.get_program()).args(cmd.get_args());
+        // The collector's own environment, as `collector()` set it.
+        for (key, value) in cmd.get_envs() {
+            match value {
+                Some(value) => sh.env(key, value),
+                None => sh.env_remove(key),
+            };
+        }
+        sh.args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-connections", connections]).output().unwrap()
+    };
+    let output = with_limit("10,100");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stderr(&output),
+        "error: --http-cache-connections: a cell of 100 connections needs 100 sockets and this run about 64 more \
+         files, but the process may open 150 (`ulimit -n`); raise the limit or use fewer connections\n"
+    );
+    assert!(!out.exists(), "nothing is measured before the flags are checked");
+    // 86 + 64 fit in 150: the run goes on (to a server that is not there).
+    let output = with_limit("86");
+    assert!(!stderr(&output).contains("--http-cache-connections"), "{}", stderr(&output));
+    assert!(out.exists());
+}
+
 /// Over HTTPS, the server's CA from --http-cache-ca-cert is trusted beside
 /// the platform's roots, and the stage records TLS as observed; without it
 /// the certificate is refused, in the result and on the terminal.
