@@ -239,7 +239,7 @@ fn variation(c: &mut Collector, file: &str, field: &str, a: &Aggregate, n: u32) 
         }
         return;
     }
-    if n < 2 || min > max {
+    if n == 0 || min > max {
         return;
     }
     let spread_low = (max - min - 2.0 * HALF_CENTI).max(0.0);
