@@ -63,15 +63,33 @@ if [ -z "$fork" ]; then
   exit 1
 fi
 gh auth setup-git
+# The branch is one commit on upstream's HEAD: upstream's tree plus the
+# result. Not a shallow clone: where the fork is behind upstream it lacks
+# the parents of upstream's HEAD, and git refuses a push from a shallow
+# repository that would need them ("shallow update not allowed"). Instead
+# a fetch of commits and trees only (--filter=blob:none: a few MB, where
+# the results' blobs are the bulk of the repository), of upstream's HEAD
+# and of the fork's, so that the push sends what the fork lacks and no
+# more; git fetches any blob it must send from either remote. No checkout:
+# the commit is made from an index of upstream's tree (read-tree) with the
+# result's blob added.
+server=${GITHUB_SERVER_URL:-https://github.com}
 work=$(mktemp -d)
-git clone --quiet --depth 1 "https://github.com/$fork.git" "$work/fork"
-git -C "$work/fork" fetch --quiet --depth 1 "https://github.com/$UPSTREAM.git" HEAD
-git -C "$work/fork" switch --quiet -c "$branch" FETCH_HEAD
-mkdir -p "$work/fork/$(dirname "$RESULT")"
-cp "$RESULT" "$work/fork/$RESULT"
-git -C "$work/fork" add "$RESULT"
-git -C "$work/fork" -c user.name="$login" -c user.email="$login@users.noreply.github.com" commit --quiet -m "$title"
-git -C "$work/fork" push --quiet origin "$branch"
+trap 'rm -rf "$work"' EXIT
+repo="$work/repo"
+git init --quiet "$repo"
+g() { git -C "$repo" "$@"; }
+g remote add upstream "$server/$UPSTREAM.git"
+g remote add fork "$server/$fork.git"
+g fetch --quiet --no-tags --filter=blob:none upstream HEAD
+base=$(g rev-parse FETCH_HEAD)
+g fetch --quiet --no-tags --filter=blob:none fork HEAD
+blob=$(g hash-object -w --no-filters "$PWD/$RESULT")
+g read-tree "$base"
+g update-index --add --cacheinfo "100644,$blob,$RESULT"
+tree=$(g write-tree)
+commit=$(g -c user.name="$login" -c user.email="$login@users.noreply.github.com" commit-tree "$tree" -p "$base" -m "$title")
+g push --quiet fork "$commit:refs/heads/$branch"
 url=$(gh pr create --repo "$UPSTREAM" --head "${fork%%/*}:$branch" --title "$title" --body "$body")
 echo "submit.sh: opened $url"
 echo "Opened $url" >> "$summary"
