@@ -278,6 +278,38 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
     );
 }
 
+#[test]
+fn only_a_run_of_upstreams_release_is_attested() {
+    // The attest job's `if:` alone, by the rehearsal's evaluator: the
+    // rehearsals run it with the default inputs only, where it holds.
+    let wf = benchmark_workflow();
+    let dir = tempfile::tempdir().unwrap();
+    let runs = |job: &str, inputs: &[(&str, &str)], ended: &[(&str, Conclusion)]| {
+        let mut s = settings(dir.path());
+        s.inputs = pairs(&[("runs-on", "rehearsal"), ("provider", PROVIDER), ("runner", RUNNER)]);
+        s.inputs.extend(pairs(inputs));
+        workflow::run::job_runs(&wf, &s, job, ended).unwrap()
+    };
+    assert!(runs("attest", &[], &[]));
+    assert!(runs(
+        "attest",
+        &[("collector-repository", "runner-bench/runner-bench"), ("collector-source", "release")],
+        &[]
+    ));
+    // Scripts from any other repository or ref, or a collector built from
+    // source: no attestation, whatever the other inputs.
+    assert!(!runs("attest", &[("collector-ref", "main")], &[]));
+    assert!(!runs("attest", &[("collector-ref", "v0.2.0")], &[]));
+    assert!(!runs("attest", &[("collector-repository", "example-cloud/runner-bench")], &[]));
+    assert!(!runs("attest", &[("collector-source", "build")], &[]));
+    assert!(!runs("attest", &[], &[("assemble", Conclusion::Failure)]));
+    // An incomplete result (a lost restore runner) is still attested, and
+    // a result without an attestation is still submitted.
+    assert!(runs("attest", &[], &[("restore-2", Conclusion::Failure)]));
+    assert!(runs("submit", &[("collector-ref", "main")], &[("attest", Conclusion::Skipped)]));
+    assert!(!runs("submit", &[], &[("assemble", Conclusion::Failure), ("attest", Conclusion::Skipped)]));
+}
+
 const PROVIDER: &str = "rehearsal";
 const RUNNER: &str = "rehearsal-linux-x64";
 

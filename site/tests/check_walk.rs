@@ -275,7 +275,16 @@ fn an_exclusions_files_echoed_key_is_escaped() {
     std::fs::write(dir.path().join("exclusions.toml"), "\"\\u001b[2J\" = 1\n").unwrap();
     let human = stdout(&site(&["check"], &[dir.path()]));
     assert!(!has_controls(&human), "{human:?}");
-    assert!(human.contains("  $: not a valid exclusions file: unknown field `\\u{1b}[2J`"), "{human}");
+    let p = dir.path().display();
+    assert_eq!(
+        human,
+        format!(
+            "{p}/{GOLDEN_PATH}: self-built: the result records no binary identity (collector before 0.2.0)\n\
+             {p}/exclusions.toml\n  \
+             $: not a valid exclusions file: unknown field `\\u{{1b}}[2J`, expected `exclude`\n\
+             1 rejected, 1 of 1 result files accepted\n"
+        )
+    );
 }
 
 #[test]

@@ -322,16 +322,8 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         let r = done.iter().find(|r| &r.id == n).with_context(|| format!("needs {n}, which has not run"))?;
         needs.insert(n.clone(), json!({"result": r.conclusion.as_str(), "outputs": r.outputs}));
     }
-    // success() and failure() of a job's `if:` look at every ancestor, not
-    // only the direct needs: a job is skipped when any job upstream of it
-    // did not succeed, even if its direct needs did (actions/runner#2205).
-    let ancestors: Vec<&JobReport> =
-        wf.ancestors(&job.id).iter().filter_map(|a| done.iter().find(|r| &r.id == a)).collect();
-    let status = Status {
-        success: ancestors.iter().all(|r| r.conclusion == Conclusion::Success),
-        failure: ancestors.iter().any(|r| r.conclusion == Conclusion::Failure),
-        cancelled: false,
-    };
+    let ancestors: Vec<Conclusion> =
+        wf.ancestors(&job.id).iter().filter_map(|a| done.iter().find(|r| &r.id == a)).map(|r| r.conclusion).collect();
     let root = shared.settings.root.join("jobs").join(&job.id);
     let github = json!({
         "job": job.id,
@@ -357,11 +349,7 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     base.insert("needs".into(), Value::Object(needs));
     base.insert("secrets".into(), Value::Object(shared.secrets.clone()));
     const JOB: &[&str] = &["github", "inputs", "needs"];
-    let run_if = match &job.condition {
-        Some(c) => expr::truthy(&job_field(&base, JOB, Some(status), c, "if")?),
-        None => status.success,
-    };
-    if !run_if {
+    if !condition_holds(job, &base, &ancestors)? {
         return Ok(JobReport {
             id: job.id.clone(),
             conclusion: Conclusion::Skipped,
@@ -467,6 +455,45 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         outputs,
         summary,
     })
+}
+
+/// Whether `job`'s `if:` holds, with the contexts of `base`: success() and
+/// failure() of a job's `if:` look at every ancestor (`ancestors`, their
+/// conclusions), not only the direct needs: a job is skipped when any job
+/// upstream of it did not succeed, even if its direct needs did
+/// (actions/runner#2205).
+fn condition_holds(job: &Job, base: &Map<String, Value>, ancestors: &[Conclusion]) -> anyhow::Result<bool> {
+    let status = Status {
+        success: ancestors.iter().all(|c| *c == Conclusion::Success),
+        failure: ancestors.contains(&Conclusion::Failure),
+        cancelled: false,
+    };
+    Ok(match &job.condition {
+        Some(c) => expr::truthy(&job_field(base, &["github", "inputs", "needs"], Some(status), c, "if")?),
+        None => status.success,
+    })
+}
+
+/// Whether job `id` would run, with the caller's `settings.inputs` (typed
+/// and defaulted as `run` does) and every job upstream of it ended as
+/// `ended` says (a job not listed succeeded, with no outputs): its `if:`
+/// alone, evaluated as `run` does, with nothing run.
+pub(crate) fn job_runs(
+    wf: &Workflow,
+    settings: &Settings,
+    id: &str,
+    ended: &[(&str, Conclusion)],
+) -> anyhow::Result<bool> {
+    let job = wf.job(id).with_context(|| format!("the workflow has no job {id}"))?;
+    let conclusion = |n: &str| ended.iter().find(|(j, _)| *j == n).map_or(Conclusion::Success, |(_, c)| *c);
+    let needs: Map<String, Value> =
+        job.needs.iter().map(|n| (n.clone(), json!({"result": conclusion(n).as_str(), "outputs": {}}))).collect();
+    let ancestors: Vec<Conclusion> = wf.ancestors(id).iter().map(|a| conclusion(a)).collect();
+    let mut base = Map::new();
+    base.insert("github".into(), json!({"job": id, "repository": settings.repository}));
+    base.insert("inputs".into(), Value::Object(inputs(wf, settings)?));
+    base.insert("needs".into(), Value::Object(needs));
+    condition_holds(job, &base, &ancestors)
 }
 
 /// Evaluates a job-level field, where only the contexts `names` exist
