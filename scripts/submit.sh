@@ -20,6 +20,8 @@ if [ ! -f "$RESULT" ]; then
   exit 1
 fi
 
+server=${GITHUB_SERVER_URL:-https://github.com}
+
 if [ -z "${GH_TOKEN:-}" ]; then
   # Every value is shell-quoted, so the commands can be pasted as they are.
   q() { printf '%q' "$1"; }
@@ -27,11 +29,13 @@ if [ -z "${GH_TOKEN:-}" ]; then
 ### Submit this result
 
 No submit token was given, so no pull request was opened. From a clone of
-your fork of \`$UPSTREAM\`:
+your fork of \`$UPSTREAM\` (the branch starts at upstream's newest commit,
+so that the pull request adds the result and nothing of your fork's own):
 
 \`\`\`sh
 gh run download $(q "${GITHUB_RUN_ID:-RUN_ID}") --repo $(q "${GITHUB_REPOSITORY:-OWNER/REPO}") --name $(q "$ARTIFACT") --dir results
-git switch -c $(q "$branch")
+git fetch $(q "$server/$UPSTREAM.git") HEAD
+git switch -c $(q "$branch") FETCH_HEAD
 git add $(q "$RESULT")
 git commit -m $(q "$title")
 git push -u origin $(q "$branch")
@@ -73,7 +77,6 @@ gh auth setup-git
 # more; git fetches any blob it must send from either remote. No checkout:
 # the commit is made from an index of upstream's tree (read-tree) with the
 # result's blob added.
-server=${GITHUB_SERVER_URL:-https://github.com}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 repo="$work/repo"
@@ -83,13 +86,29 @@ g remote add upstream "$server/$UPSTREAM.git"
 g remote add fork "$server/$fork.git"
 g fetch --quiet --no-tags --filter=blob:none upstream HEAD
 base=$(g rev-parse FETCH_HEAD)
-g fetch --quiet --no-tags --filter=blob:none fork HEAD
+# A fork GitHub has just made is listed before its git objects can be
+# read: try again for up to a minute.
+for attempt in 1 2 3 4 5 6 7; do
+  g fetch --quiet --no-tags --filter=blob:none fork HEAD && break
+  [ "$attempt" -lt 7 ] || exit 1
+  sleep 10
+done
 blob=$(g hash-object -w --no-filters "$PWD/$RESULT")
 g read-tree "$base"
 g update-index --add --cacheinfo "100644,$blob,$RESULT"
-tree=$(g write-tree)
+# --missing-ok: upstream's blobs are not here, and without it write-tree
+# first fetches every blob of the index, the whole of upstream's tree.
+tree=$(g write-tree --missing-ok)
 commit=$(g -c user.name="$login" -c user.email="$login@users.noreply.github.com" commit-tree "$tree" -p "$base" -m "$title")
-g push --quiet fork "$commit:refs/heads/$branch"
+# The branch belongs to this run and attempt: a re-run of this job (after
+# a push whose pull request could not be opened) replaces its own commit.
+g push --quiet --force fork "$commit:refs/heads/$branch"
+url=$(gh pr list --repo "$UPSTREAM" --head "$branch" --state open --json url --jq '.[0].url // empty')
+if [ -n "$url" ]; then
+  echo "submit.sh: pushed the result again to the open pull request $url"
+  echo "Pushed the result again to the open pull request $url" >> "$summary"
+  exit 0
+fi
 url=$(gh pr create --repo "$UPSTREAM" --head "${fork%%/*}:$branch" --title "$title" --body "$body")
 echo "submit.sh: opened $url"
 echo "Opened $url" >> "$summary"

@@ -13,23 +13,35 @@
 # measured by hand are accepted and marked self-built. A manifest digest the
 # release does not list fails the check.
 set -euo pipefail
+# A workflow command (::warning file=…::…) per finding. File names and
+# manifest fields come from the pull request: escaped as GitHub's runner
+# reads them back (a property's ':' and ',', and '%', CR and LF anywhere),
+# so that a name with a line break cannot start a command of its own.
+annotate() {
+  local file=$2 msg=$3
+  file=${file//%/%25}; file=${file//$'\r'/%0D}; file=${file//$'\n'/%0A}; file=${file//:/%3A}; file=${file//,/%2C}
+  msg=${msg//%/%25}; msg=${msg//$'\r'/%0D}; msg=${msg//$'\n'/%0A}
+  printf '::%s file=%s::%s\n' "$1" "$file" "$msg"
+}
 : "${BASE:?BASE (the base commit of the pull request) is not set}"
 upstream=${UPSTREAM:-runner-bench/runner-bench}
 failed=0
-changed() { git diff --name-only --no-renames --diff-filter=AM "$BASE" HEAD -- "$@"; }
-# Each list is taken into a variable first, so that a failing git diff (a
-# BASE this clone lacks) stops the check: read from a process
-# substitution, its status would be lost, and the check would pass with
-# nothing checked.
-list=$(changed 'results/*.json' 'results/**/*.json')
-results=()
-[ -z "$list" ] || mapfile -t results <<<"$list"
+# Each list goes to a file first, so that a failing git diff (a BASE this
+# clone lacks) stops the check: read from a process substitution, its
+# status would be lost, and the check would pass with nothing checked.
+# Names are NUL-separated (-z): git quotes a name with other bytes, and a
+# quoted name is no file.
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+changed() { git diff -z --name-only --no-renames --diff-filter=AM "$BASE" HEAD -- "$@" > "$list"; }
+changed 'results/*.json' 'results/**/*.json'
+mapfile -d '' -t results < "$list"
 for f in "${results[@]}"; do
   repo=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("provenance",{}).get("github"); print(g["repository"] if g else "")' "$f" 2>/dev/null || true)
   # The name goes into workflow commands and the owner into a regex: only
   # an owner/name as GitHub spells them is accepted (owners have no dots).
   if ! [[ "$repo" =~ ^[A-Za-z0-9-]+/[A-Za-z0-9_.-]+$ ]]; then
-    echo "::warning file=$f::not attested: the result names no GitHub repository that ran it"
+    annotate warning "$f" "not attested: the result names no GitHub repository that ran it"
     continue
   fi
   # The benchmark workflow is a reusable one, so the attestation's signer
@@ -46,23 +58,22 @@ for f in "${results[@]}"; do
     # HEAD, which on a pull request is the merge with the submitter's
     # commits, where any workflow they pushed would pass.
     if [[ "$digest" =~ ^[0-9a-f]{40}$ ]] && git merge-base --is-ancestor "$digest" "$BASE" 2>/dev/null; then
-      echo "::notice file=$f::attested in a run of $repo, signed by $signer at upstream commit $digest"
+      annotate notice "$f" "attested in a run of $repo, signed by $signer at upstream commit $digest"
     else
-      echo "::warning file=$f::attested in a run of $repo, signed by $signer at commit ${digest:-unknown}, which is not in upstream's history: check that workflow before merging"
+      annotate warning "$f" "attested in a run of $repo, signed by $signer at commit ${digest:-unknown}, which is not in upstream's history: check that workflow before merging"
     fi
   else
-    echo "::warning file=$f::not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner"
+    annotate warning "$f" "not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner"
   fi
 done
 
-list=$(changed 'content/releases/*.toml')
-manifests=()
-[ -z "$list" ] || mapfile -t manifests <<<"$list"
+changed 'content/releases/*.toml'
+mapfile -d '' -t manifests < "$list"
 for m in "${manifests[@]}"; do
   tag=$(basename "$m" .toml)
   sums=$(mktemp)
   if ! gh release download "$tag" --repo "$upstream" --pattern SHA256SUMS --output "$sums" --clobber 2>/dev/null; then
-    echo "::error file=$m::$upstream has no release $tag with a SHA256SUMS to compare this manifest with"
+    annotate error "$m" "$upstream has no release $tag with a SHA256SUMS to compare this manifest with"
     failed=1
     continue
   fi
@@ -76,19 +87,19 @@ with open(sys.argv[1], "rb") as f:
 for b in manifest["binaries"]:
     print(b["sha256"], b["file"])
 ' "$m" 2>&1); then
-    echo "::error file=$m::cannot read its binaries: ${binaries##*$'\n'}"
+    annotate error "$m" "cannot read its binaries: ${binaries##*$'\n'}"
     failed=1
     continue
   fi
   if [ -z "$binaries" ]; then
-    echo "::error file=$m::lists no binary to compare with release $tag's SHA256SUMS"
+    annotate error "$m" "lists no binary to compare with release $tag's SHA256SUMS"
     failed=1
     continue
   fi
   bad=0
   while read -r digest file; do
-    grep -qxF "$digest  $file" "$sums" || { echo "::error file=$m::$file with sha256 $digest is not in release $tag's SHA256SUMS"; bad=1; }
+    grep -qxF "$digest  $file" "$sums" || { annotate error "$m" "$file with sha256 $digest is not in release $tag's SHA256SUMS"; bad=1; }
   done <<<"$binaries"
-  if [ "$bad" = 1 ]; then failed=1; else echo "::notice file=$m::every binary and digest is in release $tag's SHA256SUMS"; fi
+  if [ "$bad" = 1 ]; then failed=1; else annotate notice "$m" "every binary and digest is in release $tag's SHA256SUMS"; fi
 done
 exit "$failed"

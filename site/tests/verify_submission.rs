@@ -174,3 +174,23 @@ fn a_signer_commit_is_upstreams_only_in_the_base_history() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn a_file_name_with_a_line_break_is_checked_and_cannot_start_a_command() {
+    // git would quote this name (and the check then read no such file)
+    // without -z; written out raw, its line break would end the
+    // annotation, and GitHub would read the next line as a command.
+    let result = r#"{"provenance": {"github": {"repository": "example/bench"}}}"#;
+    let file = "results/p/r/é\n::error::50%, injected.json";
+    let (dir, repo, base, _) = submission(&[(file, result)]);
+    let out = verify(&repo, &gh(dir.path(), "", &base), &base);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "::notice file=results/p/r/é%0A%3A%3Aerror%3A%3A50%25%2C injected.json::attested in a run of example/bench, \
+             signed by https://github.com/runner-bench/runner-bench/.github/workflows/benchmark.yml@refs/heads/main \
+             at upstream commit {base}\n"
+        )
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
