@@ -25,8 +25,10 @@ temp=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
 # Windows runners give RUNNER_TEMP as D:\a\_temp; Git Bash's own form of it
 # is the one every command here takes.
 if command -v cygpath >/dev/null; then temp=$(cygpath -u "$temp"); fi
-dest=$temp/runner-bench-bin
-mkdir -p "$dest"
+# A folder of its own (mktemp -d, mode 700): a fixed name outside a job's
+# RUNNER_TEMP could be another user's folder, holding a link that the
+# download writes through, or a binary swapped in after the check.
+dest=$(mktemp -d "$temp/runner-bench-bin.XXXXXX")
 
 # The target triple of this runner, from the runner's own variables where
 # GitHub sets them, else from uname.
@@ -52,8 +54,10 @@ case "$source_kind" in
     base=${RUNNER_BENCH_RELEASE_BASE_URL:-https://github.com/$REPOSITORY/releases/download/v$VERSION}
     file=collector-$target$exe
     echo "collector.sh: downloading $file and SHA256SUMS from $base"
-    curl --fail --silent --show-error --location --retry 3 -o "$dest/SHA256SUMS" "$base/SHA256SUMS"
-    curl --fail --silent --show-error --location --retry 3 -o "$dest/$file" "$base/$file"
+    # Time limits: a stalled transfer would otherwise hang until the job's
+    # timeout (curl has none of its own).
+    curl --fail --silent --show-error --location --retry 3 --connect-timeout 30 --max-time 600 -o "$dest/SHA256SUMS" "$base/SHA256SUMS"
+    curl --fail --silent --show-error --location --retry 3 --connect-timeout 30 --max-time 600 -o "$dest/$file" "$base/$file"
     # SHA256SUMS lines are "<hex>  <file>" (sha256sum's format).
     want=$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1 }' "$dest/SHA256SUMS")
     got=$(sha256 "$dest/$file")
