@@ -348,7 +348,6 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     base.insert("inputs".into(), Value::Object(shared.inputs.clone()));
     base.insert("needs".into(), Value::Object(needs));
     base.insert("secrets".into(), Value::Object(shared.secrets.clone()));
-    const JOB: &[&str] = &["github", "inputs", "needs"];
     if !condition_holds(job, &base, &ancestors)? {
         return Ok(JobReport {
             id: job.id.clone(),
@@ -457,6 +456,9 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     })
 }
 
+/// The contexts of a job's `if:`, `runs-on` and `timeout-minutes`.
+const JOB: &[&str] = &["github", "inputs", "needs"];
+
 /// Whether `job`'s `if:` holds, with the contexts of `base`: success() and
 /// failure() of a job's `if:` look at every ancestor (`ancestors`, their
 /// conclusions), not only the direct needs: a job is skipped when any job
@@ -469,7 +471,7 @@ fn condition_holds(job: &Job, base: &Map<String, Value>, ancestors: &[Conclusion
         cancelled: false,
     };
     Ok(match &job.condition {
-        Some(c) => expr::truthy(&job_field(base, &["github", "inputs", "needs"], Some(status), c, "if")?),
+        Some(c) => expr::truthy(&job_field(base, JOB, Some(status), c, "if")?),
         None => status.success,
     })
 }
