@@ -58,8 +58,10 @@ case "$source_kind" in
     # timeout (curl has none of its own).
     curl --fail --silent --show-error --location --retry 3 --connect-timeout 30 --max-time 600 -o "$dest/SHA256SUMS" "$base/SHA256SUMS"
     curl --fail --silent --show-error --location --retry 3 --connect-timeout 30 --max-time 600 -o "$dest/$file" "$base/$file"
-    # SHA256SUMS lines are "<hex>  <file>" (sha256sum's format).
-    want=$(awk -v f="$file" '$2 == f || $2 == "*" f { print $1 }' "$dest/SHA256SUMS")
+    # SHA256SUMS lines are "<hex>  <file>" (sha256sum's format; "*<file>"
+    # in binary mode). A copy that passed through Windows line endings or
+    # upper-case hex (a mirror's) still names the same digest.
+    want=$(awk -v f="$file" '{ sub(/\r$/, "") } $2 == f || $2 == "*" f { print tolower($1) }' "$dest/SHA256SUMS")
     got=$(sha256 "$dest/$file")
     if [ -z "$want" ]; then
       echo "collector.sh: SHA256SUMS of v$VERSION lists no $file" >&2; exit 1

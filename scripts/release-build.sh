@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One release binary: `collector` for $TARGET with the `dist` profile (LTO,
 # one codegen unit) and CoreMark from EEMBC's sources at a pinned commit,
-# copied to dist/collector-$TARGET[.exe]. The release
+# copied to dist/collector-$TARGET[.exe] and checked by release-check.sh
+# (version, tag where TAG is set, glibc floor on Linux). The release
 # workflow runs it natively on each target's runner; it runs the same way
 # on a developer's machine for its own target.
 set -euo pipefail
@@ -46,3 +47,6 @@ cargo build --profile dist --locked -p collector --target "$TARGET"
 mkdir -p dist
 cp "target/$TARGET/dist/collector$exe" "dist/collector-$TARGET$exe"
 ls -l "dist/collector-$TARGET$exe"
+# Run here, natively: its version (and TAG's, where set) and, on Linux, the
+# oldest glibc it runs on.
+bash scripts/release-check.sh "dist/collector-$TARGET$exe" "$TARGET"

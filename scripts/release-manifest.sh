@@ -8,19 +8,17 @@ dir=${1:?usage: release-manifest.sh DIR}
 : "${TAG:?TAG (e.g. v0.2.0) is not set}"
 : "${REPOSITORY:=runner-bench/runner-bench}"
 version=${TAG#v}
+root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$dir"
 shopt -s nullglob
 bins=(collector-*)
 if [ "${#bins[@]}" -eq 0 ]; then echo "release-manifest.sh: no collector-* in $dir" >&2; exit 1; fi
-# The tag must name the version the binaries report (Cargo.toml's). Artifacts
-# lose the executable bit on the way here.
-if [ -f collector-x86_64-unknown-linux-gnu ] && [ "$(uname -m)" = x86_64 ]; then
-  chmod +x collector-x86_64-unknown-linux-gnu
-  reported=$(./collector-x86_64-unknown-linux-gnu --version | cut -d' ' -f2)
-  if [ "$reported" != "$version" ]; then
-    echo "release-manifest.sh: tag $TAG but the collector reports version $reported" >&2; exit 1
-  fi
-fi
+# The tag must name Cargo.toml's version. Each build job checked that its
+# binary reports it (release-check.sh); this job, which can sign and
+# publish, runs no binary.
+# shellcheck source=scripts/lib/release.sh
+. "$root/scripts/lib/release.sh"
+check_tag "$(cargo_version "$root")" release-manifest.sh
 sha256sum "${bins[@]}" > SHA256SUMS
 {
   echo "# Written by the release workflow from SHA256SUMS; reviewed by pull request."
@@ -38,7 +36,9 @@ sha256sum "${bins[@]}" > SHA256SUMS
   echo "collector $version for Linux (x64, arm64), macOS (arm64) and Windows (x64)."
   echo
   echo "Verify a download with \`sha256sum --check --ignore-missing SHA256SUMS\` and"
-  echo "\`gh attestation verify collector-<target> --repo $REPOSITORY\`."
+  echo "\`gh attestation verify collector-<target>[.exe] --repo $REPOSITORY\`."
+  echo
+  echo "The Linux binaries run on glibc $GLIBC_FLOOR_DEFAULT or newer (Ubuntu 22.04, Debian 12 and later)."
 } > NOTES.md
 cat SHA256SUMS
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then

@@ -745,6 +745,13 @@ fn collector_sh_refuses_a_binary_that_is_not_the_release() {
     publish(&collector);
     assert_eq!(fetch(version), (Some(0), String::new()));
 
+    // The same SHA256SUMS with Windows line endings, upper-case hex and
+    // the binary-mode `*` names the same digest.
+    let sums = std::fs::read_to_string(release.join("SHA256SUMS")).unwrap();
+    let (digest, _) = sums.split_once("  ").unwrap();
+    std::fs::write(release.join("SHA256SUMS"), format!("{} *{name}\r\n", digest.to_uppercase())).unwrap();
+    assert_eq!(fetch(version), (Some(0), String::new()));
+
     // The release folder's SHA256SUMS no longer lists this binary's digest.
     let other = b"#!/bin/sh\necho collector 9.9.9\n";
     std::fs::write(release.join(name), other).unwrap();

@@ -10,11 +10,13 @@ use sha2::{Digest, Sha256};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/release-manifest.sh");
 
-/// A stand-in for a release binary that answers `--version` as the
-/// collector does (the script asks the x86-64 Linux one).
-fn fake_binaries(dir: &Path, version: &str) {
-    let linux = dir.join("collector-x86_64-unknown-linux-gnu");
-    std::fs::write(&linux, format!("#!/bin/sh\necho \"collector {version}\"\n")).unwrap();
+/// The workspace's version, which the tag must name.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Stand-ins for release binaries: the script hashes them and runs none
+/// (each build job ran its own binary, scripts/release-check.sh).
+fn fake_binaries(dir: &Path) {
+    std::fs::write(dir.join("collector-x86_64-unknown-linux-gnu"), b"\x7fELF not really").unwrap();
     std::fs::write(dir.join("collector-x86_64-pc-windows-gnu.exe"), b"MZ not really").unwrap();
 }
 
@@ -36,12 +38,13 @@ fn sha256_of(path: &Path) -> String {
 #[test]
 fn the_manifest_it_writes_is_one_site_check_accepts_with_the_binaries_digests() {
     let dir = tempfile::tempdir().unwrap();
-    fake_binaries(dir.path(), "0.2.0");
-    let out = run(dir.path(), "v0.2.0");
+    fake_binaries(dir.path());
+    let tag = format!("v{VERSION}");
+    let out = run(dir.path(), &tag);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = std::fs::read_to_string(dir.path().join("v0.2.0.toml")).unwrap();
-    let release = site::releases::parse("v0.2.0.toml", "v0.2.0", &text).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!((release.tag.as_str(), release.version.as_str()), ("v0.2.0", "0.2.0"));
+    let text = std::fs::read_to_string(dir.path().join(format!("{tag}.toml"))).unwrap();
+    let release = site::releases::parse(&format!("{tag}.toml"), &tag, &text).unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!((release.tag.as_str(), release.version.as_str()), (tag.as_str(), VERSION));
     let got: Vec<(&str, &str, &str)> =
         release.binaries.iter().map(|b| (b.target.as_str(), b.file.as_str(), b.sha256.as_str())).collect();
     let linux = sha256_of(&dir.path().join("collector-x86_64-unknown-linux-gnu"));
@@ -61,18 +64,32 @@ fn the_manifest_it_writes_is_one_site_check_accepts_with_the_binaries_digests() 
     );
 }
 
-/// The script asks the x86-64 Linux binary, so this runs on x86-64 Linux
-/// only, as the release workflow's publish job does.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[test]
-fn a_tag_that_is_not_the_binarys_version_is_refused() {
+fn a_tag_that_is_not_the_workspace_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    fake_binaries(dir.path(), "0.1.0");
-    let out = run(dir.path(), "v0.2.0");
+    fake_binaries(dir.path());
+    let out = run(dir.path(), "v9.9.9");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "release-manifest.sh: tag v0.2.0 but the collector reports version 0.1.0\n"
+        format!("release-manifest.sh: tag v9.9.9 but Cargo.toml's version is {VERSION}\n")
     );
     assert!(!dir.path().join("SHA256SUMS").exists());
+}
+
+#[test]
+fn the_notes_name_every_binarys_file_and_the_glibc_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    fake_binaries(dir.path());
+    let out = run(dir.path(), &format!("v{VERSION}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("NOTES.md")).unwrap(),
+        format!(
+            "collector {VERSION} for Linux (x64, arm64), macOS (arm64) and Windows (x64).\n\n\
+             Verify a download with `sha256sum --check --ignore-missing SHA256SUMS` and\n\
+             `gh attestation verify collector-<target>[.exe] --repo runner-bench/runner-bench`.\n\n\
+             The Linux binaries run on glibc 2.35 or newer (Ubuntu 22.04, Debian 12 and later).\n"
+        )
+    );
 }

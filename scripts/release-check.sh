@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Checks one built release binary before the release workflow keeps it
+# (release-build.sh runs it in each build job, on the binary's own kind of
+# runner, so every binary is run natively and no job that can sign or
+# publish ever runs one):
+#
+#   release-check.sh BINARY TARGET
+#
+# - a Linux binary (TARGET *-linux-gnu) asks for no glibc newer than
+#   GLIBC_FLOOR (default: scripts/lib/release.sh's, which the release notes
+#   and docs/running.md promise), read from its dynamic symbols by objdump;
+# - the binary reports Cargo.toml's version (`collector --version`);
+# - where TAG is set (the release workflow sets the pushed tag), the tag is
+#   v and that version.
+set -euo pipefail
+bin=${1:?usage: release-check.sh BINARY TARGET}
+target=${2:?usage: release-check.sh BINARY TARGET}
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib/release.sh
+. "$root/scripts/lib/release.sh"
+floor=${GLIBC_FLOOR:-$GLIBC_FLOOR_DEFAULT}
+version=$(cargo_version "$root")
+
+case "$target" in
+  *-linux-gnu)
+    # Every symbol version the binary names, e.g. GLIBC_2.34; the newest is
+    # the oldest glibc it runs on.
+    need=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -uV | tail -1)
+    if [ -z "$need" ]; then
+      echo "release-check.sh: objdump found no glibc symbol version in $bin" >&2; exit 1
+    fi
+    if [ "$(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -1)" != "$floor" ]; then
+      echo "release-check.sh: $bin needs glibc $need, newer than the floor $floor (GLIBC_FLOOR)" >&2; exit 1
+    fi
+    echo "release-check.sh: $bin needs glibc $need (floor $floor)"
+    ;;
+esac
+
+reported=$("$bin" --version | cut -d' ' -f2)
+if [ "$reported" != "$version" ]; then
+  echo "release-check.sh: $bin reports version $reported, not Cargo.toml's $version" >&2; exit 1
+fi
+check_tag "$version" release-check.sh
+echo "release-check.sh: $bin reports version $version"
