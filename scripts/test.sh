@@ -46,6 +46,9 @@ command -v zstd >/dev/null || need+=(zstd)
 # linters come from PyPI into a virtual environment.
 command -v shellcheck >/dev/null || need+=(shellcheck)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+# The release check's tests (collector/tests/release_check.rs) read the
+# collector's glibc symbol versions with objdump and readelf.
+command -v objdump >/dev/null && command -v readelf >/dev/null || need+=(binutils)
 if [ "${#need[@]}" -gt 0 ]; then
   echo "==> installing ${need[*]}"
   if [ "$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
