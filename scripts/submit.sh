@@ -90,7 +90,11 @@ base=$(g rev-parse FETCH_HEAD)
 # read: try again for up to a minute.
 for attempt in 1 2 3 4 5 6 7; do
   g fetch --quiet --no-tags --filter=blob:none fork HEAD && break
-  [ "$attempt" -lt 7 ] || exit 1
+  if [ "$attempt" -eq 7 ]; then
+    echo "submit.sh: cannot fetch $fork after $attempt tries over a minute (git's errors above)" >&2
+    exit 1
+  fi
+  echo "submit.sh: $fork cannot be fetched yet (try $attempt of 7); trying again in 10 s" >&2
   sleep 10
 done
 blob=$(g hash-object -w --no-filters "$PWD/$RESULT")

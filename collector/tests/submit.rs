@@ -228,6 +228,63 @@ fn a_fork_level_with_upstream_gets_the_same_branch() {
     assert_eq!(lazily_fetched(dir.path()), 0);
 }
 
+/// A `sleep` on the script's PATH (`dir/bin`, beside the `gh` stand-in)
+/// that waits not at all: it appends its argument to the file it returns,
+/// then runs `then` (a shell command).
+fn sleep_stand_in(dir: &Path, then: &str) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let waits = dir.join("waits");
+    std::fs::write(bin.join("sleep"), format!("#!/bin/sh\necho \"$*\" >> '{}'\n{then}\n", waits.display())).unwrap();
+    Command::new("chmod").arg("+x").arg(bin.join("sleep")).status().unwrap();
+    waits
+}
+
+/// GitHub lists a fork it has just made before git can read it: the
+/// script fetches it again every 10 s, for up to a minute. Here the fork's
+/// repository is missing at first and is moved into place by the `sleep`
+/// between the tries (a stand-in on PATH, which records how long it was
+/// asked to wait), so the first fetch fails and the second succeeds.
+#[test]
+fn a_fork_that_git_cannot_read_yet_is_fetched_again() {
+    let (dir, _, upstream, fork) = repositories(1);
+    let hidden = fork.with_extension("hidden");
+    std::fs::rename(&fork, &hidden).unwrap();
+    let waits = sleep_stand_in(dir.path(), &format!("mv '{}' '{}'", hidden.display(), fork.display()));
+    let (out, _) = submit(dir.path(), "{}\n", "token");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("submit.sh: opened {PR_URL}\n"));
+    assert_eq!(std::fs::read_to_string(&waits).unwrap(), "10\n");
+    // git's own complaint about the missing repository, then the script's.
+    let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("submit.sh:")).collect();
+    assert_eq!(
+        ours,
+        [format!("submit.sh: {ORG}/runner-bench cannot be fetched yet (try 1 of 7); trying again in 10 s")]
+    );
+    let branch = "result/example/example-linux-x64/2026-12-04-42-1";
+    assert_eq!(git(&fork, &["rev-parse", &format!("{branch}^")]), git(&upstream, &["rev-parse", "main"]));
+}
+
+/// A fork git never reads: seven tries, six waits of 10 s between them
+/// (the `sleep` stand-in only records them), then a message and failure.
+#[test]
+fn a_fork_that_git_never_reads_fails_after_seven_tries() {
+    let (dir, _, _, fork) = repositories(0);
+    std::fs::remove_dir_all(&fork).unwrap();
+    let waits = sleep_stand_in(dir.path(), "");
+    let (out, _) = submit(dir.path(), "{}\n", "token");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read_to_string(&waits).unwrap(), "10\n".repeat(6));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let ours: Vec<String> = stderr.lines().filter(|l| l.starts_with("submit.sh:")).map(String::from).collect();
+    let mut want: Vec<String> = (1..7)
+        .map(|n| format!("submit.sh: {ORG}/runner-bench cannot be fetched yet (try {n} of 7); trying again in 10 s"))
+        .collect();
+    want.push(format!("submit.sh: cannot fetch {ORG}/runner-bench after 7 tries over a minute (git's errors above)"));
+    assert_eq!(ours, want);
+}
+
 #[test]
 fn a_rerun_replaces_its_own_branch_and_keeps_the_open_pull_request() {
     let (dir, up, upstream, fork) = repositories(1);
