@@ -116,8 +116,12 @@ fn careful(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
         Ok(_) => return Err(ReadError::new(path, "$", "a result file holds one JSON object")),
         Err(head_error) => {
             serde_json::from_slice::<IgnoredAny>(bytes)
-                .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {e}")))?;
-            let reason = if is_object { head_error.to_string() } else { "a result file holds one JSON object".into() };
+                .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {}", plain_words(&e.to_string()))))?;
+            let reason = if is_object {
+                plain_words(&head_error.to_string())
+            } else {
+                "a result file holds one JSON object".into()
+            };
             return Err(ReadError::new(path, "$", reason));
         }
     };
@@ -158,8 +162,64 @@ fn typed<T: DeserializeOwned>(bytes: &[u8], path: &Path) -> Result<T, ReadError>
     let mut de = serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(MapsOnly(&mut de)).map_err(|e| {
         let field = json_path(&e.path().to_string());
-        ReadError::new(path, field, e.into_inner())
+        ReadError::new(path, field, plain_words(&e.into_inner().to_string()))
     })
+}
+
+/// The whole numbers of the format, by the name serde gives their Rust type
+/// in its messages, with their ranges.
+const WHOLE_NUMBERS: [(&str, &str); 6] = [
+    ("u8", "0 to 255"),
+    ("u16", "0 to 65535"),
+    ("u32", "0 to 4294967295"),
+    ("u64", "0 to 18446744073709551615"),
+    ("i32", "-2147483648 to 2147483647"),
+    ("i64", "-9223372036854775808 to 9223372036854775807"),
+];
+
+/// serde_json's message in a submitter's words: Rust's type names (`expected
+/// u32`) become the numbers they hold, a whole number written as JSON's
+/// floating point (`1e3`, `2.0`, or too many digits, which serde_json reads
+/// as a float) says so, and the escapes it names by its parser's terms say
+/// what is wrong with them. `at line … column …` is kept as it is.
+fn plain_words(message: &str) -> String {
+    let (body, at) = message.rfind(" at line ").map_or((message, ""), |i| message.split_at(i));
+    let body = match body {
+        // A high surrogate followed by something other than a low one; a
+        // low one alone is reported as "lone leading" too.
+        "unexpected end of hex escape" | "lone leading surrogate in hex escape" => {
+            "a \\u escape of half a UTF-16 surrogate pair (\\uD800 to \\uDFFF without its other half), which is no \
+             character; write the character itself, or both halves"
+                .to_string()
+        }
+        "invalid escape" => "an invalid escape: a backslash must be followed by one of \" \\ / b f n r t, or by u and \
+                             four hex digits"
+            .to_string(),
+        _ => plain_numbers(body),
+    };
+    format!("{body}{at}")
+}
+
+fn plain_numbers(body: &str) -> String {
+    for (ty, range) in WHOLE_NUMBERS {
+        let Some(found) = body.strip_suffix(&format!(", expected {ty}")) else { continue };
+        let want = format!("a whole number from {range}");
+        let quoted = |prefix: &str| found.strip_prefix(prefix).and_then(|rest| rest.strip_suffix('`'));
+        if let Some(n) = quoted("invalid type: floating point `") {
+            return format!(
+                "expected {want} written in digits only, found {n} (written with a fraction or an exponent, or \
+                 beyond that range)"
+            );
+        }
+        if let Some(n) = quoted("invalid value: integer `") {
+            return format!("{n} is not {want}");
+        }
+        return format!("{found}, expected {want}");
+    }
+    match body.strip_suffix(", expected f64") {
+        Some(found) => format!("{found}, expected a number"),
+        None => body.to_string(),
+    }
 }
 
 /// serde_path_to_error writes `a.b[0].c`, or `.` for the root.

@@ -49,7 +49,61 @@ fn missing_field() {
 fn wrong_type() {
     assert_eq!(
         error_of(&with("/machine/logical_cpus", json!("2"))),
-        "results/x.json: $.machine.logical_cpus: invalid type: string \"2\", expected u32 at line 35 column 23"
+        "results/x.json: $.machine.logical_cpus: invalid type: string \"2\", expected a whole number from 0 to 4294967295 at line 35 column \
+         23"
+    );
+}
+
+/// serde_json's messages about numbers name Rust types (`u32`); the
+/// reader says which numbers the field takes.
+#[test]
+fn whole_numbers_out_of_range_or_written_as_floats() {
+    let text = String::from_utf8(serde_json::to_vec_pretty(&golden()).unwrap()).unwrap();
+    let logical = |written: &str| {
+        let text = text.replacen("\"logical_cpus\": 2,", &format!("\"logical_cpus\": {written},"), 1);
+        assert_ne!(text.len(), 0);
+        error_of_bytes(text.as_bytes())
+    };
+    let field = "results/x.json: $.machine.logical_cpus";
+    assert_eq!(logical("-1"), format!("{field}: -1 is not a whole number from 0 to 4294967295 at line 35 column 22"));
+    assert_eq!(
+        logical("2.0"),
+        format!(
+            "{field}: expected a whole number from 0 to 4294967295 written in digits only, found 2.0 (written with \
+             a fraction or an exponent, or beyond that range) at line 35 column 23"
+        )
+    );
+    assert_eq!(
+        logical("99999999999999999999999"),
+        format!(
+            "{field}: expected a whole number from 0 to 4294967295 written in digits only, found 1e+23 (written \
+             with a fraction or an exponent, or beyond that range) at line 35 column 43"
+        )
+    );
+    assert_eq!(
+        logical("4294967296"),
+        format!("{field}: 4294967296 is not a whole number from 0 to 4294967295 at line 35 column 30")
+    );
+}
+
+/// A `\u` escape of half a surrogate pair is no character; serde_json
+/// calls it an "unexpected end of hex escape" or a "lone leading
+/// surrogate".
+#[test]
+fn half_a_surrogate_pair() {
+    let text = String::from_utf8(serde_json::to_vec_pretty(&golden()).unwrap()).unwrap();
+    let label = |escape: &str| {
+        let text = text.replacen("\"label\": \"", &format!("\"label\": \"{escape}"), 1);
+        error_of_bytes(text.as_bytes())
+    };
+    let reason = "a \\u escape of half a UTF-16 surrogate pair (\\uD800 to \\uDFFF without its other half), which \
+                  is no character; write the character itself, or both halves";
+    assert_eq!(label("\\ud800x"), format!("results/x.json: $.runner.label: {reason} at line 107 column 21"));
+    assert_eq!(label("\\udc00"), format!("results/x.json: $.runner.label: {reason} at line 107 column 20"));
+    assert_eq!(
+        label("\\u12"),
+        "results/x.json: $: not valid JSON: an invalid escape: a backslash must be followed by one of \" \\ / b f n \
+         r t, or by u and four hex digits at line 107 column 20"
     );
 }
 
@@ -186,7 +240,7 @@ fn affinity_shapes() {
     );
     assert_eq!(
         err(json!({"mode": "pinned", "cpu": null, "group": 0})),
-        format!("{field}.cpu: invalid type: null, expected u32 at line 404 column 23")
+        format!("{field}.cpu: invalid type: null, expected a whole number from 0 to 4294967295 at line 404 column 23")
     );
     assert_eq!(
         err(json!({"mode": "sideways"})),
