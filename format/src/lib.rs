@@ -30,6 +30,6 @@ pub use common::{Affinity, Notice, Os, Provider, Runner, arch_label};
 pub use imported::ImportedResult;
 pub use measured::MeasuredResult;
 pub use params::{PROTOCOL_VERSION, Parameters, Profile, StageKind};
-pub use read::{AnyResult, FORMAT_VERSION, MAX_FILE_BYTES, ReadError, from_slice, read_file, to_json};
+pub use read::{AnyResult, FORMAT_VERSION, MAX_FILE_BYTES, ReadError, from_slice, plain_words, read_file, to_json};
 pub use stats::median;
 pub use values::{Date, Fingerprint, Message, Name, NonNeg, Sha256Hex, Slug, Text, Timestamp, hex};

@@ -181,8 +181,10 @@ const WHOLE_NUMBERS: [(&str, &str); 6] = [
 /// u32`) become the numbers they hold, a whole number written as JSON's
 /// floating point (`1e3`, `2.0`, or too many digits, which serde_json reads
 /// as a float) says so, and the escapes it names by its parser's terms say
-/// what is wrong with them. `at line … column …` is kept as it is.
-fn plain_words(message: &str) -> String {
+/// what is wrong with them. `at line … column …` is kept as it is. The
+/// site says the same of its TOML content files (serde's words are the
+/// same there).
+pub fn plain_words(message: &str) -> String {
     let (body, at) = message.rfind(" at line ").map_or((message, ""), |i| message.split_at(i));
     let body = match body {
         // A high surrogate followed by something other than a low one; a

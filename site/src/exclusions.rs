@@ -58,5 +58,5 @@ impl Exclusions {
 
 /// Parses the text of an exclusions file.
 pub fn parse(text: &str) -> Result<Vec<Exclusion>, String> {
-    toml::from_str::<ExclusionsFile>(text).map(|f| f.exclude).map_err(|e| e.message().to_string())
+    toml::from_str::<ExclusionsFile>(text).map(|f| f.exclude).map_err(|e| runner_bench_format::plain_words(e.message()))
 }

@@ -159,7 +159,7 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
     let p: ProviderFile = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "$".to_string() } else { path };
-        vec![error(file, field, e.into_inner().message())]
+        vec![error(file, field, runner_bench_format::plain_words(e.into_inner().message()))]
     })?;
     let mut errors = Vec::new();
     let mut bad = |field: String, reason: String| errors.push(error(file, field, reason));
@@ -465,7 +465,7 @@ mod tests {
         assert_eq!(
             errors("name = \"X\"\n[runners.example-linux-x64]\nvcpu = \"two\"\n"),
             ["content/providers/example.toml: runners.example-linux-x64.vcpu: invalid type: string \"two\", \
-              expected u32"]
+              expected a whole number from 0 to 4294967295"]
         );
         assert_eq!(errors("site = \"https://x\"\n"), ["content/providers/example.toml: $: missing field `name`"]);
         assert_eq!(

@@ -170,7 +170,7 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<Release, Vec<ReleaseE
     let release: Release = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "$".to_string() } else { path };
-        vec![error(file, field, e.into_inner().message())]
+        vec![error(file, field, runner_bench_format::plain_words(e.into_inner().message()))]
     })?;
     let mut errors = Vec::new();
     let mut bad = |field: String, reason: String| errors.push(error(file, field, reason));
