@@ -30,17 +30,25 @@ if command -v cygpath >/dev/null; then temp=$(cygpath -u "$temp"); fi
 # download writes through, or a binary swapped in after the check.
 dest=$(mktemp -d "$temp/runner-bench-bin.XXXXXX")
 
-# The target triple of this runner, from the runner's own variables where
-# GitHub sets them, else from uname.
+# The target triple of this runner's release binary, from the runner's own
+# variables where GitHub sets them, else from uname; none where no release
+# binary fits (another OS or architecture, or a Linux whose C library is
+# musl, which cannot run the glibc binaries).
 os=${RUNNER_OS:-$(uname -s)}
 arch=${RUNNER_ARCH:-$(uname -m)}
-case "$os/$arch" in
-  Linux/X64 | Linux/x86_64) target=x86_64-unknown-linux-gnu exe= ;;
-  Linux/ARM64 | Linux/aarch64) target=aarch64-unknown-linux-gnu exe= ;;
-  macOS/ARM64 | Darwin/arm64) target=aarch64-apple-darwin exe= ;;
+libc=
+case "$(ldd --version 2>&1 || true)" in *musl*) libc=" (musl)" ;; esac
+target='' exe=''
+case "$os/$arch$libc" in
+  Linux/X64 | Linux/x86_64) target=x86_64-unknown-linux-gnu ;;
+  Linux/ARM64 | Linux/aarch64) target=aarch64-unknown-linux-gnu ;;
+  macOS/ARM64 | Darwin/arm64) target=aarch64-apple-darwin ;;
   Windows/X64 | MINGW*/x86_64 | MSYS*/x86_64) target=x86_64-pc-windows-gnu exe=.exe ;;
-  *) echo "collector.sh: no released collector for $os/$arch; run with SOURCE=build" >&2; exit 1 ;;
 esac
+if [ -z "$target" ] && [ "$source_kind" = release ]; then
+  echo "collector.sh: no released collector for $os/$arch$libc; build one with SOURCE=build (the workflow's collector-source: build)" >&2
+  exit 1
+fi
 
 sha256() {
   if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1
@@ -90,6 +98,22 @@ case "$source_kind" in
     ;;
   build)
     root=$(cd "$(dirname "$0")/.." && pwd)
+    # Where no release binary fits, the build is for the machine itself:
+    # rustc's host triple (rust-toolchain.toml's toolchain, installed first).
+    if [ -z "$target" ]; then
+      if command -v rustup >/dev/null; then (cd "$root" && rustup toolchain install >&2); fi
+      target=$(cd "$root" && rustc -vV | sed -n 's/^host: //p')
+      case "$target" in *-windows-*) exe=.exe ;; esac
+    fi
+    # cargo's own output folder, which CARGO_TARGET_DIR moves (relative to
+    # the sources' folder, where cargo runs, unless absolute).
+    out=$root/target
+    case "${CARGO_TARGET_DIR:-}" in
+      '') ;;
+      /* | [A-Za-z]:*) out=$CARGO_TARGET_DIR ;;
+      *) out=$root/$CARGO_TARGET_DIR ;;
+    esac
+    built=$out/$target/dist/collector$exe
     echo "collector.sh: building the collector from $root (profile dist, $target)"
     # From the sources' folder, so that rustup takes their
     # rust-toolchain.toml (the job's folder is the caller's workspace), with
@@ -111,7 +135,7 @@ case "$source_kind" in
       fi
       env -u GITHUB_SHA cargo build --profile dist --locked -p collector --target "$target"
     )
-    cp "$root/target/$target/dist/collector$exe" "$dest/collector$exe"
+    cp "$built" "$dest/collector$exe"
     ;;
   *) echo "collector.sh: SOURCE must be release or build, not '$source_kind'" >&2; exit 1 ;;
 esac

@@ -25,7 +25,11 @@ case "$target" in
   *-linux-gnu)
     # Every symbol version the binary names, e.g. GLIBC_2.34; the newest is
     # the oldest glibc it runs on.
-    need=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -uV | tail -1)
+    command -v objdump >/dev/null || { echo "release-check.sh: objdump is missing (binutils)" >&2; exit 1; }
+    # (Neither a file objdump cannot read nor one without a glibc symbol
+    # stops the script here: the message below says so.)
+    need=$({ objdump -T "$bin" 2>/dev/null || true; } | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } \
+      | sed 's/^GLIBC_//' | sort -uV | tail -1)
     if [ -z "$need" ]; then
       echo "release-check.sh: objdump found no glibc symbol version in $bin" >&2; exit 1
     fi

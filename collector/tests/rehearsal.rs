@@ -776,6 +776,96 @@ fn collector_sh_refuses_a_binary_that_is_not_the_release() {
     );
 }
 
+/// Runs scripts/collector.sh with `env` and PATH set to `bin` and the
+/// system's folders only (no rustup, rustc or cargo but the stand-ins in
+/// `bin`), with RUNNER_TEMP beside `bin`: (exit status, stderr, the path
+/// it wrote to GITHUB_OUTPUT).
+fn collector_sh(bin: &Path, env: &[(&str, &Path)]) -> (Option<i32>, String, String) {
+    let temp = bin.with_file_name("runner-temp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let output = temp.join("github-output");
+    let _ = std::fs::remove_file(&output);
+    let out = Command::new("bash")
+        .arg(repo().join("scripts/collector.sh"))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("RUNNER_TEMP", &temp)
+        .env("GITHUB_OUTPUT", &output)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("GH_TOKEN")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())))
+        .output()
+        .unwrap();
+    let path = std::fs::read_to_string(&output).unwrap_or_default();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), path)
+}
+
+/// Writes an executable shell script `name` into `bin`.
+fn stand_in(bin: &Path, name: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin).unwrap();
+    std::fs::write(bin.join(name), format!("#!/bin/sh\n{script}")).unwrap();
+    std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A runner with no release binary (macOS on Intel here; a musl Linux
+/// below): collector.sh refuses to download one, and with SOURCE=build
+/// builds for the machine's own triple, rustc's host, into cargo's
+/// CARGO_TARGET_DIR. rustc and cargo are stand-ins (a real build of the
+/// `dist` profile takes minutes); cargo records its arguments and leaves a
+/// binary that answers `--version`.
+#[test]
+fn collector_sh_builds_for_the_host_where_no_release_binary_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (bin, built) = (dir.path().join("bin"), dir.path().join("cargo-target"));
+    let os = |os: &'static str, arch: &'static str| [("RUNNER_OS", Path::new(os)), ("RUNNER_ARCH", Path::new(arch))];
+    let (code, stderr, _) =
+        collector_sh(&bin, &[os("macOS", "X64").as_slice(), &[("VERSION", Path::new("0.2.0"))]].concat());
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            Some(1),
+            "collector.sh: no released collector for macOS/X64; build one with SOURCE=build (the workflow's \
+             collector-source: build)\n"
+        )
+    );
+
+    stand_in(&bin, "rustc", "echo 'rustc 1.95.0'; echo 'host: x86_64-apple-darwin'\n");
+    stand_in(
+        &bin,
+        "cargo",
+        &format!(
+            "echo \"$*\" > '{args}'\nmkdir -p \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist\"\n\
+             printf '#!/bin/sh\\necho collector 0.2.0\\n' > \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist/collector\"\n\
+             chmod +x \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist/collector\"\n",
+            args = dir.path().join("cargo-args").display()
+        ),
+    );
+    let env = [os("macOS", "X64").as_slice(), &[("SOURCE", Path::new("build")), ("CARGO_TARGET_DIR", &built)]].concat();
+    let (code, stderr, path) = collector_sh(&bin, &env);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("cargo-args")).unwrap(),
+        "build --profile dist --locked -p collector --target x86_64-apple-darwin\n"
+    );
+    let path = path.strip_prefix("path=").unwrap().trim_end();
+    assert!(path.ends_with("/collector"), "{path}");
+    assert_eq!(Command::new(path).arg("--version").output().unwrap().stdout, b"collector 0.2.0\n");
+
+    // A Linux whose C library is musl (its ldd says so) cannot run the
+    // glibc release binaries.
+    stand_in(&bin, "ldd", "echo 'musl libc (x86_64)' >&2; echo 'Version 1.2.5' >&2; exit 1\n");
+    let (code, stderr, _) =
+        collector_sh(&bin, &[os("Linux", "X64").as_slice(), &[("VERSION", Path::new("0.2.0"))]].concat());
+    assert_eq!(
+        (code, stderr.as_str()),
+        (
+            Some(1),
+            "collector.sh: no released collector for Linux/X64 (musl); build one with SOURCE=build (the workflow's \
+             collector-source: build)\n"
+        )
+    );
+}
+
 /// Every zstd process seen while it runs: `(command line, CPUs allowed,
 /// most threads seen)`, from /proc, by a thread of the test (independent of
 /// the shim's own log).

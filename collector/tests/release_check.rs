@@ -82,6 +82,19 @@ fn a_binary_that_needs_a_newer_glibc_than_the_floor_is_refused() {
     );
 }
 
+/// A Linux binary that names no glibc symbol version (static, or not ELF
+/// at all, as this stand-in script) is refused with a message, not a bare
+/// failure of the pipeline.
+#[cfg(unix)]
+#[test]
+fn a_linux_binary_without_glibc_symbols_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = reporting(dir.path(), VERSION);
+    let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), format!("release-check.sh: objdump found no glibc symbol version in {}\n", bin.display()));
+}
+
 #[cfg(unix)]
 #[test]
 fn a_binary_of_another_version_is_refused() {

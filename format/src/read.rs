@@ -178,9 +178,9 @@ const WHOLE_NUMBERS: [(&str, &str); 6] = [
 ];
 
 /// serde_json's message in a submitter's words: Rust's type names (`expected
-/// u32`) become the numbers they hold, a whole number written as JSON's
-/// floating point (`1e3`, `2.0`, or too many digits, which serde_json reads
-/// as a float) says so, and the escapes it names by its parser's terms say
+/// u32`) become the numbers they hold, a number read as a float where a
+/// whole number belongs (`1e3`, `2.0`, `-0`, too many digits) says so, and
+/// the escapes it names by its parser's terms say
 /// what is wrong with them. `at line … column …` is kept as it is. The
 /// site says the same of its TOML content files (serde's words are the
 /// same there).
@@ -207,10 +207,13 @@ fn plain_numbers(body: &str) -> String {
         let Some(found) = body.strip_suffix(&format!(", expected {ty}")) else { continue };
         let want = format!("a whole number from {range}");
         let quoted = |prefix: &str| found.strip_prefix(prefix).and_then(|rest| rest.strip_suffix('`'));
+        // serde_json reads a number as a float where it has a fraction or
+        // an exponent, is -0, or has too many digits for an integer; TOML
+        // also has inf and nan.
         if let Some(n) = quoted("invalid type: floating point `") {
             return format!(
-                "expected {want} written in digits only, found {n} (written with a fraction or an exponent, or \
-                 beyond that range)"
+                "expected {want}, found {n}, which was read as a floating-point number (such as one with a \
+                 fraction or an exponent, or one too large)"
             );
         }
         if let Some(n) = quoted("invalid value: integer `") {

@@ -69,15 +69,16 @@ fn whole_numbers_out_of_range_or_written_as_floats() {
     assert_eq!(
         logical("2.0"),
         format!(
-            "{field}: expected a whole number from 0 to 4294967295 written in digits only, found 2.0 (written with \
-             a fraction or an exponent, or beyond that range) at line 35 column 23"
+            "{field}: expected a whole number from 0 to 4294967295, found 2.0, which was read as a floating-point \
+             number (such as one with a fraction or an exponent, or one too large) at line 35 column 23"
         )
     );
     assert_eq!(
         logical("99999999999999999999999"),
         format!(
-            "{field}: expected a whole number from 0 to 4294967295 written in digits only, found 1e+23 (written \
-             with a fraction or an exponent, or beyond that range) at line 35 column 43"
+            "{field}: expected a whole number from 0 to 4294967295, found 1e+23, which was read as a \
+             floating-point number (such as one with a fraction or an exponent, or one too large) at line 35 column \
+             43"
         )
     );
     assert_eq!(
