@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
-use runner_bench_format::measured::{INTERRUPTED_SAMPLE, Status};
+use runner_bench_format::measured::Status;
 use runner_bench_format::{AnyResult, MeasuredResult, read_file};
 
 fn collector(out: &Path, stages: &str) -> Command {
@@ -38,6 +38,7 @@ fn measured(path: &Path) -> MeasuredResult {
 }
 
 /// The CPU samples in the file as written so far.
+#[cfg(unix)]
 fn cpu_samples_so_far(path: &Path) -> usize {
     // The file is replaced atomically, so it is absent or whole.
     read_file(path)
@@ -86,7 +87,7 @@ fn a_run_interrupted_by_sigterm_records_the_interruption_and_fails() {
     assert_eq!(cpu.samples.len(), 2, "{:?}", cpu.samples);
     assert_eq!(cpu.samples[0].status, Status::Ok, "{:?}", cpu.samples[0].message);
     assert_eq!(cpu.samples[1].status, Status::Error);
-    assert_eq!(cpu.samples[1].message.as_ref().unwrap().as_str(), INTERRUPTED_SAMPLE);
+    assert_eq!(cpu.samples[1].message.as_ref().unwrap().as_str(), runner_bench_format::measured::INTERRUPTED_SAMPLE);
     assert_eq!(cpu.samples[1].affinity, cpu.samples[0].affinity);
     assert_eq!((cpu.samples[1].iterations, cpu.samples[1].crcs), (None, None));
     assert!(r.stages.disk.is_none(), "the disk stage never started");

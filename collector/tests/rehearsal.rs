@@ -17,6 +17,8 @@
 //! installs them. With REHEARSAL_KEEP=1 the rehearsals' folders (every
 //! job's workspace, logs and the artifacts) are kept and their paths printed.
 
+#![cfg(target_os = "linux")]
+
 #[path = "support/workflow/mod.rs"]
 mod workflow;
 
@@ -26,6 +28,9 @@ mod azurite;
 
 #[path = "../../tests/librespeed/server.rs"]
 mod librespeed;
+
+#[path = "support/script.rs"]
+mod script;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -799,14 +804,6 @@ fn collector_sh(bin: &Path, env: &[(&str, &Path)]) -> (Option<i32>, String, Stri
     (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned(), path)
 }
 
-/// Writes an executable shell script `name` into `bin`.
-fn stand_in(bin: &Path, name: &str, script: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::create_dir_all(bin).unwrap();
-    std::fs::write(bin.join(name), format!("#!/bin/sh\n{script}")).unwrap();
-    std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
 /// A runner with no release binary (macOS on Intel here; a musl Linux
 /// below): collector.sh refuses to download one, and with SOURCE=build
 /// builds for the machine's own triple, rustc's host, into cargo's
@@ -829,12 +826,11 @@ fn collector_sh_builds_for_the_host_where_no_release_binary_fits() {
         )
     );
 
-    stand_in(&bin, "rustc", "echo 'rustc 1.95.0'; echo 'host: x86_64-apple-darwin'\n");
-    stand_in(
-        &bin,
-        "cargo",
+    script::executable(&bin.join("rustc"), "#!/bin/sh\necho 'rustc 1.95.0'; echo 'host: x86_64-apple-darwin'\n");
+    script::executable(
+        &bin.join("cargo"),
         &format!(
-            "echo \"$*\" > '{args}'\nmkdir -p \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist\"\n\
+            "#!/bin/sh\necho \"$*\" > '{args}'\nmkdir -p \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist\"\n\
              printf '#!/bin/sh\\necho collector 0.2.0\\n' > \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist/collector\"\n\
              chmod +x \"$CARGO_TARGET_DIR/x86_64-apple-darwin/dist/collector\"\n",
             args = dir.path().join("cargo-args").display()
@@ -853,7 +849,10 @@ fn collector_sh_builds_for_the_host_where_no_release_binary_fits() {
 
     // A Linux whose C library is musl (its ldd says so) cannot run the
     // glibc release binaries.
-    stand_in(&bin, "ldd", "echo 'musl libc (x86_64)' >&2; echo 'Version 1.2.5' >&2; exit 1\n");
+    script::executable(
+        &bin.join("ldd"),
+        "#!/bin/sh\necho 'musl libc (x86_64)' >&2; echo 'Version 1.2.5' >&2; exit 1\n",
+    );
     let (code, stderr, _) =
         collector_sh(&bin, &[os("Linux", "X64").as_slice(), &[("VERSION", Path::new("0.2.0"))]].concat());
     assert_eq!(

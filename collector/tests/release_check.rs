@@ -4,6 +4,11 @@
 //! glibc newer than the floor the release notes promise. Run here on the
 //! collector that cargo built for these tests (a real ELF binary, linked
 //! against this machine's glibc) and on stand-ins for a wrong version.
+//! Unix only: the stand-ins are shell scripts.
+#![cfg(unix)]
+
+#[path = "support/script.rs"]
+mod script;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -24,12 +29,9 @@ fn stderr(out: &Output) -> String {
 }
 
 /// A stand-in binary that answers `--version` with `version`.
-#[cfg(unix)]
 fn reporting(dir: &Path, version: &str) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let bin = dir.join("collector-x86_64-pc-windows-gnu.exe");
-    std::fs::write(&bin, format!("#!/bin/sh\necho \"collector {version}\"\n")).unwrap();
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script::executable(&bin, &format!("#!/bin/sh\necho \"collector {version}\"\n"));
     bin
 }
 
@@ -85,7 +87,6 @@ fn a_binary_that_needs_a_newer_glibc_than_the_floor_is_refused() {
 /// A Linux binary that names no glibc symbol version (static, or not ELF
 /// at all, as this stand-in script) is refused with a message, not a bare
 /// failure of the pipeline.
-#[cfg(unix)]
 #[test]
 fn a_linux_binary_without_glibc_symbols_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -95,7 +96,6 @@ fn a_linux_binary_without_glibc_symbols_is_refused() {
     assert_eq!(stderr(&out), format!("release-check.sh: objdump found no glibc symbol version in {}\n", bin.display()));
 }
 
-#[cfg(unix)]
 #[test]
 fn a_binary_of_another_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -108,7 +108,6 @@ fn a_binary_of_another_version_is_refused() {
     );
 }
 
-#[cfg(unix)]
 #[test]
 fn a_tag_that_is_not_the_version_is_refused() {
     let dir = tempfile::tempdir().unwrap();

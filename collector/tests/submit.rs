@@ -10,6 +10,9 @@
 //! request's arguments. Everything else (git, the script) is real; git's
 //! own trace (GIT_TRACE2_EVENT) counts the blobs it fetched.
 
+#[path = "support/script.rs"]
+mod script;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -79,9 +82,7 @@ esac
         args = dir.join("pr-args").display(),
         open = dir.join("pr-open").display()
     );
-    let gh = bin.join("gh");
-    std::fs::write(&gh, script).unwrap();
-    Command::new("chmod").arg("+x").arg(&gh).status().unwrap();
+    script::executable(&bin.join("gh"), &script);
     bin
 }
 
@@ -232,11 +233,8 @@ fn a_fork_level_with_upstream_gets_the_same_branch() {
 /// that waits not at all: it appends its argument to the file it returns,
 /// then runs `then` (a shell command).
 fn sleep_stand_in(dir: &Path, then: &str) -> PathBuf {
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
     let waits = dir.join("waits");
-    std::fs::write(bin.join("sleep"), format!("#!/bin/sh\necho \"$*\" >> '{}'\n{then}\n", waits.display())).unwrap();
-    Command::new("chmod").arg("+x").arg(bin.join("sleep")).status().unwrap();
+    script::executable(&dir.join("bin/sleep"), &format!("#!/bin/sh\necho \"$*\" >> '{}'\n{then}\n", waits.display()));
     waits
 }
 

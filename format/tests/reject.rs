@@ -59,9 +59,9 @@ fn wrong_type() {
 #[test]
 fn whole_numbers_out_of_range_or_written_as_floats() {
     let text = String::from_utf8(serde_json::to_vec_pretty(&golden()).unwrap()).unwrap();
+    assert!(text.contains("\"logical_cpus\": 2,"), "the golden file's logical_cpus moved");
     let logical = |written: &str| {
         let text = text.replacen("\"logical_cpus\": 2,", &format!("\"logical_cpus\": {written},"), 1);
-        assert_ne!(text.len(), 0);
         error_of_bytes(text.as_bytes())
     };
     let field = "results/x.json: $.machine.logical_cpus";
