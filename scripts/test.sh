@@ -70,6 +70,9 @@ done
 
 bash scripts/lint-workflows.sh
 
+echo "==> module layers and file sizes"
+python3 scripts/check-layers.py
+
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
 echo "==> cargo clippy (warnings denied)"
