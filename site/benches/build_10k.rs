@@ -29,28 +29,46 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 static MALLOC_CONF: &[u8; 34] = b"dirty_decay_ms:0,muzzy_decay_ms:0\0";
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1.json");
-const RUNNERS: usize = 1_000;
 const RUNS: usize = 10;
 const PROVIDERS: usize = 20;
 /// Every run on the golden result's own day, run `n` at hour 10 + n: the
 /// check rejects a result dated before the project's first day (2026-11-29).
 const DAY: &str = "2026-11-29";
 
+/// Runners in the generated set (`SITE_BENCH_RUNNERS`, default 1,000: 10,000
+/// results; at most 10,000, as runner labels have four digits).
+fn runners() -> usize {
+    std::env::var("SITE_BENCH_RUNNERS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000).clamp(1, 10_000)
+}
+
 fn main() {
+    let runners = runners();
+    // SITE_BENCH_GENERATE_ONLY=DIR writes the results into DIR and stops:
+    // scripts/bench-scale.sh times the builds itself.
+    if let Some(only) = std::env::var_os("SITE_BENCH_GENERATE_ONLY") {
+        let golden = std::fs::read_to_string(GOLDEN).unwrap();
+        for r in 0..runners {
+            for n in 0..RUNS {
+                write_result(Path::new(&only), &golden, r, n);
+            }
+        }
+        println!("generated {} result files in {}", runners * RUNS, Path::new(&only).display());
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     // SITE_BENCH_RESULTS=DIR also leaves a copy of the generated results in
     // DIR, for profiling `site build` by hand.
     let results = dir.path().join("results");
     let golden = std::fs::read_to_string(GOLDEN).unwrap();
     let start = Instant::now();
-    for r in 0..RUNNERS {
+    for r in 0..runners {
         for n in 0..RUNS {
             write_result(&results, &golden, r, n);
         }
     }
-    println!("generated {} result files in {:.2} s", RUNNERS * RUNS, start.elapsed().as_secs_f64());
+    println!("generated {} result files in {:.2} s", runners * RUNS, start.elapsed().as_secs_f64());
     if let Some(keep) = std::env::var_os("SITE_BENCH_RESULTS") {
-        for r in 0..RUNNERS {
+        for r in 0..runners {
             for n in 0..RUNS {
                 write_result(Path::new(&keep), &golden, r, n);
             }
@@ -59,8 +77,8 @@ fn main() {
 
     if let Some(hugo) = std::env::var_os("HUGO_SITE") {
         let start = Instant::now();
-        hugo_site::write(Path::new(&hugo), RUNNERS * RUNS);
-        println!("generated a Hugo site of {} pages in {:.2} s", RUNNERS * RUNS, start.elapsed().as_secs_f64());
+        hugo_site::write(Path::new(&hugo), runners * RUNS);
+        println!("generated a Hugo site of {} pages in {:.2} s", runners * RUNS, start.elapsed().as_secs_f64());
     }
 
     // A full build by the release binary, as Netlify runs it.
