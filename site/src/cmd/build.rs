@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use crate::cli::SiteArgs;
+use crate::cmd::args::SiteArgs;
 use crate::output::{Built, Writer, build_with, memory_kib};
 
 /// Checks the results and writes the website.
