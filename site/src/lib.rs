@@ -37,6 +37,7 @@ pub mod providers;
 pub mod releases;
 pub mod report;
 pub mod stats;
+pub mod timing;
 pub mod tree;
 pub mod validate;
 pub mod web;

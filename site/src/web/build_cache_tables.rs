@@ -8,8 +8,7 @@
 //! template's (site/src/web/html.rs).
 
 use super::build_cache::{ServerDoc, SharedTable};
-use super::build_cache_pages::day;
-use super::html::{Html, given, marks, meta_cells};
+use super::html::{Html, day, given, marks, meta_cells};
 use super::model::Meta;
 
 /// The section's body below its lead paragraph: the documents' table (or
