@@ -17,10 +17,17 @@
 //!    compare each runner stage by the stage's comparability key (`keys`);
 //! 5. `output`: writes them (the only module that touches the output folder).
 //!
-//! Whatever the command line prints of a file's text goes through `escape`.
+//! Whatever the command line prints of a file's text goes through `escape`;
+//! with `SITE_TIMINGS` set, a build prints each stage's time (`timing`).
 //!
 //! `import` turns published documents into imported result files. `cli`
-//! and `cmd` are the command line; `main.rs` only calls `cli::main`.
+//! and `cmd` are the command line: one module per subcommand, the
+//! arguments they share in `cmd::args`, and `cli` composing them;
+//! `main.rs` only calls `cli::main`.
+//!
+//! Imports only point down: `cli` → `cmd` → `output` → `web` → `report` →
+//! `validate` → `load`, `releases` and the format crate
+//! (`python3 scripts/check-layers.py --graph` draws the layers).
 
 pub mod cli;
 pub mod cmd;
