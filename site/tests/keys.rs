@@ -320,10 +320,10 @@ fn a_disk_group_says_what_its_samples_buffers_were() {
                 for one on Linux only, where the kernel may give none): on some virtual disks the 1 MiB figures \
                 then depend on where in memory those pages lay.";
     assert_eq!(home.matches(note).count(), 1, "{home}");
-    assert_eq!(site::web::model::disk_buffer_text(&[2048]), "Each sample read and wrote through one 2 MiB huge page.");
+    assert_eq!(site::model::disk_buffer_text(&[2048]), "Each sample read and wrote through one 2 MiB huge page.");
     assert_eq!(
-        site::web::model::disk_buffer_text(&[4, 2048]),
+        site::model::disk_buffer_text(&[4, 2048]),
         "The samples read and wrote through buffers of 4 KiB and 2 MiB pages: some got a huge page, some did not."
     );
-    assert_eq!(site::web::model::disk_buffer_text(&[]), "");
+    assert_eq!(site::model::disk_buffer_text(&[]), "");
 }

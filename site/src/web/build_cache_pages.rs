@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
-use super::model::{Meta, Model};
 use super::pages::{Common, PlotRef, render};
 use super::parts::{Parts, key_of};
 use super::plot::Spec;
 use super::plot::requests::{self, Series};
 use super::site::Site;
+use crate::model::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
+use crate::model::{Meta, Model};
 
 /// A condition beside a table: the document's, or the table's own.
 #[derive(Debug, Clone, Serialize)]

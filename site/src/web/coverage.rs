@@ -4,8 +4,8 @@
 use serde::Serialize;
 use tera::Tera;
 
-use super::model::Stages;
 use super::pages::{Common, render};
+use crate::model::Stages;
 
 /// A row of the coverage page.
 #[derive(Debug, Clone, Serialize)]

@@ -3,12 +3,12 @@
 //! them (`changes`), each result's machine and build, and its CoreMark
 //! line over time, which a provider's page draws too.
 
-use super::changes::{self, Change, Changes};
-use super::model::{self, Entry, Model, Stages, VARIATION_FLAG_PCT, leading};
 use super::pages::{Common, PlotRef, Speeds, render};
 use super::plot::Spec;
 use super::plot::history::{self, Line};
 use super::runner_tables::{self, HistoryRow, MachineSpan, ServerRef, StageRow};
+use crate::model::changes::{self, Change, Changes};
+use crate::model::{self, Entry, Model, Stages, VARIATION_FLAG_PCT, leading};
 use serde::Serialize;
 use tera::Tera;
 

@@ -6,7 +6,7 @@
 
 use pulldown_cmark::{Event, Options, Parser};
 
-use super::model::Meta;
+use crate::model::Meta;
 
 /// An HTML string being written: `raw` for the page's own markup, `text`
 /// for anything that comes from a result.

@@ -11,12 +11,12 @@
 //! inputs and its entries' keys) is the same. The templates are parsed
 //! again only when their sources changed.
 
-use super::changes::ChangeCache;
 use super::home::HomeCache;
 use super::index_json::IndexCache;
-use super::model::EntryCache;
 use super::pages::TemplateCache;
 use super::parts::Parts;
+use crate::model::EntryCache;
+use crate::model::changes::ChangeCache;
 
 /// What the last build kept: each cache is its owner's type, and the build
 /// (`web::build_cached`) hands each to its owner.

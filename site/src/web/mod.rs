@@ -19,35 +19,27 @@
 //!    data files (`csv`, `index_json`, `feed`, `sitemap`);
 //! 3. what pages share: templates and their contexts' common parts
 //!    (`pages`), HTML cells (`html`), plots (`plot`), the parts a rebuild
-//!    reuses (`parts`) and the files a build makes (`site`);
-//! 4. the model (`model`): each result's `entry`, the ranked comparison
-//!    `groups`, the change flags (`changes`), machine details (`details`)
-//!    and build-cache documents (`build_cache`), made from `report`'s
-//!    figures of each accepted run.
+//!    reuses (`parts`) and the files a build makes (`site`).
+//!
+//! Below the website is what it shows, `crate::model`.
 //!
 //! `memory` hands freed memory back between stages, and `error_page` is
 //! what `site serve` shows while a build fails.
 
-pub mod build_cache;
 mod build_cache_pages;
 mod build_cache_tables;
-pub mod changes;
 pub mod content;
 mod coverage;
 pub mod csv;
-pub mod details;
-mod entry;
 pub mod error;
 mod error_page;
 pub mod feed;
-mod groups;
 mod history;
 mod home;
 pub(crate) mod html;
 pub mod index_json;
 pub mod memo;
 pub(crate) mod memory;
-pub mod model;
 pub mod overview;
 pub mod pages;
 mod parts;
@@ -73,13 +65,13 @@ use self::home::home_page;
 use self::index_json::IndexCache;
 use self::memo::Memo;
 use self::memory::release_free_memory;
-use self::model::Model;
 use self::pages::{Common, NavLink};
 use self::parts::{Part, Parts, key_of};
 pub use self::plots::PlotCache;
 use self::provider::provider_page;
 pub use self::site::{Body, Site};
 use crate::Run;
+use crate::model::{self, Model, build_cache, changes};
 
 /// The static files, by name, as built into the binary (read from
 /// `templates/static/` when it is there).

@@ -17,8 +17,8 @@ use std::collections::hash_map::Entry;
 use serde::Serialize;
 use tera::Tera;
 
-use super::model::{self, Group, Model, Row, leading};
 use super::pages::{Common, render};
+use crate::model::{self, Group, Model, Row, leading};
 use crate::providers::{MachineView, Providers};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 

@@ -56,7 +56,7 @@ pub fn templates(dir: &Path, cache: Option<&mut TemplateCache>) -> anyhow::Resul
         };
         sources.push((name, text));
     }
-    let key = super::parts::key_of(&sources);
+    let key = crate::memo_key::key_of(&sources);
     if let Some((old, tera)) = cache.as_deref().and_then(Option::as_ref)
         && *old == key
     {
@@ -109,7 +109,7 @@ pub trait Speeds {
 
 /// `figure` per US cent per minute, two decimals; `None` without a number.
 fn pc(figure: &str, usd_per_minute: f64) -> Option<String> {
-    let v = super::model::leading(figure)?;
+    let v = crate::model::leading(figure)?;
     Some(crate::figures::two(crate::providers::value_per_cent(v, usd_per_minute)?))
 }
 

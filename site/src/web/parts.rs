@@ -4,9 +4,9 @@
 //! rebuild reuses).
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 use super::site::Site;
+pub(crate) use crate::memo_key::key_of;
 
 /// A part of a build as it is kept: its name, the key of its inputs, its files.
 pub(super) type Part = (String, u64, Site);
@@ -49,11 +49,4 @@ impl Parts {
     pub(super) fn finish(&mut self) {
         self.parts = std::mem::take(&mut self.next);
     }
-}
-
-/// A key for inputs that hash.
-pub(super) fn key_of(inputs: impl Hash) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    inputs.hash(&mut h);
-    h.finish()
 }

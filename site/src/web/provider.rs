@@ -1,10 +1,10 @@
 //! A provider's page: its report, its rows' plots and its runners' history.
 
 use super::history::{cpu_line, history_plot};
-use super::model::Model;
 use super::pages::{Common, PlotRef, render};
 use super::plot::history::Line;
 use super::plots::group_plots;
+use crate::model::Model;
 use serde::Serialize;
 use tera::Tera;
 

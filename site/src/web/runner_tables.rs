@@ -13,12 +13,12 @@
 //! and the test fixtures); site/tests/history.rs checks what they say and
 //! that injected text stays inert.
 
-use super::changes::Change;
-use super::details::Machine;
 use super::html::{Html, given, meta_cells};
-use super::model::Meta;
-use super::model::Stages;
 use super::pages::PerCent;
+use crate::model::Meta;
+use crate::model::Stages;
+use crate::model::changes::Change;
+use crate::model::details::Machine;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
 /// One result in a runner's history: its stages, each with its own marks,

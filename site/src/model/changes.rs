@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::model::{Entry, Intervals, Model};
+use super::{Entry, Intervals, Model};
 use crate::figures;
 use crate::report::CacheRow;
 use crate::stats::{self, Interval};
@@ -135,7 +135,7 @@ pub fn compute(model: &Model, cache: Option<&ChangeCache>) -> (Changes, ChangeCa
         .runners
         .par_iter()
         .map(|r| {
-            let key = super::parts::key_of(r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>());
+            let key = crate::memo_key::key_of(r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>());
             let flagged = match cache.and_then(|c| c.get(&key)) {
                 Some(flagged) => flagged.clone(),
                 None => runner_changes(model, &r.entries),

@@ -162,7 +162,7 @@ impl Stages {
         self.cpu || self.disk || self.cache || self.internet
     }
 
-    pub(super) fn or(self, o: Stages) -> Stages {
+    pub(crate) fn or(self, o: Stages) -> Stages {
         Stages {
             cpu: self.cpu || o.cpu,
             disk: self.disk || o.disk,
@@ -174,7 +174,7 @@ impl Stages {
 }
 
 /// Later date, then later path: the order "newest" means everywhere.
-pub(super) fn newer_key(e: &Entry) -> (&str, &str) {
+pub(crate) fn newer_key(e: &Entry) -> (&str, &str) {
     (&e.meta.timestamp, &e.meta.rel_path)
 }
 
@@ -194,11 +194,11 @@ macro_rules! present_stages {
 
 /// A hash of everything an entry is made from: the file's content, its
 /// path, its exclusion, its release status and the staleness cut-off.
-pub(super) fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
-    super::parts::key_of((&run.sha256, &run.rel_path, &run.excluded, &run.release, stale_before.as_second()))
+pub(crate) fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
+    crate::memo_key::key_of((&run.sha256, &run.rel_path, &run.excluded, &run.release, stale_before.as_second()))
 }
 
-pub(super) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
+pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     let part: RunnerPart = report::part(run);
     // When the figures were measured, where known: staleness counts from it
     // and from nothing else.
@@ -303,22 +303,22 @@ pub(super) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
 }
 
 /// Fewer accepted CoreMark samples than requested (so perhaps no median).
-pub(super) fn cpu_incomplete(c: &CpuRow) -> bool {
+pub(crate) fn cpu_incomplete(c: &CpuRow) -> bool {
     !c.complete || c.median_value.is_none()
 }
 
 /// Fewer complete disk samples than requested.
-pub(super) fn disk_incomplete(d: &DiskRow) -> bool {
+pub(crate) fn disk_incomplete(d: &DiskRow) -> bool {
     !d.complete
 }
 
 /// The internet stage did not end `ok`.
-pub(super) fn internet_incomplete(n: &InternetRow) -> bool {
+pub(crate) fn internet_incomplete(n: &InternetRow) -> bool {
     n.status != "ok"
 }
 
 /// Fewer verified pairs than trials (`2/3`).
-pub(super) fn cache_incomplete(c: &CacheRow) -> bool {
+pub(crate) fn cache_incomplete(c: &CacheRow) -> bool {
     let mut it = c.verified.split('/').map(|n| n.trim().parse::<u32>().ok());
     matches!((it.next(), it.next()), (Some(Some(a)), Some(Some(b))) if a < b)
 }

@@ -244,7 +244,7 @@ fn group_key<'e>(e: &'e Entry, name: &str) -> Option<&'e str> {
 /// (marked incomplete); every excluded result is shown too, marked. Results
 /// of different profiles share a stage's table wherever that stage's key is
 /// equal.
-pub(super) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
+pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     // The stages' groups are made from the same entries independently: on
     // every CPU (a `site serve` rebuild makes them all again).
     let stages: Vec<Vec<Group>> =

@@ -5,19 +5,28 @@
 //! same in a markdown report, an HTML table, a CSV file and a plot.
 //!
 //! This file assembles the model from the entries (`entry`), with the
-//! ranked comparison groups (`groups`), and re-exports both: the pages,
-//! plots and data files read the model through this module alone.
+//! ranked comparison groups (`groups`), and re-exports both, so that the
+//! website (`web`) names one model module. Beside it: each runner's change
+//! flags (`changes`), a result's machine details (`details`) and the
+//! build-cache server documents (`build_cache`). The model is made from
+//! `report`'s figures of each accepted run and knows nothing of pages.
+
+pub mod build_cache;
+pub mod changes;
+pub mod details;
+mod entry;
+mod groups;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-pub use super::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, range};
-pub(super) use super::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, newer_key};
-use super::entry::{entry, entry_key};
-use super::groups::groups;
-pub use super::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text};
+pub use self::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, range};
+pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, newer_key};
+use self::entry::{entry, entry_key};
+use self::groups::groups;
+pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text};
 use crate::validate::Run;
 
 /// A runner: its results, oldest first.
