@@ -10,10 +10,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::pages::{Common, PlotRef, render};
-use super::parts::{Parts, key_of};
+use super::parts::Parts;
 use super::plot::Spec;
 use super::plot::requests::{self, Series};
 use super::site::Site;
+use crate::memo_key::key_of;
 use crate::model::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
 use crate::model::{Meta, Model};
 

@@ -10,9 +10,10 @@ use serde::Serialize;
 use tera::Tera;
 
 use super::pages::{Common, PerCent, PlotRef, Speeds, render};
-use super::parts::{Part, Parts, key_of};
+use super::parts::{Part, Parts};
 use super::plots::{PlotCache, group_plots};
 use super::site::Site;
+use crate::memo_key::key_of;
 use crate::model::{Group, Model, ProfileRef, Row};
 use crate::report::ProfileView;
 
@@ -272,7 +273,7 @@ pub(super) fn render_rows<T: Serialize + Sync + Speeds>(
             // home page's time in a rebuild.
             let own = (kind, &r.fig, r.incomplete, r.marked, &r.place, &r.ci, r.variable, &ctx.pc);
             let json = serde_json::to_vec(&own).context("a home-page row does not serialize")?;
-            let key = crate::memo_key::key_of((templates_key, r.meta.entry_key, json));
+            let key = key_of((templates_key, r.meta.entry_key, json));
             let html = match cache.get(&key) {
                 Some(html) => html.clone(),
                 None => render(tera, "home_row.html", &ctx)?,
@@ -305,7 +306,7 @@ struct GroupHead<'a> {
 /// A key of what `table` shows of `g` besides the rows (its heading).
 pub(super) fn table_head_key(g: &Group) -> anyhow::Result<u64> {
     let head = GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles, disk_buffer: &g.disk_buffer };
-    Ok(crate::memo_key::key_of((g.label(), serde_json::to_string(&head)?)))
+    Ok(key_of((g.label(), serde_json::to_string(&head)?)))
 }
 
 /// A page with every row of one comparison table, for a table longer than

@@ -66,11 +66,12 @@ use self::index_json::IndexCache;
 use self::memo::Memo;
 use self::memory::release_free_memory;
 use self::pages::{Common, NavLink};
-use self::parts::{Part, Parts, key_of};
+use self::parts::{Part, Parts};
 pub use self::plots::PlotCache;
 use self::provider::provider_page;
 pub use self::site::{Body, Site};
 use crate::Run;
+use crate::memo_key::key_of;
 use crate::model::{self, Model, build_cache, changes};
 
 /// The static files, by name, as built into the binary (read from

@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 
 use super::site::Site;
-pub(crate) use crate::memo_key::key_of;
 
 /// A part of a build as it is kept: its name, the key of its inputs, its files.
 pub(super) type Part = (String, u64, Site);

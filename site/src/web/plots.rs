@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 
 use super::pages::PlotRef;
-use super::parts::key_of;
 use super::plot::Spec;
 use super::plot::ranges::{self, Bar};
 use super::site::Site;
+use crate::memo_key::key_of;
 use crate::model::{self, Group, leading, range};
 
 impl Group {
