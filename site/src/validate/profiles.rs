@@ -11,7 +11,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult, PublishedProfile}
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
-use super::{Collector, Num};
+use super::findings::{Collector, Num};
 
 /// The collector versions the site knows. Every one of them defines the
 /// profiles of `Profile::ALL` with the parameters this build has: the
