@@ -8,8 +8,6 @@ pub mod http;
 pub mod http_cache;
 pub mod internet;
 
-use crate::cli::StageArg;
-
 /// A stage of the protocol, in the order `collector run` runs them by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageKind {
@@ -28,16 +26,6 @@ impl StageKind {
     /// The stages `collector run` runs when none are named: the http-cache
     /// stage needs a server to measure, so it runs only when asked for.
     pub const DEFAULT: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
-
-    pub fn from_arg(arg: StageArg) -> Self {
-        match arg {
-            StageArg::Cpu => StageKind::Cpu,
-            StageArg::Disk => StageKind::Disk,
-            StageArg::Cache => StageKind::Cache,
-            StageArg::Internet => StageKind::Internet,
-            StageArg::HttpCache => StageKind::HttpCache,
-        }
-    }
 
     /// The stage's name in flags, notices and result files.
     pub fn name(self) -> &'static str {

@@ -45,7 +45,7 @@ pub use flags::{HttpCacheArgs, HttpCacheSettings};
 use grid::{Phase, not_run};
 use protocol::Target;
 
-use crate::progress::Progress;
+use crate::platform::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::stage::http;
 use crate::stage::internet::{chain, secs_label};
@@ -117,7 +117,7 @@ pub fn new_run(
     }
 }
 
-/// A phase cut short by an interruption (`interrupt`), with its message.
+/// A phase cut short by an interruption (cmd/run/interrupt.rs), with its message.
 pub fn interrupted_phase(message: &str) -> HttpCachePhase {
     HttpCachePhase { message: Some(Message::lossy(message)), ..not_run("") }
 }

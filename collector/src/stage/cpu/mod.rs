@@ -7,17 +7,21 @@
 //! runs' CRCs must match the published values, or the sample is no result.
 //! The sample runs on a thread of its own, abandoned at the sample timeout
 //! (`watchdog`), so a timeout fires even if the thread never runs again.
+//!
+//! Files: coremark.rs (the workload, compiled from C); here the samples.
 
 use std::time::{Duration, Instant};
 
 use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Status, Validation};
 use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
 
-use crate::affinity;
-use crate::coremark::{self, CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
-use crate::cputime;
-use crate::progress::Progress;
-use crate::watchdog::{self, Ended, Mailbox};
+use crate::platform::affinity;
+pub mod coremark;
+
+use crate::platform::cputime;
+use crate::platform::progress::Progress;
+use crate::platform::watchdog::{self, Ended, Mailbox};
+use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
 
 /// A batch should take about this long, so the clock is read rarely but a
 /// sample still ends close to its target time.
@@ -140,7 +144,7 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
             return timed_out(plan, had);
         }
         #[cfg(all(test, unix))]
-        crate::watchdog::seam::point("cpu batch");
+        crate::platform::watchdog::seam::point("cpu batch");
         if let (Some(pinned), Some(now)) = (plan.cpu, affinity::current_cpu())
             && now != pinned
         {
@@ -379,7 +383,7 @@ mod tests {
         // once timed out with 1 s.
         let timeout = Duration::from_secs(3);
         let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
-        crate::watchdog::seam::stall("cpu sample", 1, "cpu batch");
+        crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu batch");
         let start = Instant::now();
         let mut ended = Vec::new();
         let stage = run(&plan, &mut Progress::quiet(), |_| {

@@ -1,23 +1,27 @@
 //! `collector run`: check the invocation, then run each stage in order,
 //! rewriting the result file after every sample.
+//!
+//! Files: args.rs (the flags), config.rs (the flags checked, before anything
+//! is measured), interrupt.rs (what an interruption writes); here the stage
+//! loop.
 
-use std::path::PathBuf;
+pub mod args;
+mod config;
+mod interrupt;
 
-use runner_bench_format::measured::{
-    Binary, Build, Collector, CoreMarkBuild, CoreMarkImplementation, CpuStage, MeasuredKind, Provenance, Stages, Status,
-};
-use runner_bench_format::{
-    Affinity, FORMAT_VERSION, MeasuredResult, Message, Name, Notice, Parameters, Provider, Runner, Sha256Hex, Timestamp,
-};
+use runner_bench_format::measured::{CpuStage, Stages, Status};
+use runner_bench_format::{Affinity, MeasuredResult, Message, Name, Notice};
 
-use crate::cli::RunArgs;
-use crate::config::RunConfig;
-use crate::coremark;
-use crate::interrupt::Journal;
-use crate::output::ResultWriter;
-use crate::progress::Progress;
+use crate::platform::affinity;
+use crate::platform::progress::Progress;
+use crate::result::new::new_result;
+use crate::result::output::ResultWriter;
+use crate::result::summary;
+use crate::stage::cpu::coremark;
 use crate::stage::{StageKind, cpu, disk, http_cache, internet};
-use crate::{affinity, machine, provenance, summary};
+use args::RunArgs;
+use config::RunConfig;
+use interrupt::Journal;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Everything the user could get wrong fails here, before any measuring.
@@ -37,7 +41,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let journal = Journal::start(writer, &result, planned);
     let save = |r: &mut MeasuredResult| journal.save(r);
 
-    crate::cleanup::install_handler();
+    crate::platform::cleanup::install_handler(interrupt::record);
     let mut progress = Progress::detect();
     progress.note(&format!(
         "runner-bench collector {}: profile {} (fingerprint {}), writing {}",
@@ -57,7 +61,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                         .notices
                         .push(Notice { stage: Name::lossy("cpu"), message: runner_bench_format::Message::lossy(text) });
                 }
-                progress.stage_start(kind, plan.samples as usize);
+                progress.stage_start(kind.title(), plan.samples as usize);
                 progress.note(&format!(
                     "{}, built by {} with {}; {}",
                     coremark::implementation(),
@@ -77,7 +81,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             StageKind::Disk => {
                 let plan = disk::DiskPlan::new(&config.parameters, config.disk_dir.clone(), pin_cpu);
                 journal.stage_start(kind, Stages { disk: Some(disk::empty_stage(&plan)), ..Stages::default() });
-                progress.stage_start(kind, plan.samples as usize);
+                progress.stage_start(kind.title(), plan.samples as usize);
                 let outcome = disk::run(&plan, &mut progress, |partial| {
                     result.stages.disk = Some(partial.clone());
                     save(&mut result)
@@ -88,7 +92,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             StageKind::Internet => {
                 let plan = internet::InternetPlan::new(&config.parameters, config.internet.clone());
                 journal.stage_start(kind, Stages { internet: Some(internet::empty_stage(&plan)), ..Stages::default() });
-                progress.stage_start(kind, plan.total_samples());
+                progress.stage_start(kind.title(), plan.total_samples());
                 progress.note(&format!(
                     "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; \
                      request times include DNS, TCP and TLS (not ICMP RTT)",
@@ -112,7 +116,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                     kind,
                     Stages { http_cache: Some(http_cache::empty_stage(&plan)), ..Stages::default() },
                 );
-                progress.stage_start(kind, plan.cells().len());
+                progress.stage_start(kind.title(), plan.cells().len());
                 progress.note(&format!(
                     "{} ({}): {} entries per run, PUT then GET, over {:?} keep-alive connections at {:?} bytes",
                     plan.target.base,
@@ -187,114 +191,4 @@ fn stages_without_completed_sample(stages: &Stages) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// A result with no stages yet: who, where, how the workload was built and
-/// the protocol. Every command that writes a result starts from it.
-pub fn new_result(provider: Provider, runner: Runner, params: &Parameters) -> anyhow::Result<MeasuredResult> {
-    let (binary, notices) = match binary(std::env::current_exe()) {
-        Ok(binary) => (Some(binary), Vec::new()),
-        Err(notice) => (None, vec![notice]),
-    };
-    Ok(MeasuredResult {
-        schema: None,
-        format_version: FORMAT_VERSION,
-        kind: MeasuredKind::Measured,
-        collector: Collector {
-            version: Name::lossy(env!("CARGO_PKG_VERSION")),
-            revision: Name::lossy(coremark::build::REVISION),
-            binary,
-        },
-        provider,
-        runner,
-        provenance: Provenance {
-            started_at: Timestamp::now(),
-            finished_at: Timestamp::now(),
-            github: provenance::github(&provenance::process_env)?,
-            image: provenance::image(&provenance::process_env),
-            // `collector assemble` records the jobs of a split run.
-            jobs: Vec::new(),
-        },
-        machine: machine::detect(),
-        build: build_info()?,
-        parameters: params.clone(),
-        fingerprint: params.fingerprint(),
-        stages: Stages::default(),
-        notices,
-    })
-}
-
-/// The target triple this collector was built for (build.rs).
-const TARGET: &str = env!("RUNNER_BENCH_TARGET");
-
-/// The identity of the executable at `exe` (the running one): its SHA-256,
-/// which the site compares with the published releases, and the target.
-/// An executable that cannot be read never stops a run: the result then
-/// records no binary (the site shows it as self-built) and a notice why.
-fn binary(exe: std::io::Result<PathBuf>) -> Result<Binary, Notice> {
-    let notice = |why: String| Notice {
-        stage: Name::lossy("collector"),
-        message: Message::lossy(&format!(
-            "{why}; the result records no binary identity, so the site shows it as self-built"
-        )),
-    };
-    let exe = exe.map_err(|e| notice(format!("cannot locate the running executable: {e}")))?;
-    // Streamed: the executable is several MiB, and it is read once per run.
-    let sha256 = crate::stage::cache::payload::sha256_file(&exe)
-        .map_err(|e| notice(format!("cannot read the running executable {}: {e}", exe.display())))?;
-    Ok(Binary { sha256: Sha256Hex::new(sha256).map_err(notice)?, target: Name::lossy(TARGET) })
-}
-
-pub fn build_info() -> anyhow::Result<Build> {
-    let names =
-        |list: &str, sep: char| -> Vec<Name> { list.split(sep).filter(|s| !s.is_empty()).map(Name::lossy).collect() };
-    Ok(Build {
-        compiler: Name::lossy(coremark::build::COMPILER),
-        flags: names(coremark::build::FLAGS, coremark::build::FLAG_SEPARATOR),
-        c_standard: Name::lossy(coremark::build::C_STANDARD),
-        defines: names(coremark::build::DEFINES, ';'),
-        coremark: CoreMarkBuild {
-            implementation: match coremark::build::IMPLEMENTATION {
-                "eembc" => CoreMarkImplementation::Eembc,
-                _ => CoreMarkImplementation::Project,
-            },
-            sources_sha256: Sha256Hex::new(coremark::build::SOURCES_SHA256).map_err(anyhow::Error::msg)?,
-            eembc_commit: Some(coremark::build::EEMBC_COMMIT).filter(|c| !c.is_empty()).map(Name::lossy),
-        },
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_binary_is_the_running_executable_and_its_target() {
-        let exe = std::env::current_exe().unwrap();
-        let b = binary(Ok(exe.clone())).unwrap();
-        assert_eq!(b.sha256.as_str(), crate::stage::cache::payload::sha256_file(&exe).unwrap());
-        assert_eq!(b.target.as_str(), TARGET);
-        // A triple: architecture, vendor, OS and perhaps an environment.
-        assert!(TARGET.split('-').count() >= 3, "{TARGET}");
-    }
-
-    #[test]
-    fn an_unreadable_executable_leaves_a_notice_not_a_failure() {
-        let gone = std::env::temp_dir().join("runner-bench-no-such-collector");
-        let n = binary(Ok(gone.clone())).unwrap_err();
-        assert_eq!(n.stage.as_str(), "collector");
-        let expected_start = format!("cannot read the running executable {}: ", gone.display());
-        assert!(n.message.as_str().starts_with(&expected_start), "{}", n.message);
-        assert!(
-            n.message.as_str().ends_with("; the result records no binary identity, so the site shows it as self-built"),
-            "{}",
-            n.message
-        );
-        let n = binary(Err(std::io::Error::other("no /proc"))).unwrap_err();
-        assert_eq!(
-            n.message.as_str(),
-            "cannot locate the running executable: no /proc; the result records no binary identity, so the site \
-             shows it as self-built"
-        );
-    }
 }
