@@ -5,7 +5,7 @@
 //! `cache`) for `collector assemble`: the save's part has the pairs with
 //! their saves, the restore's part the same pairs complete; assemble keeps
 //! the complete one. The save also writes the hand-off file the restore
-//! job reads.
+//! job reads; `collector cache wait` waits the publication gap it names.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -18,8 +18,9 @@ use runner_bench_format::measured::{
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, Sha256Hex, Timestamp};
 
 use crate::cmd::args::{IdentityArgs, ProfileArg};
-use crate::cmd::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
-use crate::cmd::cache::handoff::{check_other_instance, read_handoff, since, wait_gap};
+use crate::cmd::cache::handoff::{
+    HANDOFF_VERSION, Handoff, SavedPair, check_other_instance, read_handoff, restore_instance, since, wait_gap,
+};
 use crate::error::UsageError;
 use crate::platform::cleanup::TempFolder;
 use crate::platform::{affinity, machine};
@@ -282,12 +283,8 @@ pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     }
     let writer = ResultWriter::create(&args.out)?;
     let mut notices = Vec::new();
-    let mut instance = machine::instance();
-    if let Some(sim) = &args.simulate_instance {
-        if process_env("GITHUB_ACTIONS").as_deref() == Some("true") {
-            bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
-        }
-        instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
+    let instance = restore_instance(args.simulate_instance.as_deref())?;
+    if args.simulate_instance.is_some() {
         notices.push(notice(
             STAGE,
             "TEST ONLY: this restore's OS instance was simulated with --simulate-instance; its pairs do not show a \

@@ -21,6 +21,8 @@ use runner_bench_format::measured::{CacheMethod, CacheTransfer, Instance};
 use runner_bench_format::{Fingerprint, Message, Name, Notice, Parameters, Profile, Provider, Runner, Timestamp};
 use serde::{Deserialize, Serialize};
 
+use crate::platform::machine;
+use crate::result::provenance::process_env;
 use crate::stage::cache::BackendSpec;
 use crate::stage::cache::action::ActionSpec;
 use crate::stage::cache::payload::Manifest;
@@ -121,6 +123,20 @@ fn is_key(key: &str) -> bool {
     key.starts_with("runner-bench-")
         && key.len() <= 512
         && key.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+}
+
+/// This restore's OS instance, or with `--simulate-instance` (the
+/// collector's own tests, refused in GitHub Actions) another one, with boot
+/// id `simulated:VALUE`.
+pub fn restore_instance(simulate: Option<&str>) -> anyhow::Result<Instance> {
+    let mut instance = machine::instance();
+    if let Some(sim) = simulate {
+        if process_env("GITHUB_ACTIONS").as_deref() == Some("true") {
+            bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
+        }
+        instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
+    }
+    Ok(instance)
 }
 
 /// Refuses to restore on the OS instance that saved; where that cannot be

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use clap::Args;
 use runner_bench_format::measured::{CacheMethod, Status};
-use runner_bench_format::{Affinity, Name, Timestamp};
+use runner_bench_format::{Affinity, Timestamp};
 
 use super::slot::{Half, SaveContext, state_dir, workspace};
 use crate::cmd::args::{IdentityArgs, ProfileArg};
-use crate::cmd::cache::handoff::{check_other_instance, read_handoff, since, wait_gap};
+use crate::cmd::cache::handoff::{check_other_instance, read_handoff, restore_instance, since, wait_gap};
 use crate::error::UsageError;
-use crate::platform::{affinity, machine};
+use crate::platform::affinity;
 use crate::result::provenance::process_env;
 use crate::result::summary::append_to_github_file;
 use crate::stage::cache::action::{self, ActionSpec, State};
@@ -250,14 +250,8 @@ fn prepare_restore(args: PrepareArgs, dir: &Path, ws: &Path) -> anyhow::Result<(
         .find(|a| a.id.as_str() == pair.backend)
         .cloned()
         .with_context(|| format!("{}: pair of unknown action {}", args.handoff.display(), pair.backend))?;
-    let mut instance = machine::instance();
+    let instance = restore_instance(args.simulate_instance.as_deref())?;
     let mut extra = Vec::new();
-    if let Some(sim) = &args.simulate_instance {
-        if process_env("GITHUB_ACTIONS").as_deref() == Some("true") {
-            bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
-        }
-        instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
-    }
     check_other_instance(&instance, &h.save_instance, &mut extra)?;
     let target = ws.join(payload::DIR_NAME);
     if target.exists() {

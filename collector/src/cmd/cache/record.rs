@@ -12,8 +12,7 @@ use runner_bench_format::measured::{
 use runner_bench_format::{AnyResult, Message, Name, NonNeg, Notice, Profile, Sha256Hex, Timestamp};
 
 use super::slot::{Half, SaveContext, state_dir, workspace};
-use crate::cmd::cache::handoff::read_handoff;
-use crate::cmd::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
+use crate::cmd::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair, read_handoff};
 use crate::platform::machine;
 use crate::result::output::ResultWriter;
 use crate::result::provenance::process_env;
