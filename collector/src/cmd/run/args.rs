@@ -68,7 +68,7 @@ pub struct RunArgs {
     pub internet_ca_cert: Option<PathBuf>,
 
     #[command(flatten)]
-    pub http_cache: crate::stage::http_cache::HttpCacheArgs,
+    pub http_cache: super::http_cache_args::HttpCacheArgs,
 
     /// Logical CPU to pin the measuring thread to (Linux; on Windows a CPU
     /// of processor group 0; macOS cannot pin) [default: the lowest-numbered

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use runner_bench_format::{Parameters, Profile, Provider, Runner};
 
 use super::args::{RunArgs, StageArg};
+use super::http_cache_args::HttpCacheArgs;
 use crate::cmd::args::folder_or_temp;
 use crate::error::UsageError;
 use crate::stage::{StageKind, http_cache, internet};
@@ -103,7 +104,7 @@ fn sockets_fit(connections: &[u32], limit: Option<u64>) -> Result<(), UsageError
 const ENTRY_OVERHEAD_BYTES: u64 = 160;
 
 /// The profile's parameters with the http-cache grid's flags applied.
-fn http_cache_grid(mut parameters: Parameters, args: &http_cache::HttpCacheArgs) -> Result<Parameters, UsageError> {
+fn http_cache_grid(mut parameters: Parameters, args: &HttpCacheArgs) -> Result<Parameters, UsageError> {
     let invalid = |flag: &'static str, reason: &str| UsageError::InvalidValue { flag, reason: reason.to_string() };
     if let Some(n) = args.http_cache_entries {
         if n == 0 {

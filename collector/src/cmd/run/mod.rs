@@ -1,12 +1,13 @@
 //! `collector run`: check the invocation, then run each stage in order,
 //! rewriting the result file after every sample.
 //!
-//! Files: args.rs (the flags), config.rs (the flags checked, before anything
-//! is measured), interrupt.rs (what an interruption writes); here the stage
-//! loop.
+//! Files: args.rs (the flags; http_cache_args.rs those of the http-cache
+//! stage), config.rs (the flags checked, before anything is measured),
+//! interrupt.rs (what an interruption writes); here the stage loop.
 
 pub mod args;
 mod config;
+mod http_cache_args;
 mod interrupt;
 
 use runner_bench_format::measured::{CpuStage, Stages, Status};

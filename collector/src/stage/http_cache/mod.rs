@@ -16,8 +16,8 @@
 //! - A run (PUT and GET) has `sample_timeout_s`; a run that reaches it is
 //!   recorded as `timeout` with what it had done.
 //! - What only the server's owner knows (software, backend, quotas,
-//!   compression, digest) comes from flags (flags.rs) and is recorded as
-//!   declared.
+//!   compression, digest) comes from `collector run`'s flags
+//!   (cmd/run/http_cache_args.rs) and is recorded as declared.
 //!
 //! The requests go over hyper's HTTP/1.1 client connections (client.rs),
 //! spread over a thread per logical CPU (grid.rs), as oha's are. GET bodies
@@ -28,9 +28,8 @@ mod action_result;
 mod client;
 mod conditions;
 mod entries;
-pub mod flags;
 mod grid;
-mod protocol;
+pub mod protocol;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,8 +40,8 @@ use runner_bench_format::measured::{
 };
 use runner_bench_format::{Message, Name, Notice, Parameters};
 
-pub use flags::{HttpCacheArgs, HttpCacheSettings};
 use grid::{Phase, not_run};
+pub use protocol::HttpCacheSettings;
 use protocol::Target;
 
 use crate::platform::progress::Progress;
