@@ -10,16 +10,15 @@ mod config;
 mod http_cache_args;
 mod interrupt;
 
-use runner_bench_format::measured::{CpuStage, Stages, Status};
-use runner_bench_format::{Affinity, MeasuredResult, Message, Name, Notice};
+use runner_bench_format::measured::{Stages, Status};
+use runner_bench_format::{Affinity, MeasuredResult, Message};
 
 use crate::platform::affinity;
 use crate::platform::progress::Progress;
 use crate::result::new::new_result;
 use crate::result::output::ResultWriter;
 use crate::result::summary;
-use crate::stage::cpu::coremark;
-use crate::stage::{StageKind, cpu, disk, http_cache, internet};
+use crate::stage::{Stage, StageKind, cpu, disk, http_cache, internet};
 use args::RunArgs;
 use config::RunConfig;
 use interrupt::Journal;
@@ -40,7 +39,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     // From here on an interruption is recorded in the file (`interrupt`).
     let journal = Journal::start(writer, &result, planned);
-    let save = |r: &mut MeasuredResult| journal.save(r);
 
     crate::platform::cleanup::install_handler(interrupt::record);
     let mut progress = Progress::detect();
@@ -52,91 +50,29 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         journal.path().display()
     ));
     for &kind in &config.stages {
+        let params = &config.parameters;
         match kind {
             StageKind::Cpu => {
-                let plan = cpu::CpuPlan::new(&config.parameters, pin_cpu);
-                journal.stage_start(kind, Stages { cpu: Some(CpuStage { samples: Vec::new() }), ..Stages::default() });
-                if pin_cpu.is_none() {
-                    let text = "this OS has no hard CPU affinity: CoreMark ran unpinned";
-                    result
-                        .notices
-                        .push(Notice { stage: Name::lossy("cpu"), message: runner_bench_format::Message::lossy(text) });
-                }
-                progress.stage_start(kind.title(), plan.samples as usize);
-                progress.note(&format!(
-                    "{}, built by {} with {}; {}",
-                    coremark::implementation(),
-                    coremark::build::COMPILER,
-                    coremark::build::FLAGS.replace(coremark::build::FLAG_SEPARATOR, " "),
-                    match pin_cpu {
-                        Some(cpu) => format!("pinned to CPU {cpu}"),
-                        None => "unpinned".to_string(),
-                    }
-                ));
-                let stage = cpu::run(&plan, &mut progress, |partial| {
-                    result.stages.cpu = Some(partial.clone());
-                    save(&mut result)
-                })?;
-                result.stages.cpu = Some(stage);
+                let plan = cpu::CpuPlan::new(params, pin_cpu);
+                run_stage(&plan, &mut result, &journal, &mut progress)?;
             }
             StageKind::Disk => {
-                let plan = disk::DiskPlan::new(&config.parameters, config.disk_dir.clone(), pin_cpu);
-                journal.stage_start(kind, Stages { disk: Some(disk::empty_stage(&plan)), ..Stages::default() });
-                progress.stage_start(kind.title(), plan.samples as usize);
-                let outcome = disk::run(&plan, &mut progress, |partial| {
-                    result.stages.disk = Some(partial.clone());
-                    save(&mut result)
-                })?;
-                result.stages.disk = Some(outcome.stage);
-                result.notices.extend(outcome.notices);
+                let plan = disk::DiskPlan::new(params, config.disk_dir.clone(), pin_cpu);
+                run_stage(&plan, &mut result, &journal, &mut progress)?;
             }
             StageKind::Internet => {
-                let plan = internet::InternetPlan::new(&config.parameters, config.internet.clone());
-                journal.stage_start(kind, Stages { internet: Some(internet::empty_stage(&plan)), ..Stages::default() });
-                progress.stage_start(kind.title(), plan.total_samples());
-                progress.note(&format!(
-                    "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; \
-                     request times include DNS, TCP and TLS (not ICMP RTT)",
-                    plan.target.endpoint.name,
-                    plan.target.endpoint.url,
-                    plan.transfer_mib,
-                    plan.max_request_mib,
-                    plan.target.base.scheme().to_uppercase(),
-                ));
-                let stage = internet::run(&plan, &mut progress, |partial, notice| {
-                    result.stages.internet = Some(partial.clone());
-                    result.notices.extend(notice.cloned());
-                    save(&mut result)
-                })?;
-                result.stages.internet = Some(stage);
+                let plan = internet::InternetPlan::new(params, config.internet.clone());
+                run_stage(&plan, &mut result, &journal, &mut progress)?;
             }
             StageKind::HttpCache => {
                 let settings = config.http_cache.clone().expect("config requires --http-cache-url for this stage");
-                let plan = http_cache::HttpCachePlan::new(&config.parameters, settings);
-                journal.stage_start(
-                    kind,
-                    Stages { http_cache: Some(http_cache::empty_stage(&plan)), ..Stages::default() },
-                );
-                progress.stage_start(kind.title(), plan.cells().len());
-                progress.note(&format!(
-                    "{} ({}): {} entries per run, PUT then GET, over {:?} keep-alive connections at {:?} bytes",
-                    plan.target.base,
-                    plan.target.protocol.name(),
-                    plan.entries,
-                    plan.connections,
-                    plan.value_bytes,
-                ));
-                let stage = http_cache::run(&plan, &mut progress, |partial, notice| {
-                    result.stages.http_cache = Some(partial.clone());
-                    result.notices.extend(notice.cloned());
-                    save(&mut result)
-                })?;
-                result.stages.http_cache = Some(stage);
+                let plan = http_cache::HttpCachePlan::new(params, settings);
+                run_stage(&plan, &mut result, &journal, &mut progress)?;
             }
             other => unreachable!("config admits only available stages, not {}", other.name()),
         }
         progress.stage_end();
-        save(&mut result)?;
+        journal.save(&mut result)?;
         journal.stage_end();
     }
     // Every stage is in the file: an interruption from here on loses nothing.
@@ -154,6 +90,31 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !empty.is_empty() {
         anyhow::bail!("{}; {} keeps every sample and its message", empty.join("; "), path.display());
     }
+    Ok(())
+}
+
+/// Runs one stage, the result's copy of it rewritten after every sample.
+fn run_stage<S: Stage>(
+    stage: &S,
+    result: &mut MeasuredResult,
+    journal: &Journal,
+    progress: &mut Progress,
+) -> anyhow::Result<()> {
+    let mut empty = Stages::default();
+    S::place(stage.empty(), &mut empty);
+    journal.stage_start(S::KIND, empty);
+    result.notices.extend(stage.notices());
+    progress.stage_start(S::KIND.title(), stage.samples());
+    if let Some(text) = stage.intro() {
+        progress.note(&text);
+    }
+    let (section, notices) = stage.run(progress, |partial, notice| {
+        S::place(partial.clone(), &mut result.stages);
+        result.notices.extend(notice.cloned());
+        journal.save(result)
+    })?;
+    S::place(section, &mut result.stages);
+    result.notices.extend(notices);
     Ok(())
 }
 

@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Status, Validation};
-use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
+use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Stages, Status, Validation};
+use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
 
 use crate::platform::affinity;
 pub mod coremark;
@@ -21,6 +21,7 @@ pub mod coremark;
 use crate::platform::cputime;
 use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
+use crate::stage::{Stage, StageKind};
 use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
 
 /// A batch should take about this long, so the clock is read rarely but a
@@ -290,6 +291,54 @@ fn ticks_per_s() -> Option<f64> {
 #[cfg(not(target_os = "linux"))]
 fn ticks_per_s() -> Option<f64> {
     None
+}
+
+impl Stage for CpuPlan {
+    type Section = CpuStage;
+    const KIND: StageKind = StageKind::Cpu;
+
+    fn samples(&self) -> usize {
+        self.samples as usize
+    }
+
+    fn empty(&self) -> CpuStage {
+        CpuStage { samples: Vec::new() }
+    }
+
+    fn place(section: CpuStage, stages: &mut Stages) {
+        stages.cpu = Some(section);
+    }
+
+    fn notices(&self) -> Vec<Notice> {
+        match self.cpu {
+            Some(_) => Vec::new(),
+            None => vec![Notice {
+                stage: Name::lossy("cpu"),
+                message: Message::lossy("this OS has no hard CPU affinity: CoreMark ran unpinned"),
+            }],
+        }
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{}, built by {} with {}; {}",
+            coremark::implementation(),
+            coremark::build::COMPILER,
+            coremark::build::FLAGS.replace(coremark::build::FLAG_SEPARATOR, " "),
+            match self.cpu {
+                Some(cpu) => format!("pinned to CPU {cpu}"),
+                None => "unpinned".to_string(),
+            }
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        mut after_sample: impl FnMut(&CpuStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(CpuStage, Vec<Notice>)> {
+        Ok((run(self, progress, |partial| after_sample(partial, None))?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

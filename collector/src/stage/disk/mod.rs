@@ -29,7 +29,7 @@ use std::fs::File;
 use std::sync::Arc;
 use std::time::Instant;
 
-use runner_bench_format::measured::{DiskOp, DiskSample, DiskStage, Status};
+use runner_bench_format::measured::{DiskOp, DiskSample, DiskStage, Stages, Status};
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice};
 
 use crate::platform::affinity;
@@ -37,6 +37,7 @@ use crate::platform::cleanup::TempFile;
 use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
 use crate::rng::SplitMix64;
+use crate::stage::{Stage, StageKind};
 
 mod buffer;
 mod file;
@@ -375,6 +376,32 @@ pub fn failed(status: Status, message: &str, affinity: Affinity) -> DiskSample {
         seq_write: None,
         rand_read: None,
         rand_write: None,
+    }
+}
+
+impl Stage for DiskPlan {
+    type Section = DiskStage;
+    const KIND: StageKind = StageKind::Disk;
+
+    fn samples(&self) -> usize {
+        self.samples as usize
+    }
+
+    fn empty(&self) -> DiskStage {
+        empty_stage(self)
+    }
+
+    fn place(section: DiskStage, stages: &mut Stages) {
+        stages.disk = Some(section);
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        mut after_sample: impl FnMut(&DiskStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(DiskStage, Vec<Notice>)> {
+        let outcome = run(self, progress, |partial| after_sample(partial, None))?;
+        Ok((outcome.stage, outcome.notices))
     }
 }
 

@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use runner_bench_format::measured::{
-    HttpCacheDeclared, HttpCachePhase, HttpCacheRun, HttpCacheServer, HttpCacheStage, Status,
+    HttpCacheDeclared, HttpCachePhase, HttpCacheRun, HttpCacheServer, HttpCacheStage, Stages, Status,
 };
 use runner_bench_format::{Message, Name, Notice, Parameters};
 
@@ -48,6 +48,7 @@ use crate::platform::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::stage::http;
 use crate::stage::internet::{chain, secs_label};
+use crate::stage::{Stage, StageKind};
 use client::Connector;
 
 /// What a value stands for when its owner declared none.
@@ -245,6 +246,42 @@ fn describe(run: &HttpCacheRun) -> String {
 
 fn notice(text: &str) -> Notice {
     Notice { stage: Name::lossy("http-cache"), message: Message::lossy(text) }
+}
+
+impl Stage for HttpCachePlan {
+    type Section = HttpCacheStage;
+    const KIND: StageKind = StageKind::HttpCache;
+
+    fn samples(&self) -> usize {
+        self.cells().len()
+    }
+
+    fn empty(&self) -> HttpCacheStage {
+        empty_stage(self)
+    }
+
+    fn place(section: HttpCacheStage, stages: &mut Stages) {
+        stages.http_cache = Some(section);
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{} ({}): {} entries per run, PUT then GET, over {:?} keep-alive connections at {:?} bytes",
+            self.target.base,
+            self.target.protocol.name(),
+            self.entries,
+            self.connections,
+            self.value_bytes,
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        after_run: impl FnMut(&HttpCacheStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(HttpCacheStage, Vec<Notice>)> {
+        Ok((run(self, progress, after_run)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ mod transfer;
 use std::time::Duration;
 
 use anyhow::Context;
-use runner_bench_format::measured::{InternetStage, Status, TransferSample};
+use runner_bench_format::measured::{InternetStage, Stages, Status, TransferSample};
 use runner_bench_format::{Message, Name, Notice};
 
 pub use plan::{Direction, InternetPlan, secs_label};
@@ -52,6 +52,7 @@ pub use target::{DEFAULT_URL, Target, TargetField};
 pub use transfer::{Transfers, chain};
 
 use crate::platform::progress::Progress;
+use crate::stage::{Stage, StageKind};
 
 /// The stage before its first sample.
 pub fn empty_stage(plan: &InternetPlan) -> InternetStage {
@@ -143,6 +144,43 @@ fn transfer_notice(plan: &InternetPlan, direction: Direction, i: u32, sample: &T
 
 fn notice(text: &str) -> Notice {
     Notice { stage: Name::lossy("internet"), message: Message::lossy(text) }
+}
+
+impl Stage for InternetPlan {
+    type Section = InternetStage;
+    const KIND: StageKind = StageKind::Internet;
+
+    fn samples(&self) -> usize {
+        self.total_samples()
+    }
+
+    fn empty(&self) -> InternetStage {
+        empty_stage(self)
+    }
+
+    fn place(section: InternetStage, stages: &mut Stages) {
+        stages.internet = Some(section);
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; request times \
+             include DNS, TCP and TLS (not ICMP RTT)",
+            self.target.endpoint.name,
+            self.target.endpoint.url,
+            self.transfer_mib,
+            self.max_request_mib,
+            self.target.base.scheme().to_uppercase(),
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        after_sample: impl FnMut(&InternetStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(InternetStage, Vec<Notice>)> {
+        Ok((run(self, progress, after_sample)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]
