@@ -255,8 +255,6 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
             "actions/download-artifact",
             "actions/github-script",
             "actions/upload-artifact",
-            "cirruslabs/cache/restore",
-            "cirruslabs/cache/save",
             "runs-on/cache/restore",
             "runs-on/cache/save"
         ]
@@ -648,7 +646,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
         .into_iter()
         .chain((1..=2).flat_map(|slot| {
             let mut s = vec![step(&format!("Prepare the cache action of slot {slot} (restore)"), "skipped", "skipped")];
-            for action in ["actions/cache", "WarpBuilds/cache", "runs-on/cache", "cirruslabs/cache"] {
+            for action in ["actions/cache", "WarpBuilds/cache", "runs-on/cache"] {
                 s.push(step(&format!("{action}/restore (slot {slot})"), "skipped", "skipped"));
             }
             s.push(step(&format!("Record the cache action of slot {slot} (restore)"), "skipped", "skipped"));
