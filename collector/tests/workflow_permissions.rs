@@ -86,7 +86,8 @@ fn the_attest_job_runs_no_checked_out_code() {
         }
     }
     // It signs the digest assemble computed, not whatever file it finds.
-    let sign = steps.iter().find(|s| s.get("uses").and_then(Value::as_str).is_some_and(|u| u.contains("attest"))).unwrap();
+    let sign =
+        steps.iter().find(|s| s.get("uses").and_then(Value::as_str).is_some_and(|u| u.contains("attest"))).unwrap();
     assert!(sign["with"].get("subject-path").is_none());
     assert!(sign["with"]["subject-digest"].as_str().unwrap().contains("needs.assemble.outputs.sha256"));
 }

@@ -82,10 +82,10 @@ pub(crate) enum Fault {
     /// (`always()`, `continue-on-error`), as code the caller chose would.
     AddStep { job: String, name: String, script: String },
     /// Before `before` starts, another job of the run (a caller's own job
-    /// beside the benchmark's) uploads `files` (path, content) as artifact
-    /// `name` with `overwrite: true`: the old artifact is deleted and the
-    /// new one gets a new id.
-    OverwriteArtifact { before: String, name: String, files: Vec<(String, String)> },
+    /// beside the benchmark's) uploads artifact `name` again, with
+    /// `overwrite: true`, its files each with `append` added: the old
+    /// artifact is deleted and the new one gets a new id.
+    OverwriteArtifact { before: String, name: String, append: String },
 }
 
 /// The token double's OIDC request variables for a job that may request
@@ -224,17 +224,14 @@ pub(crate) fn run(wf: &Workflow, settings: &Settings) -> anyhow::Result<Run> {
     let mut jobs: Vec<JobReport> = Vec::new();
     for job in wf.order()? {
         for f in &settings.faults {
-            if let Fault::OverwriteArtifact { before, name, files } = f
+            if let Fault::OverwriteArtifact { before, name, append } = f
                 && before == &job.id
             {
                 let dir = shared.artifacts.join(name);
-                if dir.exists() {
-                    std::fs::remove_dir_all(&dir)?;
-                }
-                for (rel, content) in files {
-                    let p = dir.join(rel);
-                    std::fs::create_dir_all(p.parent().context("a file in a folder")?)?;
-                    std::fs::write(p, content)?;
+                for rel in super::glob::files_below(&dir)? {
+                    let mut bytes = std::fs::read(dir.join(&rel))?;
+                    bytes.extend_from_slice(append.as_bytes());
+                    std::fs::write(dir.join(&rel), bytes)?;
                 }
                 let (id, _) = actions::register_artifact(&shared.artifacts, name)?;
                 eprintln!("rehearsal: a caller's job overwrote artifact {name} (now id {id}) before job {before}");
