@@ -102,3 +102,25 @@ fn no_other_workflow_lets_a_pull_request_sign() {
         }
     }
 }
+
+#[test]
+fn ci_checks_a_pull_request_with_the_bases_checker() {
+    let wf = workflow("ci.yml");
+    let steps = wf["jobs"]["check-results"]["steps"].as_sequence().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s.get("run").and_then(Value::as_str)).collect();
+    // The checker is a worktree of the merge's first parent.
+    assert!(runs.iter().any(|r| r.contains("base=$(git rev-parse --verify HEAD^1)")
+        && r.contains(r#"git worktree add --detach "$RUNNER_TEMP/checker" "$base""#)));
+    // site is built there and run here, on the pull request's results.
+    let check = runs.iter().find(|r| r.contains("site check")).unwrap();
+    assert!(check.contains(r#"(cd "$CHECKER" && cargo build -p site"#), "{check}");
+    assert!(check.contains("target/checker/release/site check --format github results/"), "{check}");
+    let verify = runs.iter().find(|r| r.contains("verify-submission.sh")).unwrap();
+    assert_eq!(verify.trim(), r#"bash "$CHECKER/scripts/verify-submission.sh""#);
+    assert!(!runs.iter().any(|r| r.contains("cargo run -p site") || r.contains("bash scripts/verify-submission.sh")));
+    // A change to the checker is flagged.
+    let flag = runs.iter().find(|r| r.contains("changes the checker")).unwrap();
+    for path in ["scripts/verify-submission.sh", "site", "format"] {
+        assert!(flag.contains(&format!(" {path} ")), "{flag}");
+    }
+}
