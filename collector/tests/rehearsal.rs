@@ -313,6 +313,30 @@ fn only_a_run_of_upstreams_release_is_attested() {
     assert!(!runs("submit", &[], &[("assemble", Conclusion::Failure), ("attest", Conclusion::Skipped)]));
 }
 
+#[test]
+fn runs_on_takes_a_label_a_json_label_list_or_a_group() {
+    // Every job on the measured runner has the same runs-on, which the
+    // rehearsal's evaluator reads as GitHub would.
+    let wf = benchmark_workflow();
+    let on_runner = ["measure", "save-1", "restore-1", "save-2", "restore-2", "save-3", "restore-3"];
+    let text = &wf.job("measure").unwrap().runs_on[0];
+    for id in on_runner {
+        assert_eq!(&wf.job(id).unwrap().runs_on, &[text.clone()], "{id}");
+    }
+    let eval = |given: &str| {
+        let mut contexts = serde_json::Map::new();
+        contexts.insert("inputs".into(), serde_json::json!({"runs-on": given}));
+        let scope = workflow::expr::Scope { contexts: &contexts, status: None };
+        workflow::expr::field_value(text, &scope).unwrap()
+    };
+    assert_eq!(eval("my-runner"), serde_json::json!("my-runner"));
+    assert_eq!(eval(r#"["self-hosted", "linux", "x64"]"#), serde_json::json!(["self-hosted", "linux", "x64"]));
+    assert_eq!(
+        eval(r#"{"group": "my-group", "labels": ["linux"]}"#),
+        serde_json::json!({"group": "my-group", "labels": ["linux"]})
+    );
+}
+
 const PROVIDER: &str = "rehearsal";
 const RUNNER: &str = "rehearsal-linux-x64";
 
