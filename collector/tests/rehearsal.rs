@@ -321,7 +321,7 @@ fn runs_on_takes_a_label_a_json_label_list_or_a_group() {
     let on_runner = ["measure", "save-1", "restore-1", "save-2", "restore-2", "save-3", "restore-3"];
     let text = &wf.job("measure").unwrap().runs_on[0];
     for id in on_runner {
-        assert_eq!(&wf.job(id).unwrap().runs_on, &[text.clone()], "{id}");
+        assert_eq!(wf.job(id).unwrap().runs_on, [text.as_str()], "{id}");
     }
     let eval = |given: &str| {
         let mut contexts = serde_json::Map::new();
