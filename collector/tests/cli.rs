@@ -491,8 +491,7 @@ fn prepare_refuses_an_action_it_cannot_time() {
     let dir = tempfile::tempdir().unwrap();
     assert_eq!(
         stderr_of(&mut prepare_save(dir.path(), &["buildjet"])),
-        "error: --action: unknown action \"buildjet\"; the workflow runs actions-cache, warpbuild, runs-on, \
-         cirrus\n"
+        "error: --action: unknown action \"buildjet\"; the workflow runs actions-cache, warpbuild, runs-on\n"
     );
     assert_eq!(
         stderr_of(&mut prepare_save(dir.path(), &["warpbuild"])),
@@ -505,7 +504,7 @@ fn prepare_refuses_an_action_it_cannot_time() {
         "error: --action: actions-cache is given twice\n"
     );
     assert_eq!(
-        stderr_of(&mut prepare_save(dir.path(), &["actions-cache", "runs-on", "cirrus"])),
+        stderr_of(&mut prepare_save(dir.path(), &["actions-cache", "runs-on", "warpbuild"])),
         "error: --action: 3 actions given; a job has 2 slots (benchmark.yml)\n"
     );
 }

@@ -38,9 +38,9 @@ pub struct PrepareArgs {
     pub trial: Option<u32>,
 
     /// save: an action of the catalogue (`actions-cache`, `warpbuild`,
-    /// `runs-on`, `cirrus`), optionally with `;routing=PATTERNS` (the hosts
-    /// the runtime service URL may have). Repeat for a second, in order; a
-    /// job has two slots.
+    /// `runs-on`), optionally with `;routing=PATTERNS` (the hosts the
+    /// runtime service URL may have). Repeat for a second, in order; a job
+    /// has two slots.
     #[arg(long = "action")]
     pub actions: Vec<String>,
 
