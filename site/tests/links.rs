@@ -95,15 +95,23 @@ fn every_internal_link_of_the_site_lands() {
 #[test]
 fn long_documents_have_a_table_of_contents_and_every_heading_an_id() {
     let out = tempfile::tempdir().unwrap();
-    let status =
-        Command::new(env!("CARGO_BIN_EXE_site")).current_dir(ROOT).args(["build", "--out"]).arg(out.path()).output().unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_site"))
+        .current_dir(ROOT)
+        .args(["build", "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
     assert!(status.status.success(), "site build failed: {}", String::from_utf8_lossy(&status.stderr));
     for page in ["methodology", "result-format", "about", "submit"] {
         let html = std::fs::read_to_string(out.path().join(page).join("index.html")).unwrap();
         let body = &html[html.find("<article").unwrap()..];
         for level in ["<h2", "<h3", "<h4"] {
             for (i, _) in body.match_indices(level) {
-                assert!(body[i..].starts_with(&format!("{level} id=\"")), "/{page}/: a heading without an id: {}", &body[i..i + 60]);
+                assert!(
+                    body[i..].starts_with(&format!("{level} id=\"")),
+                    "/{page}/: a heading without an id: {}",
+                    &body[i..i + 60]
+                );
             }
         }
         let sections = body.matches("<h2 id=").count();

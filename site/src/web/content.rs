@@ -216,7 +216,9 @@ fn contents(headings: &[Heading]) -> String {
             Event::End(TagEnd::Link),
         ]
     };
-    let mut events = vec![Event::Html(CowStr::from("<nav class=\"toc\" aria-label=\"Contents\">\n<p><strong>Contents</strong></p>\n"))];
+    let mut events = vec![Event::Html(CowStr::from(
+        "<nav class=\"toc\" aria-label=\"Contents\">\n<p><strong>Contents</strong></p>\n",
+    ))];
     events.push(Event::Start(Tag::List(Some(1))));
     let mut in_item = false;
     let mut in_sub = false;

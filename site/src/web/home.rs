@@ -84,7 +84,8 @@ pub(super) fn home_page(
             plots,
         });
     }
-    site.add("index.html", pages::home(tera, common, model, &group_pages)?);
+    let leaders = super::leaders::leaders(model, &pages::TABLES);
+    site.add("index.html", pages::home(tera, common, model, &group_pages, &leaders)?);
     let rows = made.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok((site, tables, HomeCache { rows, plots: drawn }))
 }

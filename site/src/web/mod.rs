@@ -27,6 +27,7 @@ mod history;
 mod home;
 mod html;
 pub mod index_json;
+mod leaders;
 pub mod memo;
 pub(crate) mod memory;
 pub mod model;

@@ -227,6 +227,11 @@ trait Headline {
     fn published_variation_pct(&self) -> Option<f64> {
         None
     }
+    /// The range of its samples as a report published it, for rows without
+    /// samples: it stands for the interval in the ranking (`rank`).
+    fn published_range(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 impl Headline for CpuRow {
@@ -239,6 +244,9 @@ impl Headline for CpuRow {
     }
     fn published_variation_pct(&self) -> Option<f64> {
         leading(&self.variation)
+    }
+    fn published_range(&self) -> Option<(f64, f64)> {
+        if self.headline_samples.is_empty() { range(&self.range) } else { None }
     }
 }
 
@@ -889,7 +897,13 @@ fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
         r.variable = variation.is_some_and(|v| v > VARIATION_FLAG_PCT);
     });
     let ranked = rows.iter().take_while(|r| !r.marked && !r.meta.stale && r.fig.value().is_some()).count();
-    let intervals: Vec<Option<Interval>> = rows[..ranked].iter().map(|r| r.interval).collect();
+    // An imported row has no samples to compute an interval from; where
+    // its report published the samples' range, two rows whose ranges
+    // overlap cannot be told apart either, and share a place.
+    let intervals: Vec<Option<Interval>> = rows[..ranked]
+        .iter()
+        .map(|r| r.interval.or_else(|| r.fig.published_range().map(|(lo, hi)| Interval { lo, hi })))
+        .collect();
     for (r, place) in rows.iter_mut().zip(stats::ranks(&intervals)) {
         r.place = Some(place);
     }

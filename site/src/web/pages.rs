@@ -322,10 +322,18 @@ struct HomeContext<'a> {
     providers: usize,
     /// Build-cache server documents, which the home page links to.
     servers: usize,
+    /// Who leads each stage's largest table.
+    leaders: &'a [super::leaders::Leader],
 }
 
 /// The home page: the comparison.
-pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>]) -> anyhow::Result<String> {
+pub fn home(
+    tera: &Tera,
+    common: &Common,
+    model: &Model,
+    groups: &[GroupPage<'_>],
+    leaders: &[super::leaders::Leader],
+) -> anyhow::Result<String> {
     let ctx = HomeContext {
         common,
         title: "CI runner benchmarks",
@@ -337,6 +345,7 @@ pub fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupPage<'_>
         runners: model.runners.len(),
         providers: model.runners.iter().map(|r| &r.provider_id).collect::<std::collections::BTreeSet<_>>().len(),
         servers: model.servers.len(),
+        leaders,
     };
     let page = render(tera, "home.html", &ctx)?;
     let tables = groups.iter().flat_map(|g| [&g.cpu, &g.cpu_eembc, &g.disk, &g.cache, &g.cache_action, &g.internet]);
