@@ -31,6 +31,8 @@ mod same_run;
 mod time;
 mod walk;
 
+pub use profiles::is_tryout;
+
 /// One broken rule in one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
@@ -649,7 +651,7 @@ fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note
     durations::measured(c, file, m);
     claims::measured(c, file, m);
     time::measured(c, file, m);
-    let mut notes = Vec::new();
+    let mut notes: Vec<Note> = profiles::tryout_note(m).into_iter().collect();
     let params = &m.parameters;
     // The jobs that did not succeed and measure `stage` (and `trial`).
     let explaining = |stage: &str, trial: Option<u32>| -> Vec<&JobOutcome> {

@@ -39,6 +39,28 @@ fn profile_list() -> String {
     }
 }
 
+/// Whether a measured result used the quick profile: a try-out of the
+/// collector, which the site shows apart, marked, and never ranks
+/// (`tryout_note`; `web::model` marks its rows).
+pub fn is_tryout(m: &MeasuredResult) -> bool {
+    static QUICK: OnceLock<String> = OnceLock::new();
+    m.fingerprint.as_str() == QUICK.get_or_init(|| Profile::Quick.parameters().fingerprint().to_string())
+}
+
+/// What `site check` says of a quick-profile result: it is accepted, and
+/// why none of its figures is ranked.
+pub(super) fn tryout_note(m: &MeasuredResult) -> Option<super::Note> {
+    is_tryout(m).then(|| super::Note {
+        field: "$.fingerprint".to_string(),
+        reason: format!(
+            "{} is the quick profile's, a try-out: the site shows the result marked \"try-out\" and never ranks \
+             it; a run of the standard profile ({}) is ranked",
+            m.fingerprint,
+            Profile::Standard.parameters().fingerprint()
+        ),
+    })
+}
+
 /// The measured result's fingerprint is one of its collector version's
 /// profiles. (That the fingerprint is the parameters' is the format's rule,
 /// so a custom set of parameters is refused here by its fingerprint.)

@@ -57,6 +57,9 @@ pub struct Meta {
     pub incomplete: bool,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
+    /// Measured with the quick profile, a try-out: shown, marked, never
+    /// ranked.
+    pub tryout: bool,
     /// The tag of the published release whose collector measured it.
     pub release: Option<String>,
     /// Why its collector is not a published release (a measured result
@@ -92,7 +95,7 @@ pub struct FailedJob {
 impl Meta {
     /// Whether the row takes part in comparisons without reservation.
     pub fn clean(&self) -> bool {
-        !self.incomplete && self.excluded.is_none()
+        !self.incomplete && self.excluded.is_none() && !self.tryout
     }
 }
 
@@ -196,7 +199,7 @@ pub struct Row<T> {
 impl<T> Row<T> {
     fn new(meta: &Arc<Meta>, fig: T, incomplete: bool) -> Row<T> {
         Row {
-            marked: incomplete || meta.excluded.is_some(),
+            marked: incomplete || meta.excluded.is_some() || meta.tryout,
             meta: meta.clone(),
             fig,
             incomplete,
@@ -806,6 +809,7 @@ fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
         stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
         excluded: run.excluded.clone(),
+        tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release,
         self_built,
         failed_jobs,
