@@ -22,9 +22,13 @@ pub struct Leader {
     pub stage: &'static str,
     /// The figure the table ranks by, e.g. `median iterations/s`.
     pub ranked_by: &'static str,
-    /// The runners of place 1: more than one where they cannot be told
-    /// apart.
+    /// The runners of place 1 (the first `NAMED` of them): more than one
+    /// where they cannot be told apart.
     pub first: Vec<Leading>,
+    /// How many rows share place 1, named or not, and how many of them
+    /// `first` leaves unnamed.
+    pub first_count: usize,
+    pub first_unnamed: usize,
     /// How far place 1 (its weakest row, where rows share it) is ahead of
     /// the next place, in percent of the next place's figure (for a figure
     /// where lower is better, how much longer the next place takes); none
@@ -105,8 +109,12 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
         }
         _ => line(&g.internet, |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()), true),
     };
+    let first_count = first.len();
+    let first: Vec<Leading> = first.into_iter().take(NAMED).collect();
     Some(Leader {
         stage,
+        first_count,
+        first_unnamed: first_count - first.len(),
         ranked_by,
         first,
         lead_pct,
@@ -123,6 +131,11 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
         more_tables: tables.len() - 1,
     })
 }
+
+/// The most runners a line names where they share place 1: a thousand
+/// identical figures would otherwise put a thousand links on the first
+/// screen.
+const NAMED: usize = 3;
 
 /// How many rows of the table `kind` of `g` have a place.
 fn ranked_rows(g: &Group, kind: &str) -> usize {

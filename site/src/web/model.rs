@@ -218,10 +218,25 @@ impl<T> Row<T> {
 /// trials vary by up to 61 %.
 pub const VARIATION_FLAG_PCT: f64 = 10.0;
 
+/// The interval a table prints under a median: none where it is only the
+/// samples' range and the table has a Min–max column that shows it already
+/// (with 3 to 5 samples the bootstrap's percentiles are the smallest and
+/// largest sample).
+pub fn shown_interval(interval: Option<Interval>, samples: &[f64], range_column: bool) -> Option<String> {
+    let interval = interval?;
+    let (lo, hi) = samples.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if range_column && interval.lo == lo && interval.hi == hi {
+        return None;
+    }
+    Some(figures::range(interval.lo, interval.hi))
+}
+
 /// The figure a table ranks its rows by (`pages::TABLES` names it).
 trait Headline {
     /// Which way is better.
     const BETTER: Better;
+    /// Whether the table has a Min–max column of the headline's samples.
+    const RANGE_COLUMN: bool = false;
     /// The median.
     fn value(&self) -> Option<f64>;
     /// Its samples: measured rows only.
@@ -239,6 +254,7 @@ trait Headline {
 
 impl Headline for CpuRow {
     const BETTER: Better = Better::Higher;
+    const RANGE_COLUMN: bool = true;
     fn value(&self) -> Option<f64> {
         self.median_value
     }
@@ -893,7 +909,7 @@ fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
     });
     rows.par_iter_mut().for_each(|r| {
         r.interval = stats::median_ci95(r.fig.samples());
-        r.ci = r.interval.map(|i| figures::range(i.lo, i.hi));
+        r.ci = shown_interval(r.interval, r.fig.samples(), T::RANGE_COLUMN);
         let variation = match r.fig.samples() {
             [] => r.fig.published_variation_pct(),
             s => stats::variation_pct(s),
