@@ -10,7 +10,8 @@
 #
 # Prints, for each of RUNS runs, the median project ÷ EEMBC speed over the
 # slice pairs with its interquartile range and the ratio of the totals, and
-# the median of the runs' medians; appends them to docs/benchmarks.md.
+# the median of the runs' medians; puts them, as the latest run, in
+# docs/benchmarks.md's bench-cpu-ab block (scripts/lib/docs-section.sh).
 # Target (issue 18): 0.99-1.01.
 #
 # Usage: bash scripts/bench-cpu-ab.sh EEMBC_CHECKOUT [RUNS] [CPU]
@@ -54,18 +55,17 @@ done
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 overall=$(printf '%s\n' "${medians[@]}" | python3 -c 'import statistics, sys; print("%.4f" % statistics.median(float(l) for l in sys.stdin))')
 echo "median of the runs' medians: $overall; load $load_before before, $load_after after"
+# shellcheck source=scripts/lib/docs-section.sh
+source scripts/lib/docs-section.sh
 {
-  echo
-  echo "## CoreMark: the project's implementation against EEMBC's in one process ($(date -u +%Y-%m-%d))"
-  echo
-  echo "\`bash scripts/bench-cpu-ab.sh EEMBC_CHECKOUT $runs $cpu\` at $(git rev-parse --short HEAD), EEMBC at ${commit:0:12},"
-  echo "GCC $(gcc -dumpfullversion) \`${flags[*]}\`, $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)),"
-  echo "pinned to CPU $cpu; 400 slice pairs of 200 iterations per run; load average $load_before before and"
-  echo "$load_after after. Project ÷ EEMBC speed per CPU-second (above 1: the project's is faster):"
+  echo "\`bash scripts/bench-cpu-ab.sh EEMBC_CHECKOUT $runs $cpu\`, $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD), EEMBC at ${commit:0:12};"
+  echo "$(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), pinned to CPU $cpu; GCC $(gcc -dumpfullversion) \`${flags[*]}\`;"
+  echo "400 slice pairs of 200 iterations per run; load average $load_before before, $load_after after."
+  echo "Project ÷ EEMBC per CPU-second (above 1: the project's is faster):"
   echo
   echo "| Run | Median of the slice pairs | Interquartile range | Ratio of the totals |"
   echo "| ---: | ---: | ---: | ---: |"
   printf '%s\n' "${lines[@]}"
   echo
   echo "Median of the runs' medians: **$overall** (target 0.99-1.01)."
-} >>docs/benchmarks.md
+} | docs_replace_section docs/benchmarks.md bench-cpu-ab

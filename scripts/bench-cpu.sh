@@ -29,8 +29,9 @@
 #
 # Prints every pair, the median ratio collector ÷ official per wall-second
 # and per CPU-second, each program's variation (population coefficient of
-# variation of its per-run figures) and the load, and appends them to
-# docs/benchmarks.md. Targets (issue 18): the CPU-second ratio within
+# variation of its per-run figures) and the load, and puts them, as the
+# latest run, in docs/benchmarks.md's bench-cpu block
+# (scripts/lib/docs-section.sh). Targets (issue 18): the CPU-second ratio within
 # 0.99-1.01, and the collector's variation no larger than the official
 # program's.
 #
@@ -146,18 +147,17 @@ echo "variation: collector ${cv_cw}% wall, ${cv_cc}% CPU; official ${cv_ow}% wal
 compiler=$(jq -r .build.compiler "$work/c.json")
 implementation=$(jq -r '.build.coremark.implementation' "$work/c.json")
 flags=$(jq -r '.build.flags | join(" ")' "$work/c.json")
+# shellcheck source=scripts/lib/docs-section.sh
+source scripts/lib/docs-section.sh
 {
-  echo
-  echo "## CoreMark: the collector against EEMBC's build ($(date -u +%Y-%m-%d))"
-  echo
-  echo "\`${COLLECTOR_PROFILE:+COLLECTOR_PROFILE=$profile }${OFFICIAL_SECONDS:+OFFICIAL_SECONDS=$OFFICIAL_SECONDS }bash scripts/bench-cpu.sh EEMBC_CHECKOUT $pairs $cpu\` at $(git rev-parse --short HEAD), $(nproc) CPUs"
-  echo "($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $compiler; the collector's CoreMark ($implementation"
+  echo "\`${COLLECTOR_PROFILE:+COLLECTOR_PROFILE=$profile }${OFFICIAL_SECONDS:+OFFICIAL_SECONDS=$OFFICIAL_SECONDS }bash scripts/bench-cpu.sh EEMBC_CHECKOUT $pairs $cpu\`, $(date -u +%Y-%m-%d), commit"
+  echo "$(git rev-parse --short HEAD); $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $compiler; the collector's CoreMark ($implementation"
   echo "implementation, flags \`$flags\`; profile \`$profile\`, $samples samples, $measured_s s measured per run) against EEMBC's \`coremark.exe\` built by its Makefile at"
   echo "${commit:0:12}, $pairs alternating pairs pinned to CPU $cpu, $n official iterations per run (about $official_seconds s);"
-  echo "load average $load_before before and $load_after after."
+  echo "load average $load_before before, $load_after after."
   echo
   echo "| Figure | Collector (median it/s) | Official (median it/s) | Median ratio (min-max) | Collector variation | Official variation |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: |"
   echo "| Per wall-second | $cw | $ow | $rw ($rw_lo-$rw_hi) | ${cv_cw}% | ${cv_ow}% |"
   echo "| Per CPU-second | $cc | $oc | $rc ($rc_lo-$rc_hi) | ${cv_cc}% | ${cv_oc}% |"
-} >>docs/benchmarks.md
+} | docs_replace_section docs/benchmarks.md bench-cpu

@@ -59,9 +59,10 @@
 # against fio with it on CPU 1, 4 interleaved runs of each, medians 15.75k
 # and 14.94k IOPS; a plain C loop of 4 KiB pwrite calls with and without a
 # process that sleeps 10 ms at a time on its CPU, 15.9k and 15.1k
-# (docs/benchmarks.md, 2026-12-01).
+# (the 2026-12-01 runs in docs/benchmarks.md's git history).
 #
-# Prints the table and appends it to docs/benchmarks.md.
+# Prints the table and puts it, as the latest run, in docs/benchmarks.md's
+# bench-disk block (scripts/lib/docs-section.sh).
 #
 # Usage: bash scripts/bench-disk.sh [DIR] [ROUNDS]
 #   DIR     folder on the disk to measure (default: target/bench-disk)
@@ -89,6 +90,8 @@ collector=${CARGO_TARGET_DIR:-target}/release/collector
 # back at the end.
 # shellcheck source=scripts/lib/hugepages.sh
 source scripts/lib/hugepages.sh
+# shellcheck source=scripts/lib/docs-section.sh
+source scripts/lib/docs-section.sh
 trap release_hugepages EXIT
 reserve_hugepages 2
 
@@ -116,7 +119,7 @@ jobs=$dir/collector-order.fio
   # once, with O_DIRECT; with create_on_open the layout job creates fio's
   # file the same way. The extra buffered pass made fio's random writes
   # slower: 12.4k-15.1k against 15.9k-17.9k IOPS, 3 of each interleaved
-  # (docs/benchmarks.md, 2026-12-01).
+  # (the 2026-12-01 runs in docs/benchmarks.md's git history).
   echo "create_on_open=1"
   echo "stonewall"
   echo "[layout]"
@@ -216,28 +219,10 @@ table=$(
 )
 echo "$table"
 {
-  echo
-  echo "## Disk stage against fio ($(date -u +%Y-%m-%d))"
-  echo
-  echo "\`bash scripts/bench-disk.sh $dir $rounds\` on $(nproc) CPUs, $(df -T "$dir" | awk 'NR==2 {print $2}') at \`$dir\`;"
-  echo "1024 MiB file, five samples of 5 s per operation; the collector's sample thread and fio's jobs pinned to CPU $cpu,"
-  echo "fio's parent process to CPU $fio_cpu, the collector's main thread not pinned; load average"
-  echo "$load_before before and $load_after after. fio runs the collector's own sequence (a layout write that"
-  echo "creates the file, \`create_on_open\`, then five times: sequential read, sequential write, random read, random write,"
-  echo "random offsets with repeats as \`norandommap\`) as one job file, in $rounds pairs of one run of each,"
-  echo "ordered fio, collector, then collector, fio, and so on. Each run's figure is the median of its five"
-  echo "samples; each collector run is divided by the fio run of its pair;"
-  echo "\"fio ÷ next fio\" is fio against its next run. Target: the median collector ÷ fio inside"
-  echo "0.95–1.05 or inside fio ÷ next fio's interquartile range, whichever is wider (the band shown)."
-  echo "Both tools change every write's contents as fio does by default (\`scramble_buffers\`), and both"
-  echo "read and write through one 2 MiB huge page (fio \`iomem=shmhuge\`, the collector's \`buffer_page_kib\` 2048)."
-  echo
-  echo "Runs in order (seq read MiB/s, seq write MiB/s, random read IOPS, random write IOPS):"
-  echo
-  echo '```'
-  cat "$dir/runs.txt"
-  echo '```'
+  echo "\`bash scripts/bench-disk.sh $dir $rounds\`, $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD); $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)),"
+  echo "$(df -T "$dir" | awk 'NR==2 {print $2}') at the folder; $rounds pairs; the collector's sample thread and fio's jobs on CPU $cpu, fio's"
+  echo "parent on CPU $fio_cpu; load average $load_before before, $load_after after."
   echo
   echo "$table"
-} >>docs/benchmarks.md
+} | docs_replace_section docs/benchmarks.md bench-disk
 rm -rf "$dir"

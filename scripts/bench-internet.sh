@@ -7,7 +7,8 @@
 # goes first. Prints the median Mbps of each, the ratio collector / curl and
 # curl's own spread (interquartile range of its samples, and its per-round
 # medians, each over its median) with the load,
-# and appends them to docs/benchmarks.md. The target is a ratio of at least
+# and puts them, as the latest run, in docs/benchmarks.md's
+# bench-internet-SCHEME block (scripts/lib/docs-section.sh). The target is a ratio of at least
 # 0.95 in both directions.
 #
 # curl's seconds are the sum of its transfers' time_total (first connection
@@ -126,17 +127,12 @@ echo "curl download:      ${k_down[*]}"
 echo "collector upload:   ${c_up[*]}"
 echo "curl upload:        ${k_up[*]}"
 
+# shellcheck source=scripts/lib/docs-section.sh
+source scripts/lib/docs-section.sh
 {
-  echo
-  echo "## Internet stage against curl ($(date -u +%Y-%m-%d), $scheme)"
-  echo
-  echo "\`$command\` on $(nproc) CPUs ($(uname -m)), $(curl --version | head -n 1 | cut -d' ' -f1-2), against the"
-  echo "LibreSpeed test server on loopback: $samples samples of $transfer_mib MiB per direction and tool in each"
-  echo "round, $requests requests of $request_mib MiB per sample on one connection; medians over all samples;"
-  echo "load average $load_before before and $load_after after."
+  echo "\`$command\`, $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD); $(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(curl --version | head -n 1 | cut -d' ' -f1-2);"
+  echo "$samples samples of $transfer_mib MiB per direction and tool in each round, $requests requests of $request_mib MiB per sample on one"
+  echo "connection; medians over all samples; load average $load_before before, $load_after after."
   echo
   echo "$table"
-  echo
-  echo "Samples (Mbps): collector download ${c_down[*]}; curl download ${k_down[*]};"
-  echo "collector upload ${c_up[*]}; curl upload ${k_up[*]}."
-} >>docs/benchmarks.md
+} | docs_replace_section docs/benchmarks.md "bench-internet-$scheme"

@@ -151,17 +151,7 @@ Output byte for byte against $base: $(IFS=';'; echo "${identical[*]}").
     bash scripts/bench-scale.sh
 EOF
 )
-  python3 - "$repo/docs/benchmarks.md" "$section" <<'EOF'
-import re, sys
-path, body = sys.argv[1], sys.argv[2]
-text = open(path).read()
-start, end = "<!-- bench-scale:start -->", "<!-- bench-scale:end -->"
-block = f"{start}\n{body}\n{end}"
-if start in text and end in text:
-    text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-else:
-    text = text.rstrip("\n") + "\n\n## Site build at scale\n\n" + block + "\n"
-open(path, "w").write(text)
-EOF
-  echo "updated docs/benchmarks.md"
+  # shellcheck source=scripts/lib/docs-section.sh
+  . "$repo/scripts/lib/docs-section.sh"
+  docs_replace_section "$repo/docs/benchmarks.md" bench-scale <<<"$section"
 fi

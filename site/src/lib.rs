@@ -13,14 +13,25 @@
 //!    check accepts it, so that a build never holds every parsed result;
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
-//! 4. `web`: the website model, pages, plots and data files; its tables
-//!    compare each runner stage by the stage's comparability key (`keys`);
-//! 5. `output`: writes them (the only module that touches the output folder).
+//! 4. `model`: the comparison built from each accepted run's figures: its
+//!    entry, the ranked groups, each runner's history and change flags; its
+//!    tables compare each runner stage by the stage's comparability key
+//!    (`keys`);
+//! 5. `web`: the website's pages, plots and data files, made from the
+//!    model;
+//! 6. `output`: writes them (the only module that touches the output folder).
 //!
-//! Whatever the command line prints of a file's text goes through `escape`.
+//! Whatever the command line prints of a file's text goes through `escape`;
+//! with `SITE_TIMINGS` set, a build prints each stage's time (`timing`).
 //!
 //! `import` turns published documents into imported result files. `cli`
-//! and `cmd` are the command line; `main.rs` only calls `cli::main`.
+//! and `cmd` are the command line: one module per subcommand, the
+//! arguments they share in `cmd::args`, and `cli` composing them;
+//! `main.rs` only calls `cli::main`.
+//!
+//! Imports only point down: `cli` → `cmd` → `output` → `web` → `model` →
+//! `report` → `validate` → `load`, `releases` and the format crate
+//! (`python3 scripts/check-layers.py --graph` draws the layers).
 
 pub mod cli;
 pub mod cmd;
@@ -32,11 +43,14 @@ pub mod keys;
 pub mod layout;
 pub mod load;
 pub mod locate;
+pub mod memo_key;
+pub mod model;
 pub mod output;
 pub mod providers;
 pub mod releases;
 pub mod report;
 pub mod stats;
+pub mod timing;
 pub mod tree;
 pub mod validate;
 pub mod web;

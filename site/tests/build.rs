@@ -9,20 +9,12 @@ use runner_bench_format::StageKind;
 use serde_json::json;
 use site::cmd::serve::{content_type_of, file_for, with_reload};
 
-fn build(results: &Path, out: &Path) -> site::output::Built {
-    site::output::build_with(&site_options(results), out, &mut site::output::Writer::default()).unwrap()
-}
-
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 const REPO_RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
 
 #[test]
 fn build_writes_reports_pages_and_results() {
     let out = tempfile::tempdir().unwrap();
-    let built = build(Path::new(REPO_RESULTS), out.path());
+    let built = build_into(Path::new(REPO_RESULTS), out.path());
     assert_eq!(built.providers, ["latchkey", "rbcs", "starsling", "ubicloud"]);
     assert_eq!(built.result_files, 5);
     let report = read(out.path(), "reports/starsling.md");
@@ -64,7 +56,7 @@ fn build_writes_reports_pages_and_results() {
 #[test]
 fn home_page_compares_every_runner_with_marks_and_links() {
     let out = tempfile::tempdir().unwrap();
-    build(Path::new(REPO_RESULTS), out.path());
+    build_into(Path::new(REPO_RESULTS), out.path());
     let home = read(out.path(), "index.html");
     // One group per stage key: the CoreMark sections of protocols 5 and 6
     // are the same, their disk sections are not (tests/keys.rs); newest
@@ -178,7 +170,7 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
 #[test]
 fn plots_have_titles_descriptions_and_no_fonts() {
     let out = tempfile::tempdir().unwrap();
-    build(Path::new(REPO_RESULTS), out.path());
+    build_into(Path::new(REPO_RESULTS), out.path());
     let svg = read(out.path(), "plots/ff90bf001f08/coremark.svg");
     assert!(svg.contains("role=\"img\" aria-labelledby=\"title desc\"><title id=\"title\">CoreMark iterations/s</title><desc id=\"desc\">Median CoreMark iterations per second per runner, with min–max whiskers (imported figures: no interval can be computed without samples); higher is better (key ff90bf001f08 (fingerprints e021cd7ddc71, 866df6f892c3)).</desc>"), "{svg}");
     assert!(svg.contains("iterations/s (higher is better)"));
@@ -203,7 +195,7 @@ fn plots_have_titles_descriptions_and_no_fonts() {
 #[test]
 fn every_internal_link_resolves() {
     let out = tempfile::tempdir().unwrap();
-    build(Path::new(REPO_RESULTS), out.path());
+    build_into(Path::new(REPO_RESULTS), out.path());
     let mut checked = 0;
     for entry in walkdir::WalkDir::new(out.path()) {
         let entry = entry.unwrap();
@@ -525,7 +517,7 @@ fn a_cpu_row_with_fewer_accepted_samples_than_requested_is_incomplete() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &golden());
     let out = tempfile::tempdir().unwrap();
-    build(dir.path(), out.path());
+    build_into(dir.path(), out.path());
     let home = read(out.path(), "index.html");
     for table in [golden_table(StageKind::Cpu, "cpu"), golden_table(StageKind::Disk, "disk")] {
         let row = home_row(&home, &table, "example-linux-x64");
@@ -569,7 +561,7 @@ fn a_self_built_reason_is_escaped() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &v);
     let out = tempfile::tempdir().unwrap();
-    build(dir.path(), out.path());
+    build_into(dir.path(), out.path());
     for rel in ["index.html", "runners/example/example-linux-x64/index.html"] {
         let text = read(out.path(), rel);
         assert!(!text.contains("<i>x</i>") && !text.contains("x</i>\""), "{rel}");
@@ -586,7 +578,7 @@ fn samples_a_failed_job_left_out_count_as_attempted_and_not_completed() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &v);
     let out = tempfile::tempdir().unwrap();
-    build(dir.path(), out.path());
+    build_into(dir.path(), out.path());
     let home = read(out.path(), "index.html");
     // Completed / attempted / requested.
     assert!(

@@ -17,12 +17,8 @@ const GOLDEN_PAGE: &str = "build-cache/example/example-linux-x64/2026-11-29-1834
 
 fn build(results: &Path) -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results, out.path());
     out
-}
-
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
 /// The text of each cell of each row of the table `id`, entities decoded.
@@ -142,7 +138,7 @@ fn the_rbcs_page_reproduces_every_seed_table_in_order() {
 #[test]
 fn home_rankings_hold_no_build_cache_row() {
     let checked = site::check(&[REPO_RESULTS.into()]).unwrap();
-    let model = site::web::model::build(&checked.runs, "2026-12-01T00:00:00Z".parse().unwrap(), None);
+    let model = site::model::build(&checked.runs, "2026-12-01T00:00:00Z".parse().unwrap(), None);
     for g in &model.groups {
         let providers = g
             .cpu

@@ -11,18 +11,8 @@ use common::*;
 use runner_bench_format::StageKind;
 use serde_json::{Value, json};
 
-/// The golden result with its github backend measured by `actions/cache`
-/// steps (its volume still by the client) and the workflow's jobs recorded.
-const ACTION: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/action-method/results/example/example-linux-x64/2026-11-29-18342215517-1.json"
-);
 const ARM_PATH: &str = "example/example-linux-arm64/2026-11-29-7-1.json";
 const ACTION_LABEL: &str = "action: actions/cache/save@27d5ce7, actions/cache/restore@27d5ce7";
-
-fn action_fixture() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(ACTION).unwrap()).unwrap()
-}
 
 // The check
 
@@ -63,10 +53,6 @@ fn an_action_step_is_recorded_exactly_on_action_pairs() {
 
 // The website
 
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 /// Gives the volume's trial 3 (a miss in the golden result) trial 2's
 /// restore, so that every cache row is complete and plotted.
 fn volume_verified(mut v: Value) -> Value {
@@ -89,7 +75,7 @@ fn built() -> tempfile::TempDir {
     another_run(&mut arm, 1);
     put(results.path(), ARM_PATH, &arm);
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results.path(), out.path());
     out
 }
 
@@ -222,7 +208,7 @@ fn a_runner_page_shows_the_cache_method() {
 fn imported_figures_are_action_figures() {
     let out = tempfile::tempdir().unwrap();
     let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
-    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results, out.path());
     let home = read(out.path(), "index.html");
     // The three reports' cache sections are the same (tests/keys.rs): one
     // action table, ranked by restore seconds.

@@ -4,14 +4,7 @@
 mod common;
 
 use common::*;
-use serde_json::{Value, json};
-
-/// The problems of the golden file edited by `edit`.
-fn problems_after(edit: impl FnOnce(&mut Value)) -> Vec<(String, String, String)> {
-    let mut v = golden();
-    edit(&mut v);
-    problems_of(&v)
-}
+use serde_json::json;
 
 /// What the golden run (10:00:00 to 10:31:07) allows, in the message.
 const RUN: &str = "is longer than the run that records it (1867 s from provenance.started_at to finished_at, with 2 s \

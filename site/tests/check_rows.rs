@@ -8,13 +8,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{Value, json};
 
-/// The problems of the golden file edited by `edit`.
-fn problems_after(edit: impl FnOnce(&mut Value)) -> Vec<(String, String, String)> {
-    let mut v = golden();
-    edit(&mut v);
-    problems_of(&v)
-}
-
 #[test]
 fn a_job_and_its_stages_are_listed_once() {
     let rel = "example/example-linux-x64/2026-11-29-18342215517-1.json";

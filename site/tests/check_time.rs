@@ -495,8 +495,8 @@ fn imported_and_measured_figures_are_never_ranked_in_one_table() {
     let mut i = committed(UBICLOUD);
     i["published_profile"]["fingerprint"] = json!(standard);
     let runs = [run_of(GOLDEN_PATH, &golden()), run_of(UBICLOUD, &i)];
-    let model = site::web::model::build(&runs, "2026-01-01T00:00:00Z".parse().unwrap(), None);
-    let groups: Vec<&site::web::model::Group> =
+    let model = site::model::build(&runs, "2026-01-01T00:00:00Z".parse().unwrap(), None);
+    let groups: Vec<&site::model::Group> =
         model.groups.iter().filter(|g| g.profiles.iter().any(|p| p.fingerprint == standard)).collect();
     // Each stage has a group (a comparability key) of each kind; the
     // imported one states protocol 6, the measured one 1: newest first.

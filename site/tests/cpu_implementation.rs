@@ -5,18 +5,12 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::*;
 use runner_bench_format::StageKind;
 use serde_json::json;
 
 const EEMBC_PATH: &str = "example/example-linux-arm64/2026-11-29-7-1.json";
 const COMMIT: &str = "d5fad6bd094899101a4e5fd53af7298160ced6ab";
-
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
 
 /// The golden result with its failed fifth CPU sample replaced by the
 /// fourth, so that its CPU row is complete and plotted.
@@ -45,16 +39,6 @@ fn built() -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();
     site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
     out
-}
-
-/// The runner of each row of the table `id`, in order.
-fn runners(html: &str, id: &str) -> Vec<String> {
-    let table = html.split(&format!("id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("no table {id}"));
-    let body = table.split("</table>").next().unwrap().split("<tbody>").nth(1).unwrap();
-    body.split("<tr")
-        .skip(1)
-        .map(|row| row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap().to_string())
-        .collect()
 }
 
 #[test]
@@ -131,7 +115,7 @@ fn a_history_line_never_joins_two_implementations() {
             .unwrap();
     put(results.path(), "example/example-linux-x64/2026-11-29-8-1.json", &later);
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results.path(), out.path());
     let svg = read(out.path(), "plots/runners/example/example-linux-x64.svg");
     // The data lines are drawn 2 wide; axes and ticks 1.
     let lines: Vec<&str> = svg

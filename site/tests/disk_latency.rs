@@ -8,13 +8,9 @@ use std::path::Path;
 
 use common::*;
 
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 fn built(results: &Path) -> tempfile::TempDir {
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results, out.path());
     out
 }
 

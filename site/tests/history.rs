@@ -11,14 +11,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{Value, json};
 
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
-fn build(results: &Path, out: &Path) {
-    site::output::build_with(&site_options(results), out, &mut site::output::Writer::default()).unwrap();
-}
-
 /// Run `n` of the golden runner, started at hour 10 + n of its day, with
 /// every accepted CoreMark sample's iterations scaled by `scale` (its
 /// failed fifth sample stays failed).
@@ -56,7 +48,7 @@ fn a_result_whose_interval_leaves_the_previous_one_is_flagged_on_the_page_and_in
         put(results.path(), &rel, &v);
     }
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"The 95 % intervals of this \
                    result and the previous one do not overlap\">changed</span> CoreMark median iterations&#x2F;s lower \
@@ -105,7 +97,7 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     }
     put(results.path(), &rel, &v);
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     let row = history_row(&page, "2026-11-29-18342215518-1");
     assert!(
@@ -131,7 +123,7 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
 #[test]
 fn imported_results_have_no_interval_and_are_never_flagged() {
     let out = tempfile::tempdir().unwrap();
-    build(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results")), out.path());
+    build_into(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results")), out.path());
     let page = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
     assert!(page.contains("<td><span class=\"muted\">no interval (imported)</span></td>"), "{page}");
     assert!(page.contains("Imported results publish no samples: they have no interval and are never flagged."));
@@ -144,7 +136,7 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
     let results = results_dir();
     put(results.path(), GOLDEN_PATH, &golden());
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a></td>";
     let incomplete = "<span class=\"mark incomplete\">incomplete</span>";
@@ -232,7 +224,7 @@ fn text_a_runner_page_shows_from_the_result_is_escaped() {
     let results = results_dir();
     put(results.path(), GOLDEN_PATH, &v);
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     for raw in ["<script>alert", "<img src=x", "<b>crc", "<i>vol"] {
         assert!(!page.contains(raw), "{raw}: {page}");
@@ -247,7 +239,7 @@ fn text_a_runner_page_shows_from_the_result_is_escaped() {
 fn a_failed_job_marks_only_the_rows_of_its_stage_with_the_job() {
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/failed-job/results");
     let out = tempfile::tempdir().unwrap();
-    build(Path::new(fixture), out.path());
+    build_into(Path::new(fixture), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     // Trial 2's restore job failed: both backends lack its pair, and say so.
     let cache = page.split("id=\"t-history-cache\"").nth(1).unwrap().split("</table>").next().unwrap();
@@ -276,7 +268,7 @@ fn an_excluded_result_is_neither_flagged_nor_compared_with() {
     )
     .unwrap();
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert!(!page.contains("mark change"), "{page}");
     let excluded = history_row(&page, "2026-11-29-18342215518-1");
@@ -284,7 +276,7 @@ fn an_excluded_result_is_neither_flagged_nor_compared_with() {
     // Not excluded, the middle run is a change down and the third one up.
     std::fs::remove_file(results.path().join("exclusions.toml")).unwrap();
     let out = tempfile::tempdir().unwrap();
-    build(results.path(), out.path());
+    build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert_eq!(page.matches("<span class=\"mark change worse\"").count(), 1);
     assert_eq!(page.matches("<span class=\"mark change better\"").count(), 1);

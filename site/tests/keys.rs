@@ -220,16 +220,6 @@ fn measured_profiles_share_a_stage_exactly_where_its_parameters_are_equal() {
     }
 }
 
-/// The runner of each row of the home page's table `id`.
-fn runners(html: &str, id: &str) -> Vec<String> {
-    let table = html.split(&format!("id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("no table {id}"));
-    let body = table.split("</table>").next().unwrap().split("<tbody>").nth(1).unwrap();
-    body.split("<tr")
-        .skip(1)
-        .map(|row| row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap().to_string())
-        .collect()
-}
-
 /// The website's CoreMark table ranks the three CI providers together; its
 /// disk tables keep protocol 6 apart from protocol 5; each row names its
 /// whole-profile fingerprint.
@@ -237,7 +227,7 @@ fn runners(html: &str, id: &str) -> Vec<String> {
 fn the_website_ranks_the_three_providers_together_on_cpu_only() {
     let out = tempfile::tempdir().unwrap();
     let results = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
-    site::output::build_with(&site_options(results), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results, out.path());
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     let (_, ubicloud) = seed(UBICLOUD);
     let (_, starsling) = seed(STARSLING);
@@ -324,16 +314,16 @@ fn a_disk_group_says_what_its_samples_buffers_were() {
     let results = results_dir();
     put(results.path(), GOLDEN_PATH, &with_buffer_pages(&[4]));
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results.path(), out.path());
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     let note = "Each sample read and wrote through a buffer of 4 KiB pages, not one huge page (the collector asks \
                 for one on Linux only, where the kernel may give none): on some virtual disks the 1 MiB figures \
                 then depend on where in memory those pages lay.";
     assert_eq!(home.matches(note).count(), 1, "{home}");
-    assert_eq!(site::web::model::disk_buffer_text(&[2048]), "Each sample read and wrote through one 2 MiB huge page.");
+    assert_eq!(site::model::disk_buffer_text(&[2048]), "Each sample read and wrote through one 2 MiB huge page.");
     assert_eq!(
-        site::web::model::disk_buffer_text(&[4, 2048]),
+        site::model::disk_buffer_text(&[4, 2048]),
         "The samples read and wrote through buffers of 4 KiB and 2 MiB pages: some got a huge page, some did not."
     );
-    assert_eq!(site::web::model::disk_buffer_text(&[]), "");
+    assert_eq!(site::model::disk_buffer_text(&[]), "");
 }

@@ -29,10 +29,6 @@ fn build(content: &Path, out: &Path) -> anyhow::Result<site::output::Built> {
     site::output::build_with(&o, out, &mut site::output::Writer::default())
 }
 
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 /// The rows of the overview table, one per line.
 fn overview_rows(out: &Path) -> Vec<String> {
     let page = read(out, "overview/index.html");
@@ -283,7 +279,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
     let dir = results_dir();
     put(dir.path(), GOLDEN_PATH, &golden());
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(dir.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(dir.path(), out.path());
     assert_eq!(
         overview_rows(out.path()),
         ["<tr data-arch=\"not stated\" data-os=\"not stated\"><th scope=\"row\"><a \

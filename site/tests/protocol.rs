@@ -15,13 +15,6 @@ use runner_bench_format::{AnyResult, Parameters};
 use serde_json::{Value, json};
 use site::report::protocol::{self, ProtocolText};
 
-/// The golden result with its github backend measured by `actions/cache`
-/// steps (its volume still by the client) and the workflow's jobs recorded.
-const ACTION: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/action-method/results/example/example-linux-x64/2026-11-29-18342215517-1.json"
-);
-
 const NOT_ONLY_THE_RUNNER: &str = "These are runner + compiler measurements; VM host scheduling, other workloads, \
                                    turbo, and image updates can affect them.";
 const CHECKS: &str = "Identical random payload bytes across trials and backends on each runner; an empty local target \
@@ -34,10 +27,6 @@ const GAP_SHARED: [&str; 3] = [
     "Misses remain failures; there are no retries or payload fallbacks.",
 ];
 const MACOS_PATH: &str = "example/example-macos-arm64/2026-11-29-7-1.json";
-
-fn action_fixture() -> Value {
-    serde_json::from_str(&std::fs::read_to_string(ACTION).unwrap()).unwrap()
-}
 
 /// The sentences of the results at `values` (one fingerprint), after
 /// `site check` accepted every file.

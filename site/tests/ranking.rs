@@ -10,10 +10,6 @@ use std::path::Path;
 use common::*;
 use serde_json::{Value, json};
 
-fn read(out: &Path, rel: &str) -> String {
-    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
-
 /// The golden result with its failed fifth CPU sample replaced by the
 /// fourth (a complete CPU row), as runner `label` with GitHub run `run_id`
 /// and every sample's iterations scaled by `scale[i]`.
@@ -64,7 +60,7 @@ fn overlapping_intervals_share_a_place_and_a_wide_spread_is_flagged() {
         put(results.path(), &rel, &v);
     }
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(results.path(), out.path());
     let home = read(out.path(), "index.html");
     let rows = cpu_rows(&home);
     let tie = "<span title=\"Its interval (for an imported row, its published range) overlaps that of another row of \
@@ -91,7 +87,7 @@ fn overlapping_intervals_share_a_place_and_a_wide_spread_is_flagged() {
 fn imported_rows_share_a_place_where_their_published_ranges_overlap() {
     let out = tempfile::tempdir().unwrap();
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results"));
-    site::output::build_with(&site_options(root), out.path(), &mut site::output::Writer::default()).unwrap();
+    build_into(root, out.path());
     let home = read(out.path(), "index.html");
     let places: Vec<(String, String)> = cpu_rows(&home)
         .into_iter()

@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-use crate::cli::SiteArgs;
-use crate::output::{Built, Writer, build_with, memory_kib};
+use crate::cmd::args::SiteArgs;
+use crate::output::{Built, Writer, build_with};
+use crate::timing::memory_kib;
 
 /// Checks the results and writes the website.
 pub fn run(args: &SiteArgs) -> anyhow::Result<Built> {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::Problem;
-use crate::cli::Format;
+use crate::cmd::args::Format;
 use crate::escape;
 use crate::providers::{self, ProviderError};
 use crate::validate::{Verdict, escape_data, escape_property};

@@ -41,7 +41,7 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use crate::cli::SiteArgs;
+use crate::cmd::args::SiteArgs;
 use crate::output::{Writer, build_with};
 use crate::web::{Options, error_page};
 
@@ -84,7 +84,7 @@ pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
             // `watch` returns only when stdout fails: end the server as
             // `cli::main` ends on an error.
             if let Err(e) = watch(&args, &opts, writer, &shared) {
-                std::process::exit(crate::cli::fail(&e.into()).into());
+                std::process::exit(crate::cmd::fail(&e.into()).into());
             }
         });
     }

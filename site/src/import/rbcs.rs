@@ -10,7 +10,7 @@ use runner_bench_format::measured::Condition;
 use runner_bench_format::{Name, NonNeg, Provider, Runner, Slug};
 
 use super::runner_report::slugify;
-use super::{ImportError, ImportSource};
+use super::source::{ImportError, ImportSource};
 
 /// The line that introduces the conditions list.
 pub const CONDITIONS_LINE: &str = "All test were executed under the following conditions:";
@@ -129,7 +129,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<ImportedResult, ImportErr
     Ok(ImportedResult {
         schema: None,
         format_version: runner_bench_format::FORMAT_VERSION,
-        kind: super::kind(),
+        kind: super::source::kind(),
         source: src.source(title)?,
         provider: Provider { id: Slug::new("rbcs").expect("a slug"), name: Some(name(title_line, "RBCS")?) },
         runner: Runner {

@@ -14,7 +14,7 @@ use runner_bench_format::imported::{
 use runner_bench_format::measured::{CacheKind, Endpoint};
 use runner_bench_format::{Affinity, Fingerprint, Name, NonNeg, Notice, Provider, Runner, Slug};
 
-use super::{ImportError, ImportSource};
+use super::source::{ImportError, ImportSource};
 use crate::figures::{NONE, unescape_markdown};
 
 const TITLE_SUFFIX: &str = " Runner Benchmarks";
@@ -333,7 +333,7 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<Vec<ImportedResult>, Impo
         results.push(ImportedResult {
             schema: None,
             format_version: runner_bench_format::FORMAT_VERSION,
-            kind: super::kind(),
+            kind: super::source::kind(),
             source: source.clone(),
             provider: provider.clone(),
             runner: Runner { label: Slug::new(&label).expect("checked"), name: None },

@@ -5,7 +5,8 @@ use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::CacheMethod;
 use runner_bench_format::{Affinity, arch_label};
 
-use super::protocol::{self, ProtocolText, Published};
+use super::protocol::{self, Published};
+use super::sentence::ProtocolText;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
     InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, Wording,

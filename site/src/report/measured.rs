@@ -4,10 +4,11 @@
 use runner_bench_format::measured::{CoreMarkImplementation, DiskOp, DiskSample, MeasuredResult, Status};
 use runner_bench_format::{Affinity, arch_label};
 
-use super::protocol;
+use super::cache_protocol;
+use super::sentence::count_word;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart, count_word,
+    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart,
 };
 use crate::figures::{self, NONE};
 use crate::stats::{self, summarize};
@@ -110,8 +111,8 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             let (restore, restore_mib_per_s, restore_variation) = transfer(stage.payload_bytes, &restores);
             cache.push(CacheRow {
                 kind: backend.kind,
-                method: protocol::method_of(stage, &backend.id),
-                method_label: protocol::method_label(stage, &backend.id),
+                method: cache_protocol::method_of(stage, &backend.id),
+                method_label: cache_protocol::method_label(stage, &backend.id),
                 runner: runner.clone(),
                 backend: backend.name.to_string(),
                 payload_mib: figures::one(stage.payload_bytes as f64 / MIB),

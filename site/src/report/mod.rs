@@ -2,34 +2,27 @@
 //! reports. Measured results (figures computed from samples) and imported
 //! results (figures as published) are turned into one view model
 //! (`view.rs`), which the tera template `templates/report.md` lays out.
-//! What the reports say about how the figures were measured is made
-//! sentence by sentence in `protocol.rs`: the published wording for
-//! imported results, and for measured ones sentences made from what each
-//! file records.
+//! `assemble.rs` builds a provider's view from its runs, with the rows each
+//! result adds (`measured.rs`, `imported.rs`). What the reports say about
+//! how the figures were measured is made sentence by sentence in
+//! `protocol.rs` (the cache stage's in `cache_protocol.rs`, the pieces both
+//! share in `sentence.rs`): the published wording for imported results, and
+//! for measured ones sentences made from what each file records.
 
+mod assemble;
+mod cache_protocol;
 mod imported;
 mod measured;
 pub mod protocol;
 mod render;
+mod sentence;
 mod view;
 
+pub(crate) use assemble::part;
+pub use assemble::{ReportRuns, build_view};
 pub(crate) use imported::published_text;
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;
 pub use view::{
-    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportRuns,
-    ReportView, build_view,
+    CacheMethodView, CacheRow, CpuRow, DiskRow, HttpCacheRowView, HttpCacheView, InternetRow, ProfileView, ReportView,
 };
-
-use runner_bench_format::AnyResult;
-
-use crate::validate::Run;
-
-/// The rows one result adds to the tables, figures formatted as the
-/// reports print them; the website shows the same figures.
-pub(crate) fn part(run: &Run) -> RunnerPart {
-    match &*run.result {
-        AnyResult::Measured(m) => measured::part(m),
-        AnyResult::Imported(i) => imported::part(i),
-    }
-}

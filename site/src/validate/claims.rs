@@ -7,7 +7,7 @@
 use runner_bench_format::measured::{CoreMarkCrcs, CoreMarkImplementation, MeasuredResult, Status, Validation};
 use runner_bench_format::{Affinity, Os, Parameters};
 
-use super::Collector;
+use super::findings::Collector;
 
 /// The published CRCs of CoreMark's performance run (seeds 0x0 0x0 0x66, the
 /// run the collector times and whose CRCs `crcs` records) for each

@@ -21,7 +21,7 @@
 
 use runner_bench_format::measured::{DiskOp, MeasuredResult, Status};
 
-use super::{Collector, Num};
+use super::findings::{Collector, Num};
 
 /// The timestamps' rounding: each is a whole second.
 const ROUNDING_S: f64 = 2.0;

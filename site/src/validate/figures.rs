@@ -7,53 +7,15 @@
 //! or NaN, and the records the collector cannot have written.
 //!
 //! Each rule follows what the collector writes (collector/src/stage/), so
-//! that its own honest output always passes.
+//! that its own honest output always passes. This file holds the rules of
+//! a measured result; `imported_figures` those of an imported one, and
+//! `bounds` the physical bounds both apply.
 
-use runner_bench_format::imported::{Aggregate, ImportedResult};
 use runner_bench_format::measured::{CacheKind, CacheTransfer, DiskOp, HttpCachePhase, MeasuredResult, Status};
 use runner_bench_format::{NonNeg, Parameters};
 
-use super::{Collector, Num};
-
-/// Bytes in a MiB (the format's MiB is 2^20 bytes, its KiB 2^10).
-const MIB: u64 = 1 << 20;
-
-/// Most CoreMark iterations one thread can run in a second. The published
-/// runner reports score 21,000–38,000 and the reference machine of
-/// ../shared/reference/coremark.md (a 2-vCPU AMD EPYC) 32,760, about 11
-/// iterations per MHz of clock. 1,000,000 would need 160 iterations per MHz
-/// at 6.2 GHz, the highest clock of any shipping CPU (Intel Core
-/// i9-14900KS): over ten times the per-clock rate of the reference
-/// machine, which no core comes near.
-const MAX_ITERATIONS_PER_S: f64 = 1_000_000.0;
-
-/// Most bytes per second one storage device can carry: a PCIe 7.0 x16 link,
-/// 128 GT/s × 16 lanes ÷ 8 bits = 256 GB/s in each direction (PCI-SIG,
-/// PCIe 7.0 specification, 2025), the fastest storage interface defined.
-/// No device uses it yet; NVMe drives ship on PCIe 5.0 x4 (about 16 GB/s).
-const MAX_STORAGE_BYTES_PER_S: f64 = 256e9;
-
-/// Most megabits per second one network interface can carry: 1.6 Tb/s
-/// Ethernet (IEEE 802.3dj, 200 Gb/s × 8 lanes), the fastest Ethernet rate
-/// defined; the fastest NICs shipping carry 800 Gb/s (NVIDIA ConnectX-8).
-const MAX_NETWORK_MBPS: f64 = 1_600_000.0;
-
-/// The longest any GitHub Actions job runs, ms: 5 days on a self-hosted
-/// runner ("Usage limits for self-hosted runners", GitHub documentation;
-/// 6 hours on GitHub's own). An imported request time names no run length
-/// to hold it to, as a measured one does, but no request of a run took
-/// longer than its job.
-const MAX_JOB_MS: f64 = 5.0 * 24.0 * 3600.0 * 1000.0;
-
-/// The storage bound in MiB/s, as the rules print it.
-fn max_storage_mib_per_s() -> f64 {
-    MAX_STORAGE_BYTES_PER_S / MIB as f64
-}
-
-/// The network bound in MiB/s (a cache service is reached over the network).
-fn max_network_mib_per_s() -> f64 {
-    MAX_NETWORK_MBPS * 1e6 / 8.0 / MIB as f64
-}
+use super::bounds::{MAX_ITERATIONS_PER_S, MAX_NETWORK_MBPS, MIB, cache_bound, max_storage_mib_per_s};
+use super::findings::{Collector, Num};
 
 /// Every figure rule of a measured result.
 pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
@@ -252,18 +214,6 @@ fn cache(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
                 transfer(c, file, &format!("$.stages.cache.pairs[{i}].{half}"), t, &bytes, kind);
             }
         }
-    }
-}
-
-/// The most MiB/s a cache transfer of `kind` can reach, and why. A service
-/// is reached over the network; a volume may be a local device or a network
-/// volume, so the larger bound holds (also for an unknown backend).
-fn cache_bound(kind: Option<CacheKind>) -> (f64, &'static str) {
-    match kind {
-        Some(CacheKind::ArchiveService) => {
-            (max_network_mib_per_s(), "the fastest network interface carries (1.6 Tb/s Ethernet)")
-        }
-        _ => (max_storage_mib_per_s(), "the fastest storage interface carries (PCIe 7.0 x16, 256 GB/s)"),
     }
 }
 
@@ -520,147 +470,9 @@ fn latencies(c: &mut Collector, file: &str, path: &str, phase: &HttpCachePhase, 
     }
 }
 
-/// Every figure rule of an imported result: the published figures that
-/// cannot be zero are above it, and below the physical bounds.
-pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
-    if let Some(cpu) = &i.stages.cpu {
-        let path = "$.stages.cpu.iterations_per_s";
-        positive_aggregate(c, file, path, &cpu.iterations_per_s, "iterations/s");
-        let max = cpu.iterations_per_s.max.get();
-        if max > MAX_ITERATIONS_PER_S {
-            c.push(
-                file,
-                format!("{path}.max"),
-                format!(
-                    "{max} iterations/s is above {MAX_ITERATIONS_PER_S:.0}, more than any CPU core runs CoreMark on \
-                     one thread",
-                    max = Num(max)
-                ),
-            );
-        }
-    }
-    if let Some(disk) = &i.stages.disk {
-        // IOPS has no bound here: the block size of a published figure is
-        // not in the file.
-        for (name, v, unit, bounded) in [
-            ("read_mib_per_s", disk.read_mib_per_s, "MiB/s", true),
-            ("write_mib_per_s", disk.write_mib_per_s, "MiB/s", true),
-            ("rand_read_iops", disk.rand_read_iops, "IOPS", false),
-            ("rand_write_iops", disk.rand_write_iops, "IOPS", false),
-        ] {
-            let path = format!("$.stages.disk.{name}");
-            positive(c, file, &path, v, unit);
-            if let Some(v) = v.map(NonNeg::get)
-                && bounded
-                && v > max_storage_mib_per_s()
-            {
-                c.push(
-                    file,
-                    path,
-                    format!(
-                        "{v} MiB/s is above {:.0} MiB/s, the most the fastest storage interface carries (PCIe 7.0 \
-                         x16, 256 GB/s)",
-                        max_storage_mib_per_s(),
-                        v = Num(v)
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(cache) = &i.stages.cache {
-        for (n, b) in cache.backends.iter().enumerate() {
-            let path = format!("$.stages.cache.backends[{n}]");
-            positive(c, file, &format!("{path}.payload_mib"), Some(b.payload_mib), "MiB");
-            positive_aggregate(c, file, &format!("{path}.save_s"), &b.save_s, "s");
-            positive_aggregate(c, file, &format!("{path}.restore_s"), &b.restore_s, "s");
-            for (name, v) in [("save_mib_per_s", b.save_mib_per_s), ("restore_mib_per_s", b.restore_mib_per_s)] {
-                let field = format!("{path}.{name}");
-                positive(c, file, &field, Some(v), "MiB/s");
-                let (bound, what) = cache_bound(Some(b.kind));
-                if v.get() > bound {
-                    c.push(file, field, format!("{} MiB/s is above {bound:.0} MiB/s, the most {what}", Num(v.get())));
-                }
-            }
-        }
-    }
-    if let Some(net) = &i.stages.internet {
-        for (name, v) in [("download_mbps", net.download_mbps), ("upload_mbps", net.upload_mbps)] {
-            let path = format!("$.stages.internet.{name}");
-            positive(c, file, &path, v, "Mbps");
-            if let Some(v) = v.map(NonNeg::get)
-                && v > MAX_NETWORK_MBPS
-            {
-                c.push(
-                    file,
-                    path,
-                    format!(
-                        "{v} Mbps is above {MAX_NETWORK_MBPS:.0} Mbps, the most the fastest network interface carries \
-                         (1.6 Tb/s Ethernet)",
-                        v = Num(v)
-                    ),
-                );
-            }
-        }
-        positive(c, file, "$.stages.internet.request_ms", net.request_ms, "ms");
-        if let Some(ms) = net.request_ms.map(NonNeg::get)
-            && ms > MAX_JOB_MS
-        {
-            c.push(
-                file,
-                "$.stages.internet.request_ms",
-                format!(
-                    "{} ms is longer than any GitHub Actions job runs ({MAX_JOB_MS:.0} ms, 5 days on a self-hosted \
-                     runner); no request of a published run took that long",
-                    Num(ms)
-                ),
-            );
-        }
-    }
-    if let Some(http) = &i.stages.http_cache {
-        for (t, table) in http.tables.iter().enumerate() {
-            for (r, row) in table.rows.iter().enumerate() {
-                let path = format!("$.stages.http_cache.tables[{t}].rows[{r}]");
-                positive(c, file, &format!("{path}.put_per_s"), Some(row.put_per_s), "requests/s");
-                positive(c, file, &format!("{path}.get_per_s"), Some(row.get_per_s), "requests/s");
-            }
-        }
-    }
-}
-
-/// A published figure that cannot be zero: a speed, a time, a size. The
-/// reports print figures with at most two decimals, so one that would
-/// print as 0.00 was never published: the site would show it as zero.
-fn positive(c: &mut Collector, file: &str, path: &str, v: Option<NonNeg>, unit: &str) {
-    match v.map(NonNeg::get) {
-        Some(0.0) => c.push(file, path, format!("0 {unit} is impossible for a published figure; it must be above 0")),
-        Some(v) if v < 0.005 => c.push(
-            file,
-            path,
-            format!(
-                "{} {unit} would print as 0.00; a published figure, printed with two decimals, is at least 0.01",
-                Num(v)
-            ),
-        ),
-        _ => {}
-    }
-}
-
-/// The median, smallest and largest sample of a figure that cannot be zero.
-fn positive_aggregate(c: &mut Collector, file: &str, path: &str, a: &Aggregate, unit: &str) {
-    for (name, v) in [("median", a.median), ("min", a.min), ("max", a.max)] {
-        positive(c, file, &format!("{path}.{name}"), Some(v), unit);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_bounds_in_mib_per_s() {
-        assert_eq!(max_storage_mib_per_s().round(), 244_141.0);
-        assert_eq!(max_network_mib_per_s().round(), 190_735.0);
-    }
 
     #[test]
     fn the_archive_bound_holds_the_payload_and_its_overhead() {

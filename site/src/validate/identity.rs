@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use rayon::slice::ParallelSliceMut;
 use runner_bench_format::{AnyResult, Name};
 
-use super::Collector;
+use super::findings::Collector;
 
 /// Every display name of `result` that is empty or blank.
 pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {

@@ -8,7 +8,7 @@
 
 use runner_bench_format::measured::{INTERRUPTED_NOTICE, JobOutcome, MeasuredResult};
 
-use super::{Collector, Note, because};
+use super::findings::{Collector, Note, because};
 
 pub(super) fn rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note> {
     let mut notes = Vec::new();

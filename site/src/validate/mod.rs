@@ -2,270 +2,46 @@
 //! must apply, collecting every problem of every file (not only the first)
 //! grouped by file. What passes becomes a `Run`.
 
+//!
+//! This module runs the check: it reads each file once, on every CPU, and
+//! applies the rules across files; `rules` lists the rules each result is
+//! held to, the modules below it hold the rules by subject, and
+//! `findings` what any rule records.
+
 use std::collections::HashMap;
-use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use runner_bench_format::imported::{Aggregate, ImportedResult};
-use runner_bench_format::measured::{JobOutcome, MeasuredResult, Status, Validation};
 use runner_bench_format::{AnyResult, MAX_FILE_BYTES, from_slice, hex};
 use sha2::{Digest, Sha256};
 
-use crate::escape;
 use crate::exclusions::Exclusions;
 use crate::layout;
 use crate::load::{Loaded, LoadedFile};
-use crate::releases::{ReleaseStatus, Releases};
+use crate::releases::Releases;
 
+mod bounds;
+mod checked;
 mod claims;
 mod digest;
 mod durations;
 mod figures;
+mod findings;
 mod identity;
+mod imported_figures;
 mod interrupted;
 mod profiles;
 mod rows;
+mod rules;
 mod same_run;
 mod time;
 mod walk;
 
-pub use profiles::is_tryout;
-
-/// One broken rule in one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    /// The file, as loaded.
-    pub file: String,
-    /// JSON path of the field (`$` for the whole file), or the place in a
-    /// non-JSON file.
-    pub field: String,
-    /// What is wrong, and where possible what would be right.
-    pub reason: String,
-}
-
-/// A result that passed every rule.
-#[derive(Debug, Clone)]
-pub struct Run {
-    /// The file, as loaded.
-    pub file: String,
-    /// The path below the results folder.
-    pub rel_path: String,
-    /// The result, shared with `site serve`'s cache of parsed files.
-    pub result: Arc<AnyResult>,
-    /// SHA-256 of the file's bytes, hex.
-    pub sha256: String,
-    /// Why maintainers keep it out of comparisons, if they do.
-    pub excluded: Option<String>,
-    /// Whether a measured result ran a published release's collector
-    /// (`releases`); `None` for an imported result.
-    pub release: Option<ReleaseStatus>,
-    /// Rules the result meets only by an exception, each with why: fewer
-    /// samples than requested where a job that did not succeed measured
-    /// them (`provenance.jobs`).
-    pub notes: Vec<Note>,
-}
-
-/// A rule an accepted result meets by an exception, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Note {
-    /// JSON path of the field.
-    pub field: String,
-    /// The shortfall and the jobs that explain it.
-    pub reason: String,
-}
-
-impl Run {
-    /// The provider's id.
-    pub fn provider_id(&self) -> String {
-        match &*self.result {
-            AnyResult::Measured(m) => m.provider.id.to_string(),
-            AnyResult::Imported(i) => i.provider.id.to_string(),
-        }
-    }
-
-    /// The runner's label.
-    pub fn runner_label(&self) -> String {
-        match &*self.result {
-            AnyResult::Measured(m) => m.runner.label.to_string(),
-            AnyResult::Imported(i) => i.runner.label.to_string(),
-        }
-    }
-
-    /// When it was measured (or imported), as RFC 3339.
-    pub fn date(&self) -> &str {
-        match &*self.result {
-            AnyResult::Measured(m) => m.provenance.started_at.as_str(),
-            AnyResult::Imported(i) => i.source.imported_at.as_str(),
-        }
-    }
-}
-
-/// The outcome of a check: by default each accepted file as a `Run`; a
-/// check that hands each file to a `derive` (`validate_with`) holds what
-/// that made of it instead.
-#[derive(Debug)]
-pub struct Checked<R = Run> {
-    /// Files that passed, in path order.
-    pub runs: Vec<R>,
-    /// Every problem, grouped by file in path order.
-    pub problems: Vec<Problem>,
-    /// Result files looked at.
-    pub files: usize,
-    /// Folders checked that hold no result file (`refuse_empty_folders`).
-    pub empty_folders: Vec<std::path::PathBuf>,
-}
-
-impl<R> Default for Checked<R> {
-    fn default() -> Self {
-        Checked { runs: Vec::new(), problems: Vec::new(), files: 0, empty_folders: Vec::new() }
-    }
-}
-
-impl<R> Checked<R> {
-    /// Problems as GitHub Actions workflow commands, one annotation each.
-    /// Each annotation carries the line of the problem's JSON path where the
-    /// file can be read and the path found (`locate`), so that the pull
-    /// request shows it on that line.
-    pub fn github_report(&self) -> String {
-        let mut out = String::new();
-        let mut texts: std::collections::HashMap<&str, Option<String>> = std::collections::HashMap::new();
-        for p in &self.problems {
-            let text = texts.entry(p.file.as_str()).or_insert_with(|| walk::text_to_locate(&p.file));
-            let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &p.field));
-            let _ = writeln!(
-                out,
-                "::error file={}{},title={}::{}",
-                escape_property(&p.file),
-                line.map(|n| format!(",line={n}")).unwrap_or_default(),
-                escape_property("site check"),
-                escape_data(&format!("{}: {}", p.field, p.reason))
-            );
-        }
-        out
-    }
-
-    /// Files with at least one problem (an exclusions file counts).
-    pub fn rejected_files(&self) -> Vec<&str> {
-        let mut files: Vec<&str> = Vec::new();
-        for p in &self.problems {
-            if !files.contains(&p.file.as_str()) {
-                files.push(&p.file);
-            }
-        }
-        files
-    }
-
-    /// Problems for people: each file once, then its problems indented.
-    /// Text from the files is escaped (`escape`), as in every report.
-    pub fn human_report(&self) -> String {
-        let mut out = String::new();
-        for file in self.rejected_files() {
-            let _ = writeln!(out, "{}", escape::text(file));
-            for p in self.problems.iter().filter(|p| p.file == file) {
-                let _ = writeln!(out, "  {}: {}", escape::text(&p.field), escape::text(&p.reason));
-            }
-        }
-        let rejected = self.rejected_files().len();
-        if rejected == 0 {
-            let _ = writeln!(out, "{} files accepted", self.files);
-        } else {
-            let _ = writeln!(out, "{rejected} rejected, {} of {} result files accepted", self.runs.len(), self.files);
-        }
-        out
-    }
-}
-
-/// What `site check` reports of an accepted result, without the parsed
-/// result: `site check` of 10,000 results need not hold them all (190 MB).
-#[derive(Debug, Clone)]
-pub struct Verdict {
-    pub file: String,
-    pub provider_id: String,
-    pub runner_label: String,
-    pub release: Option<ReleaseStatus>,
-    pub notes: Vec<Note>,
-}
-
-impl Verdict {
-    /// The verdict on `run` (a `derive` for `validate_with`).
-    pub fn of(run: &Run) -> Verdict {
-        Verdict {
-            file: run.file.clone(),
-            provider_id: run.provider_id(),
-            runner_label: run.runner_label(),
-            release: run.release.clone(),
-            notes: run.notes.clone(),
-        }
-    }
-}
-
-impl Checked<Verdict> {
-    /// For people: each accepted measured result's release status, then
-    /// its notes, indented.
-    pub fn status_report(&self) -> String {
-        let mut out = String::new();
-        for run in &self.runs {
-            if let Some(status) = &run.release {
-                let _ = writeln!(out, "{}: {}", escape::text(&run.file), escape::text(&status.describe()));
-            }
-            for n in &run.notes {
-                let _ = writeln!(out, "  {}: {}", escape::text(&n.field), escape::text(&n.reason));
-            }
-        }
-        out
-    }
-
-    /// `status_report` as GitHub Actions notices, each note on its line.
-    pub fn github_status_report(&self) -> String {
-        let mut out = String::new();
-        for run in &self.runs {
-            let text = (!run.notes.is_empty()).then(|| walk::text_to_locate(&run.file)).flatten();
-            let mut notice = |line: Option<usize>, message: &str| {
-                let _ = writeln!(
-                    out,
-                    "::notice file={}{},title={}::{}",
-                    escape_property(&run.file),
-                    line.map(|n| format!(",line={n}")).unwrap_or_default(),
-                    escape_property("site check"),
-                    escape_data(message)
-                );
-            };
-            if let Some(status) = &run.release {
-                notice(None, &status.describe());
-            }
-            for n in &run.notes {
-                let line = text.as_deref().and_then(|t| crate::locate::line_of(t, &n.field));
-                notice(line, &format!("{}: {}", n.field, n.reason));
-            }
-        }
-        out
-    }
-}
-
-/// Workflow-command data escaping (GitHub's `escapeData`), after the
-/// control characters of every report (`escape::text`), so that no text
-/// from a file reaches an annotation raw.
-pub(crate) fn escape_data(s: &str) -> String {
-    escape::text(s).replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
-}
-
-/// Workflow-command property escaping (GitHub's `escapeProperty`).
-pub(crate) fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
-}
-
-#[derive(Default)]
-struct Collector {
-    problems: Vec<Problem>,
-}
-
-impl Collector {
-    fn push(&mut self, file: &str, field: impl Into<String>, reason: impl Into<String>) {
-        self.problems.push(Problem { file: file.to_string(), field: field.into(), reason: reason.into() });
-    }
-}
+pub use self::checked::{Checked, Run, Verdict};
+pub(crate) use self::checked::{escape_data, escape_property};
+use self::findings::Collector;
+pub use self::findings::{Note, Problem};
+pub use self::profiles::is_tryout;
 
 /// Applies every rule to every loaded file, reusing what `cache` read in an
 /// earlier build (`site serve`) and keeping what this one read there, and
@@ -387,7 +163,7 @@ pub fn validate_with<D: Send>(
     walk::skipped_rules(&mut c, &loaded.skipped);
     let rel_paths: std::collections::HashSet<&str> = accepted.iter().map(|a| a.1.as_str()).collect();
     for ex in &loaded.exclusions {
-        exclusion_rules(&mut c, ex, &rel_paths);
+        rules::exclusion_rules(&mut c, ex, &rel_paths);
     }
     for e in &releases.errors {
         c.push(&e.file, e.field.clone(), e.reason.clone());
@@ -566,11 +342,11 @@ fn check_bytes(f: &LoadedFile, file: &str, mut c: Collector, bytes: &mut Vec<u8>
     identity::empty_names(&mut c, file, &result);
     let expected = match &result {
         AnyResult::Measured(m) => {
-            notes = measured_rules(&mut c, file, m);
+            notes = rules::measured_rules(&mut c, file, m);
             layout::measured_path(m, &sha)
         }
         AnyResult::Imported(i) => {
-            imported_rules(&mut c, file, i);
+            rules::imported_rules(&mut c, file, i);
             layout::imported_path(i)
         }
     };
@@ -584,275 +360,5 @@ fn check_bytes(f: &LoadedFile, file: &str, mut c: Collector, bytes: &mut Vec<u8>
         notes,
         claims,
         latest_s,
-    }
-}
-
-/// The rules of an exclusions file; `accepted` holds the paths of the
-/// accepted results, below the results folder.
-fn exclusion_rules(c: &mut Collector, ex: &Exclusions, accepted: &std::collections::HashSet<&str>) {
-    let file = ex.path.display().to_string();
-    let root = ex.path.parent().unwrap_or(Path::new(""));
-    match &ex.entries {
-        Err(e) => c.push(&file, "$", format!("not a valid exclusions file: {e}")),
-        Ok(entries) => {
-            for (i, e) in entries.iter().enumerate() {
-                // A path that leaves the folder (`..`, absolute) could point
-                // at any file on the machine that runs the check.
-                let below = Path::new(&e.file)
-                    .components()
-                    .all(|part| matches!(part, std::path::Component::Normal(_) | std::path::Component::CurDir));
-                let known = accepted.contains(e.file.as_str()) || (below && root.join(&e.file).is_file());
-                if !below {
-                    c.push(
-                        &file,
-                        format!("exclude[{i}].file"),
-                        format!("{} leaves this folder; name a result file below it, without ..", e.file),
-                    );
-                } else if !known {
-                    c.push(&file, format!("exclude[{i}].file"), format!("no result file {} in this folder", e.file));
-                }
-                // Shown on the site and in the reports beside the result: the
-                // rules of a message in a result file.
-                if e.reason.trim().is_empty() {
-                    c.push(&file, format!("exclude[{i}].reason"), "must say why the result is excluded");
-                } else if let Err(why) = runner_bench_format::Message::new(e.reason.clone()) {
-                    c.push(&file, format!("exclude[{i}].reason"), why);
-                }
-                if entries[..i].iter().any(|o| o.file == e.file) {
-                    c.push(&file, format!("exclude[{i}].file"), format!("{} is excluded twice", e.file));
-                }
-            }
-        }
-    }
-}
-
-/// Why a shortfall is accepted: the jobs that did not succeed and measure
-/// the missing samples, `job restore-2 ended with conclusion failure`.
-fn because(jobs: &[&JobOutcome]) -> String {
-    let jobs: Vec<String> =
-        jobs.iter().map(|j| format!("job {} ended with conclusion {}", j.job, j.conclusion.name())).collect();
-    format!("the missing ones count as attempted and not completed: {}", jobs.join("; "))
-}
-
-/// What a rejected shortfall adds when the file records jobs: none of
-/// them explains it.
-fn unexplained(m: &MeasuredResult) -> &'static str {
-    if m.provenance.jobs.is_empty() { "" } else { "; no job in provenance.jobs that measures it ended without success" }
-}
-
-/// The format's cross-field rules plus the published complete-sample and
-/// cache rules. Returns the rules met by an exception: fewer samples or
-/// pairs than requested, where a job that did not succeed measured them.
-fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) -> Vec<Note> {
-    for p in m.problems() {
-        c.push(file, p.field, p.reason);
-    }
-    figures::measured(c, file, m);
-    durations::measured(c, file, m);
-    claims::measured(c, file, m);
-    time::measured(c, file, m);
-    let mut notes: Vec<Note> = profiles::tryout_note(m).into_iter().collect();
-    let params = &m.parameters;
-    // The jobs that did not succeed and measure `stage` (and `trial`).
-    let explaining = |stage: &str, trial: Option<u32>| -> Vec<&JobOutcome> {
-        m.provenance.jobs.iter().filter(|j| j.explains(stage, trial)).collect()
-    };
-    let mut attempted = |stage: &str, field: &str, n: usize, requested: u32, parameter: &str| {
-        if n >= requested as usize {
-            return;
-        }
-        let shortfall = format!("{n} of {requested} requested samples attempted ({parameter})");
-        let jobs = explaining(stage, None);
-        if jobs.is_empty() {
-            c.push(
-                file,
-                field,
-                format!(
-                    "{shortfall}; every requested sample is attempted, including after a sample timeout{}",
-                    unexplained(m)
-                ),
-            );
-        } else {
-            notes.push(Note { field: field.to_string(), reason: format!("{shortfall}; {}", because(&jobs)) });
-        }
-    };
-    if let Some(cpu) = &m.stages.cpu {
-        attempted("cpu", "$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
-    }
-    if let Some(disk) = &m.stages.disk {
-        let n = disk.samples.len();
-        attempted("disk", "$.stages.disk.samples", n, params.disk_samples, "parameters.disk_samples");
-    }
-    if let Some(net) = &m.stages.internet {
-        let n = params.internet_samples;
-        attempted("internet", "$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
-        attempted("internet", "$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
-        attempted(
-            "internet",
-            "$.stages.internet.request",
-            net.request.len(),
-            params.internet_request_samples,
-            "parameters.internet_request_samples",
-        );
-    }
-    if let Some(cpu) = &m.stages.cpu {
-        for (i, s) in cpu.samples.iter().enumerate() {
-            if s.status == Status::Ok && s.validation == Some(Validation::Failed) {
-                c.push(
-                    file,
-                    format!("$.stages.cpu.samples[{i}].validation"),
-                    "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\"",
-                );
-            }
-        }
-    }
-    if let Some(cache) = &m.stages.cache {
-        for (i, pair) in cache.pairs.iter().enumerate() {
-            let path = format!("$.stages.cache.pairs[{i}]");
-            let retried = cache.pairs[..i].iter().any(|o| o.backend == pair.backend && o.trial == pair.trial);
-            if retried {
-                c.push(
-                    file,
-                    path.clone(),
-                    format!(
-                        "backend \"{}\" trial {} appears twice; a miss is a failure and is never retried or replaced",
-                        pair.backend, pair.trial
-                    ),
-                );
-            }
-            // Only instances known to be one are refused: an unknown id equals
-            // nothing, and the restore's notice says it could not be checked.
-            if let Some(restore) = &pair.restore
-                && restore.instance.same_as(&pair.save.instance) == Some(true)
-            {
-                c.push(
-                    file,
-                    format!("{path}.restore.instance"),
-                    format!(
-                        "the restore ran on the save's OS instance (boot_id {}); a restore must come from a different \
-                         OS instance than its save",
-                        restore.instance.boot_id
-                    ),
-                );
-            }
-            let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
-            if let Some(v) = &pair.verification
-                && v.routing.matches
-                && kind.is_some_and(|kind| !v.routing.consistent(kind))
-            {
-                c.push(
-                    file,
-                    format!("{path}.verification.routing.matches"),
-                    format!(
-                        "is true but the observed routing \"{}\" differs from the expected \"{}\"",
-                        v.routing.observed, v.routing.expected
-                    ),
-                );
-            }
-        }
-        for b in &cache.backends {
-            let n = cache.pairs.iter().filter(|p| p.backend == b.id).count();
-            if n >= params.cache_trials as usize {
-                continue;
-            }
-            let shortfall = format!(
-                "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials)",
-                b.id, params.cache_trials
-            );
-            // Each missing trial must be explained by a job of that trial.
-            let missing =
-                (1..=params.cache_trials).filter(|&t| !cache.pairs.iter().any(|p| p.backend == b.id && p.trial == t));
-            let mut jobs: Vec<&JobOutcome> = Vec::new();
-            let mut explained = true;
-            for t in missing {
-                let those = explaining("cache", Some(t));
-                explained &= !those.is_empty();
-                for j in those {
-                    if !jobs.contains(&j) {
-                        jobs.push(j);
-                    }
-                }
-            }
-            // (Nothing missing by trial means out-of-range trials, which the
-            // format's rules reject already.)
-            if explained && !jobs.is_empty() {
-                notes.push(Note {
-                    field: "$.stages.cache.pairs".to_string(),
-                    reason: format!("{shortfall}; {}", because(&jobs)),
-                });
-            } else {
-                c.push(
-                    file,
-                    "$.stages.cache.pairs",
-                    format!("{shortfall}; every trial is attempted{}", unexplained(m)),
-                );
-            }
-        }
-    }
-    notes.extend(interrupted::rules(c, file, m));
-    notes
-}
-
-/// Published aggregates must be self-consistent: a median within its
-/// range, no more verified pairs or completed samples than attempted.
-fn imported_rules(c: &mut Collector, file: &str, i: &ImportedResult) {
-    figures::imported(c, file, i);
-    time::imported(c, file, i);
-    profiles::imported(c, file, i);
-    rows::imported(c, file, i);
-    if let Some(cpu) = &i.stages.cpu {
-        aggregate(c, file, "$.stages.cpu.iterations_per_s".to_string(), &cpu.iterations_per_s);
-    }
-    if let Some(cache) = &i.stages.cache {
-        for (n, b) in cache.backends.iter().enumerate() {
-            aggregate(c, file, format!("$.stages.cache.backends[{n}].save_s"), &b.save_s);
-            aggregate(c, file, format!("$.stages.cache.backends[{n}].restore_s"), &b.restore_s);
-            if b.verified_pairs > b.pairs {
-                c.push(
-                    file,
-                    format!("$.stages.cache.backends[{n}].verified_pairs"),
-                    format!("{} verified pairs of {} pairs", b.verified_pairs, b.pairs),
-                );
-            }
-        }
-    }
-    if let Some(counts) = i.stages.disk.as_ref().and_then(|d| d.counts)
-        && !(counts.completed <= counts.attempted && counts.attempted <= counts.requested)
-    {
-        c.push(
-            file,
-            "$.stages.disk.counts",
-            format!(
-                "{} completed / {} attempted / {} requested is not possible",
-                counts.completed, counts.attempted, counts.requested
-            ),
-        );
-    }
-}
-
-fn aggregate(c: &mut Collector, file: &str, field: String, a: &Aggregate) {
-    let (min, median, max) = (a.min.get(), a.median.get(), a.max.get());
-    if !(min <= median && median <= max) {
-        c.push(file, field, format!("the median {median} is outside the range {min}–{max}"));
-    }
-}
-
-/// A figure from a file, as a message shows it: as written where it is of
-/// an everyday size, in scientific notation where plain decimals would run
-/// to hundreds of digits (`1e-300`, not `0.000…0001`). A precision, where
-/// given, applies to everyday sizes.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Num(pub(crate) f64);
-
-impl std::fmt::Display for Num {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let x = self.0;
-        if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
-            return write!(f, "{x:.3e}");
-        }
-        match f.precision() {
-            Some(p) => write!(f, "{x:.p$}"),
-            None => write!(f, "{x}"),
-        }
     }
 }

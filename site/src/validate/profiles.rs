@@ -11,7 +11,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult, PublishedProfile}
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
-use super::{Collector, Num};
+use super::findings::{Collector, Note, Num};
 
 /// The collector versions the site knows. Every one of them defines the
 /// profiles of `Profile::ALL` with the parameters this build has: the
@@ -49,8 +49,8 @@ pub fn is_tryout(m: &MeasuredResult) -> bool {
 
 /// What `site check` says of a quick-profile result: it is accepted, and
 /// why none of its figures is ranked.
-pub(super) fn tryout_note(m: &MeasuredResult) -> Option<super::Note> {
-    is_tryout(m).then(|| super::Note {
+pub(super) fn tryout_note(m: &MeasuredResult) -> Option<Note> {
+    is_tryout(m).then(|| Note {
         field: "$.fingerprint".to_string(),
         reason: format!(
             "{} is the quick profile's, a try-out: the site shows the result marked \"try-out\" and never ranks \

@@ -6,7 +6,7 @@
 
 use runner_bench_format::ImportedResult;
 
-use super::Collector;
+use super::findings::Collector;
 
 pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
     if let Some(cache) = &i.stages.cache {

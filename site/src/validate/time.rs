@@ -13,7 +13,7 @@ use runner_bench_format::imported::ImportedResult;
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Parameters, Timestamp};
 
-use super::Collector;
+use super::findings::Collector;
 
 /// The first day of the project, in UTC: the date of the repository's first
 /// commit (eab77a0, 2026-11-29T22:57:14Z). No collector existed before it,

@@ -5,11 +5,7 @@
 //! went unread. A folder with no result file at all is refused by
 //! `site check` (`Checked::refuse_empty_folders`).
 
-use std::path::Path;
-
-use runner_bench_format::MAX_FILE_BYTES;
-
-use super::{Checked, Collector, Problem};
+use super::findings::Collector;
 use crate::load::{SkipKind, Skipped};
 
 /// One problem, on the whole entry (`$`), for each entry the walk skipped.
@@ -32,35 +28,4 @@ fn reason(kind: &SkipKind) -> String {
         }
         SkipKind::Unreadable(e) => format!("cannot be read: {e}"),
     }
-}
-
-/// The reason of `Checked::refuse_empty_folders`'s problems.
-const EMPTY_FOLDER: &str = "holds no result file (*.json): nothing was checked";
-
-impl<R> Checked<R> {
-    /// Makes each folder checked that holds no result file a problem (on
-    /// the folder, at `$`). `site check` calls it: a gate that checked
-    /// nothing must not pass, whether it was given the wrong folder or a
-    /// new provider's folder before its first result. `site build` and
-    /// `site serve` do not: a site with no results is still a site.
-    pub fn refuse_empty_folders(&mut self) {
-        for folder in &self.empty_folders {
-            self.problems.push(Problem {
-                file: folder.display().to_string(),
-                field: "$".to_string(),
-                reason: EMPTY_FOLDER.to_string(),
-            });
-        }
-    }
-}
-
-/// The text of a problem's file, to find the line of its JSON path, where
-/// it is a plain file (never through a link, nor a FIFO that would block)
-/// within the size limit.
-pub(super) fn text_to_locate(file: &str) -> Option<String> {
-    let meta = std::fs::symlink_metadata(Path::new(file)).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    std::fs::read_to_string(file).ok()
 }

@@ -9,13 +9,14 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::Site;
-use super::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
-use super::memo::{Memo, key_of};
-use super::model::{Meta, Model};
 use super::pages::{Common, PlotRef, render};
+use super::parts::Parts;
 use super::plot::Spec;
 use super::plot::requests::{self, Series};
+use super::site::Site;
+use crate::memo_key::key_of;
+use crate::model::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
+use crate::model::{Meta, Model};
 
 /// A condition beside a table: the document's, or the table's own.
 #[derive(Debug, Clone, Serialize)]
@@ -79,7 +80,7 @@ pub(super) fn build_cache_pages(
     common: &Common,
     common_key: u64,
     model: &Model,
-    old: Option<&Memo>,
+    old: Option<&Parts>,
 ) -> anyhow::Result<Pages> {
     let mut urls = vec![SECTION_URL.to_string()];
     let docs: Vec<(&Meta, &ServerDoc, u64)> = model
@@ -118,7 +119,7 @@ pub(super) fn build_cache_pages(
                         })
                         .collect();
                     let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
-                    let site = Memo::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
+                    let site = Parts::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
                     Ok((part, key, site))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()
@@ -183,12 +184,6 @@ fn doc_page(
     };
     site.add(format!("{}index.html", &doc.url[1..]), render(tera, "server.html", &ctx)?);
     Ok(site)
-}
-
-/// The day a document's figures were measured, or when it was imported
-/// where its publisher states none.
-pub(super) fn day(meta: &Meta) -> String {
-    if meta.date_measured { meta.date.clone() } else { format!("imported {}", meta.date) }
 }
 
 /// The conditions beside a table: the document's, in its order, except

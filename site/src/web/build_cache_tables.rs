@@ -7,10 +7,9 @@
 //! documents took 45 ms of a 390 ms `site serve` rebuild. The markup is the
 //! template's (site/src/web/html.rs).
 
-use super::build_cache::{ServerDoc, SharedTable};
-use super::build_cache_pages::day;
-use super::html::{Html, given, marks, meta_cells};
-use super::model::Meta;
+use super::html::{Html, day, given, marks, meta_cells};
+use crate::model::Meta;
+use crate::model::build_cache::{ServerDoc, SharedTable};
 
 /// The section's body below its lead paragraph: the documents' table (or
 /// a note that there are none) and the shared tables (or a note).

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use super::model::{Meta, Model};
+use crate::model::{Meta, Model};
 
 /// One table being written.
 type Table = csv::Writer<Vec<u8>>;

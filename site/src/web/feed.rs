@@ -6,8 +6,8 @@
 use anyhow::Context;
 use atom_syndication::{Entry, Feed, FixedDateTime, Link, Person, Text, WriteConfig};
 
-use super::changes::Changes;
-use super::model::{Model, newer_key};
+use crate::model::changes::Changes;
+use crate::model::{Model, newer_key};
 
 /// Entries in the feed.
 const ENTRIES: usize = 50;
@@ -39,7 +39,7 @@ pub fn render(model: &Model, changes: &Changes, base_url: &str) -> anyhow::Resul
         };
         // A CoreMark median only where there is one (a stage with no
         // completed sample shows a dash).
-        let median = e.cpu.as_ref().map(|c| c.median.as_str()).filter(|m| super::model::leading(m).is_some());
+        let median = e.cpu.as_ref().map(|c| c.median.as_str()).filter(|m| crate::model::leading(m).is_some());
         let mut summary = match median {
             Some(median) => {
                 format!("{kind} of {} ({}) {when}: CoreMark median {median} iterations/s.", m.runner, m.provider_name)

@@ -3,12 +3,16 @@
 //! them (`changes`), each result's machine and build, and its CoreMark
 //! line over time, which a provider's page draws too.
 
-use super::Site;
-use super::changes::{self, Change, Changes};
-use super::model::{self, Entry, Model, VARIATION_FLAG_PCT, leading};
-use super::pages::{self, Common, HistoryRow, MachinePart, MachineSpan, PlotRef, ServerRef, Speeds, StageRow};
+use super::pages::{Common, PlotRef, Speeds, render};
 use super::plot::Spec;
 use super::plot::history::{self, Line};
+use super::runner_tables::{self, HistoryRow, MachineSpan, ServerRef, StageRow};
+use crate::model::changes::{self, Change, Changes};
+use crate::model::{self, Entry, Model, Stages, VARIATION_FLAG_PCT, leading};
+use serde::Serialize;
+use tera::Tera;
+
+use super::site::Site;
 use crate::figures;
 use crate::providers::MachineView;
 use crate::stats::{self, Interval};
@@ -37,7 +41,7 @@ pub(super) fn runner_page(
     let line = cpu_line(model, &r.label, &r.entries);
     let plots =
         history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
-    let html = pages::runner(
+    let html = runner(
         tera,
         common,
         &r.provider_id,
@@ -133,7 +137,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
     let iv = changes::intervals(e);
     let why = &e.details.reasons;
     let ci = |i: Option<Interval>| i.map(|i| figures::range(i.lo, i.hi));
-    // The comparison tables' rule (`model::rank`): the samples' variation,
+    // The comparison tables' rule (`groups::rank`): the samples' variation,
     // else the one a report published.
     let variable = |samples: &[f64], published: Option<f64>| {
         let v = if samples.is_empty() { published } else { stats::variation_pct(samples) };
@@ -194,4 +198,56 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
             url: page.then_some(d.url.as_str()),
         }),
     }
+}
+
+/// What a runner page says about the runner's machine and provider.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct MachinePart<'a> {
+    pub machine: &'a MachineView,
+    /// The provider's name and site as its file states them.
+    pub provider_file_name: Option<&'a str>,
+    pub provider_site: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct RunnerContext<'a> {
+    common: &'a Common,
+    title: String,
+    description: String,
+    provider_id: &'a str,
+    provider_name: &'a str,
+    label: &'a str,
+    machine: &'a MachinePart<'a>,
+    /// Its tables, as HTML (`runner_tables::render`).
+    tables: String,
+    plots: &'a [PlotRef],
+}
+
+/// A runner page: what it is and costs, and its history across runs,
+/// newest first.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn runner(
+    tera: &Tera,
+    common: &Common,
+    provider_id: &str,
+    provider_name: &str,
+    label: &str,
+    machine: &MachinePart<'_>,
+    rows: &[HistoryRow<'_>],
+    machines: &[MachineSpan<'_>],
+    any: Stages,
+    plots: &[PlotRef],
+) -> anyhow::Result<String> {
+    let ctx = RunnerContext {
+        common,
+        title: format!("{label} ({provider_name})"),
+        description: format!("Every benchmark result of the {provider_name} runner {label}, newest first."),
+        provider_id,
+        provider_name,
+        label,
+        machine,
+        tables: runner_tables::render(rows, machines, any, machine.machine.usd_per_minute.is_some_and(|v| v != 0.0)),
+        plots,
+    };
+    render(tera, "runner.html", &ctx)
 }

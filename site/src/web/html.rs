@@ -4,7 +4,9 @@
 //! names the macros these stand for), and every text from a result goes
 //! through `Html::text`, Tera's own escaping.
 
-use super::model::Meta;
+use pulldown_cmark::{Event, Options, Parser};
+
+use crate::model::Meta;
 
 /// An HTML string being written: `raw` for the page's own markup, `text`
 /// for anything that comes from a result.
@@ -116,4 +118,23 @@ pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
     if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
         h.raw("<span class=\"mark self-built\" title=\"").text(why).raw("\">self-built</span>");
     }
+}
+
+/// Markdown → HTML. Raw HTML in the markdown is shown as text, never
+/// passed through: results are untrusted.
+pub fn markdown_to_html(markdown: &str) -> String {
+    let options = Options::ENABLE_TABLES;
+    let events = Parser::new_ext(markdown, options).map(|e| match e {
+        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
+        other => other,
+    });
+    let mut out = String::new();
+    pulldown_cmark::html::push_html(&mut out, events);
+    out
+}
+
+/// The day a document's figures were measured, or when it was imported
+/// where its publisher states none.
+pub(super) fn day(meta: &Meta) -> String {
+    if meta.date_measured { meta.date.clone() } else { format!("imported {}", meta.date) }
 }

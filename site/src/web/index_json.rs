@@ -12,7 +12,7 @@ use bytes::Bytes;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::model::{Entry, Meta, Model};
+use crate::model::{Entry, Meta, Model};
 
 /// Bumped when a field changes meaning.
 const INDEX_VERSION: u32 = 1;
@@ -115,7 +115,7 @@ mod tests {
         let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
         let checked = crate::check(&[results]).unwrap();
         let now: jiff::Timestamp = "2026-12-01T00:00:00Z".parse().unwrap();
-        let model = super::super::model::build(&checked.runs, now, None);
+        let model = crate::model::build(&checked.runs, now, None);
         assert!(model.entries.len() >= 5);
         let built = "2026-12-01 00:00 \"UTC\"";
         let (bytes, kept) = render(&model, built, 180, None).unwrap();
@@ -124,7 +124,7 @@ mod tests {
         let (again, _) = render(&model, built, 180, Some(&kept)).unwrap();
         assert_eq!(again, bytes);
 
-        let empty = super::super::model::build(&[], now, None);
+        let empty = crate::model::build(&[], now, None);
         assert_eq!(render(&empty, built, 7, None).unwrap().0, whole(&empty, built, 7));
     }
 }

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::model::{Group, Model, Row, leading};
+use crate::model::{Group, Model, Row, leading};
 
 /// The comparison tables as `pages::TABLES` lists them: kind, slug, name,
 /// the figure they rank by.
@@ -17,51 +17,51 @@ pub(super) type Tables = [(&'static str, &'static str, &'static str, &'static st
 
 /// One stage's leader line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Leader {
+pub(super) struct Leader {
     /// The stage as the line names it, e.g. `CoreMark, one thread`.
-    pub stage: &'static str,
+    pub(super) stage: &'static str,
     /// The figure the table ranks by, e.g. `median iterations/s`.
-    pub ranked_by: &'static str,
+    pub(super) ranked_by: &'static str,
     /// The runners of place 1 (the first `NAMED` of them): more than one
     /// where they cannot be told apart.
-    pub first: Vec<Leading>,
+    pub(super) first: Vec<Leading>,
     /// How many rows share place 1, named or not, and how many of them
     /// `first` leaves unnamed.
-    pub first_count: usize,
-    pub first_unnamed: usize,
+    pub(super) first_count: usize,
+    pub(super) first_unnamed: usize,
     /// How far place 1 (its weakest row, where rows share it) is ahead of
     /// the next place, in percent of the next place's figure (for a figure
     /// where lower is better, how much longer the next place takes); none
     /// where no other place has the figure.
-    pub lead_pct: Option<String>,
+    pub(super) lead_pct: Option<String>,
     /// Whether a higher figure is better (else the lead is how much longer
     /// the next place takes).
-    pub higher_is_better: bool,
+    pub(super) higher_is_better: bool,
     /// The runner of the next place.
-    pub next: Option<Leading>,
+    pub(super) next: Option<Leading>,
     /// Rows ranked in the table.
-    pub compared: usize,
+    pub(super) compared: usize,
     /// What a row of the table is: `runner`, or `runner and backend` where
     /// a runner has a row per cache backend or internet service.
-    pub rows_word: &'static str,
+    pub(super) rows_word: &'static str,
     /// The comparison group in words.
-    pub group: String,
+    pub(super) group: String,
     /// The table on the home page.
-    pub url: String,
+    pub(super) url: String,
     /// The stage's other tables that rank at least one row.
-    pub more_tables: usize,
+    pub(super) more_tables: usize,
 }
 
 /// A runner of a leader line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Leading {
-    pub runner: String,
-    pub provider: String,
-    pub url: String,
+pub(super) struct Leading {
+    pub(super) runner: String,
+    pub(super) provider: String,
+    pub(super) url: String,
     /// The row's figure as the table prints it, with what it is of (a
     /// cache backend, an internet service) where the table has several.
-    pub figure: String,
-    pub of: String,
+    pub(super) figure: String,
+    pub(super) of: String,
 }
 
 /// The lines of the stages whose tables rank rows, in the order of the

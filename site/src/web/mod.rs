@@ -6,58 +6,74 @@
 //! (`csv`, `index_json`, `feed`, `sitemap`). It returns the files as bytes;
 //! `output` is the only module that writes them to disk.
 //!
-//! This file is the order of the stages; each page with the files it brings
-//! is made in its own module: `home` (the comparison tables), `provider`,
-//! `history` (a runner's page), `build_cache_pages` (the build-cache
-//! section: servers are not runners), with the comparison plots in `plots`;
-//! `memory` hands freed memory back between stages, and `error_page` is what
-//! `site serve` shows while a build fails.
+//! The modules form layers, each importing only from those below it:
+//!
+//! 1. this file, the order of the stages, and `memo`, what `site serve`
+//!    keeps between builds: each cache is the type of the module it caches,
+//!    and only this file hands them out;
+//! 2. one module per page kind: `home` (the comparison tables),
+//!    `provider`, `history` (a runner's page, its tables in
+//!    `runner_tables`), `overview`, `coverage`, `build_cache_pages` (the
+//!    build-cache section: servers are not runners; its tables in
+//!    `build_cache_tables`), with the comparison plots in `plots`, and the
+//!    data files (`csv`, `index_json`, `feed`, `sitemap`);
+//! 3. what pages share: templates and their contexts' common parts
+//!    (`pages`), HTML cells (`html`), plots (`plot`), the parts a rebuild
+//!    reuses (`parts`) and the files a build makes (`site`).
+//!
+//! Below the website is what it shows, `crate::model`.
+//!
+//! `memory` hands freed memory back between stages, and `error_page` is
+//! what `site serve` shows while a build fails.
 
-pub mod build_cache;
 mod build_cache_pages;
 mod build_cache_tables;
-pub mod changes;
 pub mod content;
+mod coverage;
 pub mod csv;
-pub mod details;
 pub mod error;
 mod error_page;
 pub mod feed;
 mod history;
 mod home;
-mod html;
+pub(crate) mod html;
 pub mod index_json;
 mod leaders;
 pub mod memo;
 pub(crate) mod memory;
-pub mod model;
 pub mod overview;
 pub mod pages;
+mod parts;
 pub mod plot;
 mod plots;
 mod provider;
 mod runner_tables;
+mod site;
 pub mod sitemap;
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use self::build_cache_pages::build_cache_pages;
+use self::coverage::CoverageRow;
 pub use self::error_page::error_page;
+use self::history::MachinePart;
 use self::history::runner_page;
 use self::home::home_page;
 use self::index_json::IndexCache;
-use self::memo::{Memo, key_of};
+use self::memo::Memo;
 use self::memory::release_free_memory;
-use self::model::Model;
-use self::pages::{Common, CoverageRow, MachinePart, NavLink};
+use self::pages::{Common, NavLink};
+use self::parts::{Part, Parts};
 pub use self::plots::PlotCache;
 use self::provider::provider_page;
+pub use self::site::{Body, Site};
 use crate::Run;
+use crate::memo_key::key_of;
+use crate::model::{self, Model, build_cache, changes};
 
 /// The static files, by name, as built into the binary (read from
 /// `templates/static/` when it is there).
@@ -109,61 +125,6 @@ impl Options {
             stale_days: 180,
             home_rows: DEFAULT_HOME_ROWS,
             now: jiff::Timestamp::now(),
-        }
-    }
-}
-
-/// One output file.
-#[derive(Debug, Clone)]
-pub enum Body {
-    /// The file's bytes and their fingerprint (`Body::bytes`). Shared, so
-    /// that a part `site serve` reuses from its last build is neither copied
-    /// nor hashed again: copying and hashing every reused page (about 80 MB
-    /// for 10,000 results) was a fifth of a rebuild's CPU time.
-    Bytes { bytes: bytes::Bytes, fingerprint: u64 },
-    /// A file copied as it is (result files are published as submitted),
-    /// with its SHA-256 where the build knows it already.
-    Copy { from: PathBuf, sha256: Option<String> },
-}
-
-impl Body {
-    /// A file of `bytes`, fingerprinted once here: `output::Writer`
-    /// rewrites a file only where its fingerprint changed.
-    pub fn bytes(bytes: Vec<u8>) -> Body {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        bytes.hash(&mut h);
-        Body::Bytes { fingerprint: h.finish(), bytes: bytes.into() }
-    }
-}
-
-/// Everything a build produces.
-#[derive(Debug, Default, Clone)]
-pub struct Site {
-    /// `(path below the output folder, body)`.
-    pub files: Vec<(String, Body)>,
-    /// Provider ids, one report each.
-    pub providers: Vec<String>,
-    /// Result files published.
-    pub result_files: usize,
-}
-
-impl Site {
-    fn add(&mut self, path: impl Into<String>, bytes: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), Body::bytes(bytes.into())));
-    }
-
-    /// Appends the files of a part built on its own.
-    fn join(&mut self, part: Site) {
-        self.files.extend(part.files);
-    }
-
-    /// Appends named parts in order, keeping each in `memo` with its key.
-    fn join_parts(&mut self, parts: Vec<(String, u64, Site)>, mut memo: Option<&mut Memo>) {
-        for (name, key, part) in parts {
-            if let Some(m) = memo.as_deref_mut() {
-                m.keep(name, key, &part);
-            }
-            self.join(part);
         }
     }
 }
@@ -288,13 +249,13 @@ pub fn build_cached(
     let ((model, changes), inputs) = rayon::join(
         || {
             let model = model::assemble(entries, memo_entries);
-            crate::output::log_time(start, "  model");
+            crate::timing::log_time(start, "  model");
             // The history's change flags, which the runner pages and the feed show.
             let (changes, change_cache) = changes::compute(&model, memo_changes.as_deref());
             if let Some(cache) = memo_changes {
                 *cache = change_cache;
             }
-            crate::output::log_time(start, "  changes");
+            crate::timing::log_time(start, "  changes");
             (model, changes)
         },
         || {
@@ -348,13 +309,15 @@ pub fn build_cached(
         .map(|(id, name)| {
             let mine: Vec<Vec<u64>> = model.runners.iter().filter(|r| &r.provider_id == id).map(entry_keys).collect();
             let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine)));
-            let site = Memo::part(old, &part, key, || provider_page(&tera, &common, &model, &runs, id, name))?;
+            let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
+                provider_page(&tera, &common, &model, &runs, id, name)
+            })?;
             Ok((part, key, site))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    site.join_parts(parts, memo.as_deref_mut());
+    join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
     emit_files(&mut site, &mut emit)?;
-    crate::output::log_time(start, "  providers");
+    crate::timing::log_time(start, "  providers");
     // Nothing else needs the parsed results: they are freed on every CPU
     // (a thousand results, one at a time on one CPU, were about 20 ms of a
     // 10,000-result build under perf while the other CPU waited).
@@ -370,7 +333,18 @@ pub fn build_cached(
     let index = old.map(|m| &m.index);
     let prices = home::prices(&model, &providers, opts.now);
     let (home, data) = rayon::join(
-        || home_page(&tera, templates_key, &common, &model, &prices, opts.home_rows, old),
+        || {
+            home_page(
+                &tera,
+                templates_key,
+                &common,
+                &model,
+                &prices,
+                opts.home_rows,
+                old.map(|m| &m.home),
+                old.map(|m| &m.parts),
+            )
+        },
         || data_files(&model, &changes, &common, opts.stale_days, index),
     );
     let ((home, tables, home_cache), (data, index)) = (home?, data?);
@@ -380,10 +354,10 @@ pub fn build_cached(
     html_pages.push("/".into());
     html_pages.extend(tables.iter().filter_map(|(path, ..)| path.strip_suffix("index.html").map(|p| format!("/{p}"))));
     site.join(home);
-    site.join_parts(tables, memo.as_deref_mut());
+    join_parts(&mut site, tables, memo.as_deref_mut().map(|m| &mut m.parts));
     site.join(data);
     end_stage(&mut site, &mut emit)?;
-    crate::output::log_time(start, "  home and data files");
+    crate::timing::log_time(start, "  home and data files");
 
     for id in model.providers.keys() {
         html_pages.push(format!("/providers/{id}/"));
@@ -410,11 +384,13 @@ pub fn build_cached(
                 // The machine view has numbers, which do not hash: its JSON does.
                 let stated = serde_json::to_string(&machine)?;
                 let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
-                let site = Memo::part(old, &part, key, || runner_page(&tera, &common, &model, &changes, r, &machine))?;
+                let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
+                    runner_page(&tera, &common, &model, &changes, r, &machine)
+                })?;
                 Ok((part, key, site))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
-        site.join_parts(parts, memo.as_deref_mut());
+        join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
         emit_files(&mut site, &mut emit)?;
     }
     let mut coverage = Vec::new();
@@ -432,30 +408,30 @@ pub fn build_cached(
         });
     }
     end_stage(&mut site, &mut emit)?;
-    crate::output::log_time(start, "  runners");
+    crate::timing::log_time(start, "  runners");
     // The overview, the coverage page and the build-cache section are made
     // from the model alone: all three at the same time.
-    let old = memo.as_deref();
+    let parts = memo.as_deref().map(|m| &m.parts);
     let (overview_part, (coverage_part, servers)) = rayon::join(
         || {
             let rows = overview::rows(&model, &providers, opts.now);
-            rows_page(old, common_key, "overview", &rows, || pages::overview(&tera, &common, &rows))
+            rows_page(parts, common_key, "overview", &rows, || overview::page(&tera, &common, &rows))
         },
         || {
             rayon::join(
-                || rows_page(old, common_key, "coverage", &coverage, || pages::coverage(&tera, &common, &coverage)),
-                || build_cache_pages(&tera, &common, common_key, &model, old),
+                || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(&tera, &common, &coverage)),
+                || build_cache_pages(&tera, &common, common_key, &model, parts),
             )
         },
     );
-    site.join_parts(vec![coverage_part?], memo.as_deref_mut());
+    join_parts(&mut site, vec![coverage_part?], memo.as_deref_mut().map(|m| &mut m.parts));
     let servers = servers?;
-    site.join_parts(servers.docs, memo.as_deref_mut());
+    join_parts(&mut site, servers.docs, memo.as_deref_mut().map(|m| &mut m.parts));
     site.join(servers.section);
     html_pages.extend(servers.urls);
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    site.join_parts(vec![overview_part?], memo.as_deref_mut());
+    join_parts(&mut site, vec![overview_part?], memo.as_deref_mut().map(|m| &mut m.parts));
     html_pages.push("/overview/".into());
 
     for p in &content {
@@ -475,9 +451,9 @@ pub fn build_cached(
     if schema.is_file() {
         site.files.push(("result-v1.schema.json".to_string(), Body::Copy { from: schema, sha256: None }));
     }
-    crate::output::log_time(start, "  data files");
+    crate::timing::log_time(start, "  data files");
     if let Some(m) = memo {
-        m.finish();
+        m.parts.finish();
     }
     for (name, builtin) in STATIC {
         let text =
@@ -495,12 +471,23 @@ pub fn build_cached(
     Ok(site)
 }
 
+/// Appends named parts to `site` in order, keeping each in `parts` with
+/// its key.
+fn join_parts(site: &mut Site, parts: Vec<Part>, mut kept: Option<&mut Parts>) {
+    for (name, key, part) in parts {
+        if let Some(k) = kept.as_deref_mut() {
+            k.keep(name, key, &part);
+        }
+        site.join(part);
+    }
+}
+
 /// The page `<name>/index.html`, made from `rows` alone, as the memo part
 /// `name`: it lists every runner, so a `site serve` rebuild renders it again
 /// only when its rows changed. Their JSON is the key (the rows have numbers,
 /// which do not hash); a build without a memo makes no key.
 fn rows_page(
-    old: Option<&Memo>,
+    old: Option<&Parts>,
     common_key: u64,
     name: &str,
     rows: &impl serde::Serialize,
@@ -510,7 +497,7 @@ fn rows_page(
         Some(_) => key_of((common_key, serde_json::to_string(rows)?)),
         None => 0,
     };
-    let part = Memo::part(old, name, key, || {
+    let part = Parts::part(old, name, key, || {
         let mut part = Site::default();
         part.add(format!("{name}/index.html"), render()?);
         Ok(part)

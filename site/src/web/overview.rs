@@ -15,8 +15,10 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use serde::Serialize;
+use tera::Tera;
 
-use super::model::{self, Group, Model, Row, leading};
+use super::pages::{Common, render};
+use crate::model::{self, Group, Model, Row, leading};
 use crate::providers::{MachineView, Providers};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
@@ -195,4 +197,30 @@ pub fn choices(rows: &[OverviewRow]) -> (Vec<String>, Vec<String>) {
         v.dedup();
     }
     (arch, os)
+}
+
+#[derive(Serialize)]
+struct OverviewContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: &'a str,
+    rows: &'a [OverviewRow],
+    /// The filters' choices.
+    arch: Vec<String>,
+    os: Vec<String>,
+}
+
+/// The overview: one row per runner (`overview::rows`).
+pub fn page(tera: &Tera, common: &Common, rows: &[OverviewRow]) -> anyhow::Result<String> {
+    let (arch, os) = choices(rows);
+    let ctx = OverviewContext {
+        common,
+        title: "Overview",
+        description: "Every runner in one table: the headline figure of each stage against the best comparable \
+                      result, with size and price.",
+        rows,
+        arch,
+        os,
+    };
+    render(tera, "overview.html", &ctx)
 }

@@ -3,12 +3,12 @@
 
 use std::collections::HashMap;
 
-use super::Site;
-use super::memo::key_of;
-use super::model::{self, Group, leading, range};
 use super::pages::PlotRef;
 use super::plot::Spec;
 use super::plot::ranges::{self, Bar};
+use super::site::Site;
+use crate::memo_key::key_of;
+use crate::model::{self, Group, leading, range};
 
 impl Group {
     /// The first `n` rows of each table, in their order.

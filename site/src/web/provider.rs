@@ -1,11 +1,14 @@
 //! A provider's page: its report, its rows' plots and its runners' history.
 
-use super::Site;
 use super::history::{cpu_line, history_plot};
-use super::model::Model;
-use super::pages::{self, Common, RunnerLink, ServerLink};
+use super::pages::{Common, PlotRef, render};
 use super::plot::history::Line;
 use super::plots::group_plots;
+use crate::model::Model;
+use serde::Serialize;
+use tera::Tera;
+
+use super::site::Site;
 use crate::Run;
 use crate::report::{build_view, render_report};
 
@@ -58,20 +61,20 @@ pub(super) fn provider_page(
             Some(ServerLink {
                 label: format!("{}: {}", doc.software, doc.target),
                 url: doc.url.clone(),
-                date: super::build_cache_pages::day(&e.meta),
+                date: super::html::day(&e.meta),
             })
         })
         .collect();
     let lines: Vec<Line> =
         model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
     plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, lines)?);
-    let html = pages::provider(
+    let html = provider(
         tera,
         common,
         id,
         name,
         &view.title,
-        &crate::output::markdown_to_html(&markdown),
+        &super::html::markdown_to_html(&markdown),
         &notes,
         &runners,
         &servers,
@@ -80,4 +83,67 @@ pub(super) fn provider_page(
     site.add(format!("reports/{id}.md"), markdown);
     site.add(format!("providers/{id}/index.html"), html);
     Ok(site)
+}
+
+/// A runner in a list.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct RunnerLink {
+    pub label: String,
+    pub url: String,
+    pub results: usize,
+    pub newest: String,
+}
+
+/// A build-cache server document in a list.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct ServerLink {
+    /// Software and server URL or document title.
+    pub label: String,
+    pub url: String,
+    /// The measurement day, or `imported` and the import day.
+    pub date: String,
+}
+
+#[derive(Serialize)]
+struct ProviderContext<'a> {
+    common: &'a Common,
+    title: &'a str,
+    description: String,
+    provider_id: &'a str,
+    provider_name: &'a str,
+    report_html: &'a str,
+    notes: &'a [String],
+    runners: &'a [RunnerLink],
+    servers: &'a [ServerLink],
+    plots: &'a [PlotRef],
+}
+
+/// A provider page: its report as HTML, its plots, runners and build-cache
+/// server documents.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn provider(
+    tera: &Tera,
+    common: &Common,
+    provider_id: &str,
+    provider_name: &str,
+    title: &str,
+    report_html: &str,
+    notes: &[String],
+    runners: &[RunnerLink],
+    servers: &[ServerLink],
+    plots: &[PlotRef],
+) -> anyhow::Result<String> {
+    let ctx = ProviderContext {
+        common,
+        title,
+        description: format!("Benchmarks of {provider_name}'s CI runners: CoreMark, disk, cache and internet."),
+        provider_id,
+        provider_name,
+        report_html,
+        notes,
+        runners,
+        servers,
+        plots,
+    };
+    render(tera, "provider.html", &ctx)
 }

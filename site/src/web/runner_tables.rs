@@ -14,9 +14,69 @@
 //! that injected text stays inert.
 
 use super::html::{Html, given, meta_cells};
-use super::model::Stages;
-use super::pages::{HistoryRow, MachineSpan, StageRow};
+use super::pages::PerCent;
+use crate::model::Meta;
+use crate::model::Stages;
+use crate::model::changes::Change;
+use crate::model::details::Machine;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
+
+/// One result in a runner's history: its stages, each with its own marks,
+/// its machine and build, and the changes flagged on it (`changes`).
+#[derive(Debug, Clone)]
+pub(super) struct HistoryRow<'a> {
+    pub meta: &'a Meta,
+    /// The row's anchor, `r-` and the result file's stem.
+    pub anchor: String,
+    /// Its headline figures that moved beyond their intervals since the
+    /// runner's previous result.
+    pub changes: &'a [Change],
+    pub cpu: Option<StageRow<'a, CpuRow>>,
+    pub disk: Option<StageRow<'a, DiskRow>>,
+    /// One per cache backend and method the result measured.
+    pub cache: Vec<StageRow<'a, CacheRow>>,
+    pub internet: Option<StageRow<'a, InternetRow>>,
+    /// Its build-cache benchmark's page, where it has one.
+    pub server: Option<ServerRef<'a>>,
+}
+
+/// Consecutive results of a runner (newest first) on the same machine and
+/// build: one row of the runner page's machine and build tables, so that a
+/// change of machine stands out and ten runs on one machine are one row.
+#[derive(Debug, Clone)]
+pub(super) struct MachineSpan<'a> {
+    pub machine: &'a Machine,
+    /// Anchor and date of its newest and oldest result.
+    pub newest: (&'a str, &'a str),
+    pub oldest: (&'a str, &'a str),
+    pub results: usize,
+}
+
+/// One stage's figures of one result, marked on their own.
+#[derive(Debug, Clone)]
+pub(super) struct StageRow<'a, T> {
+    pub fig: &'a T,
+    /// A sample this stage's parameters asked for is missing or failed.
+    pub incomplete: bool,
+    /// Why, where the file says (measured results).
+    pub reason: Option<&'a str>,
+    /// The headline median's 95 % bootstrap interval, `lo–hi`.
+    pub ci: Option<String>,
+    /// Its headline figure varies by more than `VARIATION_FLAG_PCT`.
+    pub variable: bool,
+    /// Its speed figures per US cent per minute, where a price is stated.
+    pub per_cent: PerCent,
+}
+
+/// A result's build-cache benchmark, as its runner page links it.
+#[derive(Debug, Clone)]
+pub(super) struct ServerRef<'a> {
+    pub software: &'a str,
+    /// The server's URL or the document's title.
+    pub target: &'a str,
+    /// Its document page: the newest result per runner and server has one.
+    pub url: Option<&'a str>,
+}
 
 /// The runner page's tables, from its rows (newest first) and machine
 /// spans; `any` says which stages' tables to show, `per_cent` whether the

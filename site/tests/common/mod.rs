@@ -172,3 +172,42 @@ pub fn stage_key(v: &Value, stage: runner_bench_format::StageKind) -> String {
     let result = runner_bench_format::from_slice(&bytes, Path::new("result.json")).unwrap();
     site::keys::stage_keys(&result).get(stage).to_string()
 }
+
+/// The golden result with its github backend measured by `actions/cache`
+/// steps (its volume still by the client) and the workflow's jobs recorded.
+pub const ACTION: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/action-method/results/example/example-linux-x64/2026-11-29-18342215517-1.json"
+);
+
+/// The result at `ACTION` as JSON.
+pub fn action_fixture() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(ACTION).unwrap()).unwrap()
+}
+
+/// The problems `site check` finds in the golden result after `edit`.
+pub fn problems_after(edit: impl FnOnce(&mut Value)) -> Vec<(String, String, String)> {
+    let mut v = golden();
+    edit(&mut v);
+    problems_of(&v)
+}
+
+/// Builds the site of `results` (`site_options`) into `out`.
+pub fn build_into(results: &Path, out: &Path) -> site::output::Built {
+    site::output::build_with(&site_options(results), out, &mut site::output::Writer::default()).unwrap()
+}
+
+/// The built file `rel` below `out`.
+pub fn read(out: &Path, rel: &str) -> String {
+    std::fs::read_to_string(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The runner labels of the rows of the comparison table `id`, in order.
+pub fn runners(html: &str, id: &str) -> Vec<String> {
+    let table = html.split(&format!("id=\"{id}\">")).nth(1).unwrap_or_else(|| panic!("no table {id}"));
+    let body = table.split("</table>").next().unwrap().split("<tbody>").nth(1).unwrap();
+    body.split("<tr")
+        .skip(1)
+        .map(|row| row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap().to_string())
+        .collect()
+}

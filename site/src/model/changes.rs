@@ -3,7 +3,7 @@
 //! the same comparability key is flagged, on the runner page and in the
 //! feed (docs/methodology.md, "Changes in a runner's history").
 //!
-//! The headline figures are the comparison tables' (`pages::TABLES`):
+//! The headline figures are the comparison tables' (`home::TABLES`):
 //! CoreMark median iterations/s, disk random-read IOPS, cache restore
 //! seconds (per backend and method), internet download Mbps. Their
 //! intervals are the tables' bootstrap (`stats::median_ci95`), so a
@@ -16,22 +16,10 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::model::{Entry, Model};
+use super::{Entry, Intervals, Model};
 use crate::figures;
 use crate::report::CacheRow;
 use crate::stats::{self, Interval};
-
-/// The headline intervals of one result: `None` where a figure has fewer
-/// than `stats::BOOTSTRAP_MIN_SAMPLES` samples or is imported (imported
-/// reports publish no samples).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Intervals {
-    pub cpu: Option<Interval>,
-    pub disk: Option<Interval>,
-    /// By cache row, in the entry's order.
-    pub cache: Vec<Option<Interval>>,
-    pub internet: Option<Interval>,
-}
 
 /// A flagged change of one headline figure.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -147,7 +135,7 @@ pub fn compute(model: &Model, cache: Option<&ChangeCache>) -> (Changes, ChangeCa
         .runners
         .par_iter()
         .map(|r| {
-            let key = super::memo::key_of(r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>());
+            let key = crate::memo_key::key_of(r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>());
             let flagged = match cache.and_then(|c| c.get(&key)) {
                 Some(flagged) => flagged.clone(),
                 None => runner_changes(model, &r.entries),

@@ -1,0 +1,358 @@
+//! A result as the website shows it: its `Entry` (every stage's table rows,
+//! figures formatted as the reports print them, plus what every row shows
+//! about the result: dates, collector, marks and links), made from the
+//! accepted run alone, so that a build makes each on the CPU that checked it.
+
+use std::sync::Arc;
+
+use runner_bench_format::AnyResult;
+use runner_bench_format::measured::Conclusion;
+use serde::Serialize;
+
+use super::build_cache::{self, ServerDoc};
+use crate::keys::StageKeys;
+use crate::releases::ReleaseStatus;
+use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
+use crate::stats::Interval;
+use crate::validate::Run;
+
+/// What every row says about the result it comes from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Meta {
+    pub provider_id: String,
+    pub provider_name: String,
+    pub runner: String,
+    /// `/runners/<provider>/<runner>/`; a build-cache server's document
+    /// page (`build_cache::doc_url`) where the result measured no runner.
+    pub runner_url: String,
+    /// `/providers/<provider>/`.
+    pub provider_url: String,
+    /// `/results/<path>`: the file as submitted.
+    pub source_url: String,
+    /// The path below results/.
+    pub rel_path: String,
+    /// `YYYY-MM-DD` of the measurement: the run's, or the day an imported
+    /// report's publisher states; the import's day where none is stated
+    /// (then `date_measured` is false).
+    pub date: String,
+    /// Whether `date` is the day the figures were measured.
+    pub date_measured: bool,
+    /// `YYYY-MM-DD` of an imported result's import.
+    pub imported_on: Option<String>,
+    /// RFC 3339 of `date`'s instant, for the feed, the sitemap and the
+    /// history plots.
+    pub timestamp: String,
+    /// The collector version, or `imported`.
+    pub collector: String,
+    pub imported: bool,
+    /// Older than the configured age.
+    pub stale: bool,
+    /// A stage or sample that the parameters asked for is missing or
+    /// failed, or a job of the run's workflow did not succeed.
+    pub incomplete: bool,
+    /// Why maintainers keep it out of comparisons.
+    pub excluded: Option<String>,
+    /// Measured with the quick profile, a try-out: shown, marked, never
+    /// ranked.
+    pub tryout: bool,
+    /// The tag of the published release whose collector measured it.
+    pub release: Option<String>,
+    /// Why its collector is not a published release (a measured result
+    /// only): shown with a "self-built" mark, never a reason to drop it.
+    pub self_built: Option<String>,
+    /// The workflow's jobs that did not succeed (`provenance.jobs`).
+    pub failed_jobs: Vec<FailedJob>,
+    /// The whole-profile fingerprint, shown beside each row: a stage's
+    /// rows are compared by the stage's key (`keys`), which several
+    /// profiles can share.
+    pub fingerprint: String,
+    pub protocol: Option<u32>,
+    /// Each keyed stage's comparability key (`keys::stage_keys`).
+    pub keys: StageKeys,
+    /// The page sizes (KiB) behind the disk samples' buffers, ascending,
+    /// each once (`keys::disk_buffer_pages`); empty where none is recorded.
+    pub disk_buffer_pages: Vec<u32>,
+    /// The key of the entry it was made from (`entry_key`): the same key,
+    /// the same meta, so that a key of a row need not serialize it.
+    #[serde(skip)]
+    pub entry_key: u64,
+}
+
+/// A job of the run's workflow that did not succeed.
+#[derive(Debug, Clone, Serialize)]
+pub struct FailedJob {
+    /// Its id in the workflow, e.g. `restore-2`.
+    pub job: String,
+    /// `failure`, `cancelled` or `skipped`.
+    pub conclusion: &'static str,
+}
+
+impl Meta {
+    /// Whether the row takes part in comparisons without reservation.
+    pub fn clean(&self) -> bool {
+        !self.incomplete && self.excluded.is_none() && !self.tryout
+    }
+}
+
+/// One accepted result and its rows.
+#[derive(Debug)]
+pub struct Entry {
+    /// Identifies everything the entry is made from (see `entry_key`).
+    pub key: u64,
+    /// Shared with every row made of the entry (`Row::meta`).
+    pub meta: Arc<Meta>,
+    pub profile: Option<ProfileView>,
+    pub cpu: Option<CpuRow>,
+    pub disk: Option<DiskRow>,
+    pub cache: Vec<CacheRow>,
+    pub internet: Option<InternetRow>,
+    /// Its build-cache benchmark, which the build-cache section shows
+    /// (`build_cache`), never the runner rankings.
+    pub server: Option<ServerDoc>,
+    /// What stages it has, for the coverage page.
+    pub stages: Stages,
+    /// Its machine and build, and why a stage is incomplete (runner page).
+    pub details: super::details::Details,
+    /// Its headline figures' intervals, computed once (`changes`).
+    pub intervals: std::sync::OnceLock<Intervals>,
+}
+
+/// The headline intervals of one result: `None` where a figure has fewer
+/// than `stats::BOOTSTRAP_MIN_SAMPLES` samples or is imported (imported
+/// reports publish no samples).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Intervals {
+    pub cpu: Option<Interval>,
+    pub disk: Option<Interval>,
+    /// By cache row, in the entry's order.
+    pub cache: Vec<Option<Interval>>,
+    pub internet: Option<Interval>,
+}
+
+/// Which stages a result has.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, Eq)]
+pub struct Stages {
+    pub cpu: bool,
+    pub disk: bool,
+    pub cache: bool,
+    pub internet: bool,
+    pub http_cache: bool,
+}
+
+impl Stages {
+    /// Stage names and flags, in table order.
+    pub fn list(&self) -> [(&'static str, bool); 5] {
+        [
+            ("CoreMark", self.cpu),
+            ("Disk", self.disk),
+            ("Cache", self.cache),
+            ("Internet", self.internet),
+            ("Build cache", self.http_cache),
+        ]
+    }
+
+    /// The stages of a runner's benchmark (the workflow's), in table order:
+    /// all but the build-cache stage, which measures a server and runs only
+    /// where it is named.
+    pub fn runner_list(&self) -> [(&'static str, bool); 4] {
+        let [cpu, disk, cache, internet, _] = self.list();
+        [cpu, disk, cache, internet]
+    }
+
+    /// Whether it measured the runner itself: a result with only a
+    /// build-cache stage measured a server, and is no runner's.
+    pub fn runner(&self) -> bool {
+        self.cpu || self.disk || self.cache || self.internet
+    }
+
+    pub(crate) fn or(self, o: Stages) -> Stages {
+        Stages {
+            cpu: self.cpu || o.cpu,
+            disk: self.disk || o.disk,
+            cache: self.cache || o.cache,
+            internet: self.internet || o.internet,
+            http_cache: self.http_cache || o.http_cache,
+        }
+    }
+}
+
+/// Later date, then later path: the order "newest" means everywhere.
+pub(crate) fn newer_key(e: &Entry) -> (&str, &str) {
+    (&e.meta.timestamp, &e.meta.rel_path)
+}
+
+/// Which stage sections a result has; measured and imported results have
+/// different section types with the same five names.
+macro_rules! present_stages {
+    ($s:expr) => {
+        Stages {
+            cpu: $s.cpu.is_some(),
+            disk: $s.disk.is_some(),
+            cache: $s.cache.is_some(),
+            internet: $s.internet.is_some(),
+            http_cache: $s.http_cache.is_some(),
+        }
+    };
+}
+
+/// A hash of everything an entry is made from: the file's content, its
+/// path, its exclusion, its release status and the staleness cut-off.
+pub(crate) fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
+    crate::memo_key::key_of((&run.sha256, &run.rel_path, &run.excluded, &run.release, stale_before.as_second()))
+}
+
+pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
+    let part: RunnerPart = report::part(run);
+    // When the figures were measured, where known: staleness counts from it
+    // and from nothing else.
+    let (provider_name, collector, imported, measured_at, stages, requested_missing) = match &*run.result {
+        AnyResult::Measured(m) => {
+            let s = &m.stages;
+            let stages = present_stages!(s);
+            // A measured run asks for CPU, disk and cache, and for the
+            // internet stage when its parameters enable it.
+            let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
+            let name = m.provider.name.as_ref().map(|n| n.to_string());
+            let at = Some(m.provenance.started_at.instant());
+            (name, m.collector.version.to_string(), false, at, stages, missing)
+        }
+        AnyResult::Imported(i) => {
+            let s = &i.stages;
+            let stages = present_stages!(s);
+            let name = i.provider.name.as_ref().map(|n| n.to_string());
+            let at = i.source.measured_on.as_ref().map(|d| d.instant());
+            (name, "imported".to_string(), true, at, stages, false)
+        }
+    };
+    // A job that did not succeed left its part missing or partial, even
+    // where what it left still fills every table.
+    let failed_jobs: Vec<FailedJob> = match &*run.result {
+        AnyResult::Measured(m) => m
+            .provenance
+            .jobs
+            .iter()
+            .filter(|j| j.conclusion != Conclusion::Success)
+            .map(|j| FailedJob { job: j.job.to_string(), conclusion: j.conclusion.name() })
+            .collect(),
+        AnyResult::Imported(_) => Vec::new(),
+    };
+    let (release, self_built) = match &run.release {
+        Some(ReleaseStatus::Released { tag }) => (Some(tag.clone()), None),
+        Some(ReleaseStatus::SelfBuilt { reason }) => (None, Some(reason.clone())),
+        None => (None, None),
+    };
+    // The result is incomplete where any of its rows is (the same rules as
+    // the rows' own marks in `groups`).
+    let some_incomplete = part.cpu.as_ref().is_some_and(cpu_incomplete)
+        || part.disk.as_ref().is_some_and(disk_incomplete)
+        || part.internet.as_ref().is_some_and(internet_incomplete)
+        || part.cache.iter().any(cache_incomplete);
+    let provider_id = run.provider_id();
+    let runner = run.runner_label();
+    let server = part.http_cache.as_ref().and_then(|view| build_cache::server_doc(run, view));
+    // A server's rows link to its document's page: it has no runner page.
+    let runner_url = match &server {
+        Some(doc) if !stages.runner() => doc.url.clone(),
+        _ => format!("/runners/{provider_id}/{runner}/"),
+    };
+    let meta = Meta {
+        provider_name: provider_name.unwrap_or_else(|| provider_id.clone()),
+        runner_url,
+        provider_url: format!("/providers/{provider_id}/"),
+        source_url: format!("/results/{}", run.rel_path),
+        rel_path: run.rel_path.clone(),
+        date: match measured_at {
+            Some(t) if imported => t.strftime("%Y-%m-%d").to_string(),
+            _ => run.date().get(..10).unwrap_or(run.date()).to_string(),
+        },
+        date_measured: measured_at.is_some(),
+        imported_on: imported.then(|| run.date().get(..10).unwrap_or(run.date()).to_string()),
+        timestamp: match measured_at {
+            Some(t) if imported => t.to_string(),
+            _ => run.date().to_string(),
+        },
+        collector,
+        imported,
+        stale: measured_at.is_some_and(|t| t < stale_before),
+        incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
+        excluded: run.excluded.clone(),
+        tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
+        release,
+        self_built,
+        failed_jobs,
+        fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
+        protocol: part.profile.as_ref().map(|p| p.protocol),
+        keys: crate::keys::stage_keys(&run.result),
+        disk_buffer_pages: match &*run.result {
+            AnyResult::Measured(m) => crate::keys::disk_buffer_pages(m),
+            AnyResult::Imported(_) => Vec::new(),
+        },
+        provider_id,
+        runner,
+        entry_key: key,
+    };
+    Entry {
+        key,
+        meta: Arc::new(meta),
+        profile: part.profile,
+        cpu: part.cpu,
+        disk: part.disk,
+        cache: part.cache,
+        internet: part.internet,
+        server,
+        stages,
+        details: super::details::of(&run.result),
+        intervals: std::sync::OnceLock::new(),
+    }
+}
+
+/// Fewer accepted CoreMark samples than requested (so perhaps no median).
+pub(crate) fn cpu_incomplete(c: &CpuRow) -> bool {
+    !c.complete || c.median_value.is_none()
+}
+
+/// Fewer complete disk samples than requested.
+pub(crate) fn disk_incomplete(d: &DiskRow) -> bool {
+    !d.complete
+}
+
+/// The internet stage did not end `ok`.
+pub(crate) fn internet_incomplete(n: &InternetRow) -> bool {
+    n.status != "ok"
+}
+
+/// Fewer verified pairs than trials (`2/3`).
+pub(crate) fn cache_incomplete(c: &CacheRow) -> bool {
+    let mut it = c.verified.split('/').map(|n| n.trim().parse::<u32>().ok());
+    matches!((it.next(), it.next()), (Some(Some(a)), Some(Some(b))) if a < b)
+}
+
+/// The leading number of a formatted figure (`33392.77`, `7.76; 7.12–22.53`),
+/// `None` for an em dash.
+pub fn leading(s: &str) -> Option<f64> {
+    let end = s.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).unwrap_or(s.len());
+    s[..end].parse().ok()
+}
+
+/// The `min–max` range of a formatted figure (`29068.42–37639.26` or
+/// `7.76; 7.12–22.53`).
+pub fn range(s: &str) -> Option<(f64, f64)> {
+    let r = s.rsplit("; ").next()?;
+    let (a, b) = r.split_once('–')?;
+    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_back_from_formatted_figures() {
+        assert_eq!(leading("33392.77"), Some(33392.77));
+        assert_eq!(leading("7.76; 7.12–22.53"), Some(7.76));
+        assert_eq!(leading("—"), None);
+        assert_eq!(range("29068.42–37639.26"), Some((29068.42, 37639.26)));
+        assert_eq!(range("7.76; 7.12–22.53"), Some((7.12, 22.53)));
+        assert_eq!(range("—"), None);
+    }
+}
