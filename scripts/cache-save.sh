@@ -5,9 +5,12 @@
 # the partial result part-save-$TRIAL.json and the hand-off file
 # handoff-$TRIAL.json for the restore job.
 #
-# The cache service's token reaches this process only: the workflow maps it
-# into this step's environment from the step that read it (GitHub gives it
-# to JavaScript actions, not to `run:` steps).
+# Of the job's `run:` steps, only this one gets the cache service's token in
+# its environment: the workflow maps it in from the JavaScript step that
+# read it (GitHub gives it to JavaScript actions, not to `run:` steps).
+# Every JavaScript action of the job has it too, and in a job with
+# `id-token: write` every step would (ACTIONS_ID_TOKEN_REQUEST_TOKEN); the
+# save and restore jobs have no id-token permission (docs/cache.md).
 set -euo pipefail
 : "${COLLECTOR:?COLLECTOR (the collector binary) is not set}"
 : "${TRIAL:?TRIAL is not set}"

@@ -2,10 +2,13 @@
 # Pull-request check of what a submission adds (against $BASE):
 # - each added or changed result file: whether GitHub has a build-provenance
 #   attestation of it, made in a run of the repository the result names
-#   (provenance.github.repository), and by which workflow; the annotation
-#   says so, and a reviewer checks that the signer is runner-bench's
-#   benchmark workflow (a provider's fork of it, for runners in the
-#   provider's organisation) at an upstream commit;
+#   (provenance.github.repository), by a benchmark.yml of upstream's owner
+#   or of that repository's owner, on a GitHub-hosted runner (only the
+#   workflow's `attest` job may sign, and it runs on one), for exactly this
+#   file's SHA-256; and whether the signing workflow's commit is in
+#   upstream's history (the base's); the annotation says which, and a
+#   reviewer checks the signer (docs/running.md, "What an attestation
+#   proves");
 # - each added or changed release manifest (content/releases/*.toml): that
 #   its digests are the ones the release's own SHA256SUMS lists, since a
 #   manifest decides which binaries `site check` calls released.
@@ -50,9 +53,29 @@ for f in "${results[@]}"; do
   # signer in --repo itself, and refuses every real submission.
   owner=${repo%%/*}
   signer_re="^https://github\.com/(${upstream%%/*}|${owner})/[^/]+/\.github/workflows/benchmark\.yml@"
-  if out=$(gh attestation verify "$f" --repo "$repo" --cert-identity-regex "$signer_re" --format json 2>&1); then
-    signer=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerURI"])' 2>/dev/null || echo "an unknown workflow")
-    digest=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["verificationResult"]["signature"]["certificate"]["buildSignerDigest"])' 2>/dev/null || true)
+  # --deny-self-hosted-runners: the certificate's runner environment must
+  # be github-hosted. gh checks the subject digest against the file, the
+  # signer identity against the regex, and the runner; the answer is read
+  # back below and checked again, so that no attestation passes on what
+  # gh's defaults alone say.
+  if out=$(gh attestation verify "$f" --repo "$repo" --cert-identity-regex "$signer_re" --deny-self-hosted-runners --format json 2>&1) &&
+    signed=$(printf '%s' "$out" | python3 -c '
+import hashlib, json, re, sys
+path, signer_re = sys.argv[1], sys.argv[2]
+with open(path, "rb") as f:
+    want = hashlib.sha256(f.read()).hexdigest()
+for a in json.load(sys.stdin):
+    r = a["verificationResult"]
+    cert = r["signature"]["certificate"]
+    subjects = [s.get("digest", {}).get("sha256") for s in r["statement"]["subject"]]
+    uri = cert.get("buildSignerURI", "")
+    if cert.get("runnerEnvironment") == "github-hosted" and re.match(signer_re, uri) and want in subjects:
+        print(uri, cert.get("buildSignerDigest", ""))
+        sys.exit(0)
+sys.exit(1)
+' "$f" "$signer_re" 2>/dev/null); then
+    signer=${signed%% *}
+    digest=${signed#* }
     # A fork's workflow is upstream's only at a commit of upstream's
     # history (this job checks out the whole history): of the base, not of
     # HEAD, which on a pull request is the merge with the submitter's
@@ -63,7 +86,7 @@ for f in "${results[@]}"; do
       annotate warning "$f" "attested in a run of $repo, signed by $signer at commit ${digest:-unknown}, which is not in upstream's history: check that workflow before merging"
     fi
   else
-    annotate warning "$f" "not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner"
+    annotate warning "$f" "not attested in a run of $repo by a benchmark.yml of ${upstream%%/*} or $owner on a GitHub-hosted runner for this file's SHA-256"
   fi
 done
 

@@ -1,9 +1,20 @@
 //! `collector`: measures a CI runner and writes one runner-bench result file.
 //!
-//! The binary is thin: `cli` parses the arguments, `config` turns them into
-//! a validated `RunConfig`, and `run` drives the stages and the output. Every
-//! error is printed once, here, with its chain of causes, except a write to
-//! a pipe whose reader has gone, which ends the command quietly.
+//! The binary is thin: `cli` parses the arguments and a command of `cmd`
+//! runs. Modules import only downwards, one layer to the next:
+//!
+//! - `cli`: the command line, composed of the commands' own arguments;
+//! - `cmd`: the commands (`run`, `cache`, `assemble`, `profile`), each
+//!   checking its arguments and driving stages and the result;
+//! - `result`: the result file a command starts, writes and summarises;
+//! - `stage`: the measurement stages, each given its settings as plain data
+//!   and returning its section of the result;
+//! - `platform`: the OS and CI job around them (affinity, machine, CPU time,
+//!   cleanup on an interruption, deadlines, progress);
+//! - at the bottom `error` and `rng`, and the format crate.
+//!
+//! Every error is printed once, here, with its chain of causes, except a
+//! write to a pipe whose reader has gone, which ends the command quietly.
 
 #![allow(unreachable_pub, reason = "a binary crate: pub only marks a module's interface")]
 
@@ -18,30 +29,15 @@ macro_rules! say {
     }};
 }
 
-mod affinity;
-mod args;
-mod assemble;
-mod cache_action_cmd;
-mod cache_cmd;
-mod cache_handoff;
-mod cleanup;
 mod cli;
-mod config;
-mod coremark;
-mod cputime;
+mod cmd;
 mod error;
-mod interrupt;
-mod machine;
-mod output;
-mod progress;
-mod provenance;
+mod platform;
+mod result;
 mod rng;
-mod run;
 mod stage;
-mod summary;
 #[cfg(test)]
 mod test_support;
-mod watchdog;
 
 use std::process::ExitCode;
 
@@ -50,10 +46,10 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     let outcome = match cli.command {
-        cli::Command::Run(args) => run::run(args),
-        cli::Command::Assemble(args) => assemble::run(args),
-        cli::Command::Cache(args) => cache_cmd::run(args),
-        cli::Command::Profile(args) => cli::print_profile(&args),
+        cli::Command::Run(args) => cmd::run::run(args),
+        cli::Command::Assemble(args) => cmd::assemble::run(args),
+        cli::Command::Cache(args) => cmd::cache::run(args),
+        cli::Command::Profile(args) => cmd::profile::print_profile(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,14 +9,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin;
+use runner_bench_format::MeasuredResult;
 use runner_bench_format::measured::{CacheKind, DigestCheck, KeyMatch, Status};
-use runner_bench_format::{AnyResult, MeasuredResult, read_file};
 use serde_json::Value;
 
 #[path = "support/azurite.rs"]
 mod azurite;
+#[path = "support/common.rs"]
+mod common;
 
 use azurite::{Services, TOKEN, service_dir};
+use common::valid_measured;
 
 const PAYLOAD_DIR: &str = "runner-bench-cache-payload";
 
@@ -49,10 +52,7 @@ impl Job {
     }
 
     fn collector(&self) -> Command {
-        let mut cmd = Command::new(cargo_bin("collector"));
-        for var in ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "ACTIONS_RESULTS_URL", "ACTIONS_RUNTIME_TOKEN"] {
-            cmd.env_remove(var);
-        }
+        let mut cmd = common::collector();
         if let Some(url) = &self.url {
             cmd.env("ACTIONS_RESULTS_URL", url).env("ACTIONS_RUNTIME_TOKEN", TOKEN);
         }
@@ -113,21 +113,12 @@ fn ok(out: &std::process::Output) {
     assert!(out.status.success(), "collector failed: {}", String::from_utf8_lossy(&out.stderr));
 }
 
-fn measured(path: &Path) -> MeasuredResult {
-    let r = match read_file(path).unwrap() {
-        AnyResult::Measured(r) => *r,
-        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
-    };
-    assert_eq!(r.problems(), vec![], "{} must be a valid result", path.display());
-    r
-}
-
 #[test]
 fn a_trial_saves_restores_and_verifies_on_both_kinds() {
     let services = Services::start();
     let job = Job::new(Some(&services));
     ok(&job.save(1, &[job.gha(), job.vol("vol")]));
-    let save = measured(&job.path("save.json"));
+    let save = valid_measured(&job.path("save.json"));
     let stage = save.stages.cache.as_ref().unwrap();
     assert_eq!(stage.payload_bytes, 8 << 20);
     assert_eq!(
@@ -141,7 +132,7 @@ fn a_trial_saves_restores_and_verifies_on_both_kinds() {
     assert!(stage.pairs[0].save.transferred_bytes.unwrap() > 8 << 20);
 
     ok(&job.restore(Some("other")));
-    let restore = measured(&job.path("restore.json"));
+    let restore = valid_measured(&job.path("restore.json"));
     let pairs = &restore.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 2);
     for p in pairs {
@@ -168,7 +159,7 @@ fn a_trial_saves_restores_and_verifies_on_both_kinds() {
         .status()
         .unwrap();
     assert!(st.success());
-    let merged = measured(&merged);
+    let merged = valid_measured(&merged);
     let pairs = &merged.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 2);
     assert!(pairs.iter().all(|p| p.verified()));
@@ -182,11 +173,11 @@ fn trial_two_reverses_the_backend_order() {
     let order = |r: &MeasuredResult| -> Vec<String> {
         r.stages.cache.as_ref().unwrap().pairs.iter().map(|p| p.backend.to_string()).collect()
     };
-    assert_eq!(order(&measured(&job.path("save.json"))), ["first", "second"]);
+    assert_eq!(order(&valid_measured(&job.path("save.json"))), ["first", "second"]);
     ok(&job.save(2, &backends));
-    assert_eq!(order(&measured(&job.path("save.json"))), ["second", "first"]);
+    assert_eq!(order(&valid_measured(&job.path("save.json"))), ["second", "first"]);
     ok(&job.restore(Some("other")));
-    assert_eq!(order(&measured(&job.path("restore.json"))), ["second", "first"]);
+    assert_eq!(order(&valid_measured(&job.path("restore.json"))), ["second", "first"]);
 }
 
 #[test]
@@ -195,7 +186,7 @@ fn restore_refuses_the_instance_that_saved() {
     ok(&job.save(1, &[job.vol("vol")]));
     let out = job.restore(None);
     assert!(!out.status.success());
-    let saved = measured(&job.path("save.json")).machine.instance;
+    let saved = valid_measured(&job.path("save.json")).machine.instance;
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
@@ -292,7 +283,7 @@ fn missing_runtime_variables_fail_with_advice() {
          process.env.ACTIONS_RESULTS_URL)` and map those outputs into this step's `env:` only, as the benchmark \
          workflow does (see docs/cache.md)\n"
     );
-    assert!(!job.path("save.json").exists() || measured(&job.path("save.json")).stages.cache.is_none());
+    assert!(!job.path("save.json").exists() || valid_measured(&job.path("save.json")).stages.cache.is_none());
 }
 
 #[test]
@@ -305,7 +296,7 @@ fn misses_and_other_keys_are_failures() {
     // A key that was never saved: a miss.
     job.set_key("gha", &format!("{key}-never-saved"));
     ok(&job.restore(Some("other")));
-    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    let p = valid_measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
     assert_eq!(p.restore.as_ref().unwrap().status, Status::Error);
     assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::Miss);
     assert_eq!(p.verification.as_ref().unwrap().sha256, DigestCheck::NotChecked);
@@ -314,7 +305,7 @@ fn misses_and_other_keys_are_failures() {
     // A prefix of the saved key: the service answers with another key.
     job.set_key("gha", &key[..key.len() - 4]);
     ok(&job.restore(Some("other")));
-    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    let p = valid_measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
     assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::RestoreKey);
     assert!(p.restore.as_ref().unwrap().message.as_ref().unwrap().as_str().contains("not the exact key"));
     assert!(!p.verified());
@@ -351,7 +342,7 @@ fn a_corrupted_blob_fails_the_sha256_check() {
     assert!(r.status().is_success());
 
     ok(&job.restore(Some("other")));
-    let r = measured(&job.path("restore.json"));
+    let r = valid_measured(&job.path("restore.json"));
     let p = &r.stages.cache.as_ref().unwrap().pairs[0];
     assert_eq!(p.restore.as_ref().unwrap().status, Status::Ok);
     assert_eq!(p.verification.as_ref().unwrap().key_match, KeyMatch::Exact);
@@ -367,7 +358,7 @@ fn server_errors_are_failures_without_retries() {
     let job = Job::new(Some(&services));
     services.fault("CreateCacheEntry", 500);
     ok(&job.save(1, &[job.gha()]));
-    let p = measured(&job.path("save.json")).stages.cache.unwrap().pairs.remove(0);
+    let p = valid_measured(&job.path("save.json")).stages.cache.unwrap().pairs.remove(0);
     assert_eq!(p.save.status, Status::Error);
     assert!(p.save.message.as_ref().unwrap().as_str().contains("CreateCacheEntry: HTTP 500"), "{:?}", p.save.message);
     assert_eq!(services.calls("CreateCacheEntry"), [500], "one call, no retry");
@@ -376,7 +367,7 @@ fn server_errors_are_failures_without_retries() {
     ok(&job.save(1, &[job.gha()]));
     services.fault("GetCacheEntryDownloadURL", 429);
     ok(&job.restore(Some("other")));
-    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    let p = valid_measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
     let msg = p.restore.as_ref().unwrap().message.as_ref().unwrap().as_str().to_string();
     assert!(msg.contains("HTTP 429") && msg.contains("does not retry"), "{msg}");
     assert_eq!(services.calls("GetCacheEntryDownloadURL"), [429], "one call, no retry");
@@ -432,7 +423,7 @@ fn the_official_client_and_the_collector_restore_each_other() {
     assert!(r["id"].as_i64().unwrap() > 0, "@actions/cache did not save: {r}");
     job.set_key("gha", &key2);
     ok(&job.restore(Some("other")));
-    let p = measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
+    let p = valid_measured(&job.path("restore.json")).stages.cache.unwrap().pairs.remove(0);
     assert!(p.verified(), "{p:?}");
 }
 
@@ -551,7 +542,7 @@ fn an_interrupted_save_removes_its_work_folder_and_keeps_its_finished_pairs() {
 
     let stderr = interrupt_and_check_cleanup(&mut child, &job);
     assert!(stderr.contains("interrupted: temporary files removed"), "{stderr}");
-    let save = measured(&job.path("save.json"));
+    let save = valid_measured(&job.path("save.json"));
     let pairs = &save.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 1, "{pairs:?}");
     assert_eq!((pairs[0].backend.as_str(), pairs[0].save.status), ("vol", Status::Ok));
@@ -574,7 +565,7 @@ fn an_interrupted_restore_removes_its_work_folder_and_keeps_its_finished_pairs()
     assert!(work[0].join("restore-gha").is_dir());
 
     interrupt_and_check_cleanup(&mut child, &job);
-    let restore = measured(&job.path("restore.json"));
+    let restore = valid_measured(&job.path("restore.json"));
     let pairs = &restore.stages.cache.as_ref().unwrap().pairs;
     assert_eq!(pairs.len(), 1, "{pairs:?}");
     assert_eq!(pairs[0].backend.as_str(), "vol");

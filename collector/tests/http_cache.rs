@@ -4,38 +4,21 @@
 //! (every protocol, a corrupted body, the time bound) are tested on the
 //! stage itself, in collector/src/stage/http_cache/tests.rs.
 
+#[path = "support/common.rs"]
+mod common;
+
 #[path = "../../tests/http-cache/server.rs"]
 mod server;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use assert_cmd::cargo::cargo_bin;
+use common::{measured, quick_run};
+use runner_bench_format::Profile;
 use runner_bench_format::measured::{HttpCacheProtocol, Status};
-use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
 use server::{Nginx, Turbo};
 
 const SECRET: &str = "s3cret-token-that-must-not-be-written";
-
-fn collector(out: &Path, stages: &str) -> Command {
-    let mut cmd = Command::new(cargo_bin("collector"));
-    for var in
-        ["GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "RUNNER_BENCH_HTTP_CACHE_URL", "RUNNER_BENCH_HTTP_CACHE_PROTOCOL"]
-    {
-        cmd.env_remove(var);
-    }
-    cmd.args(["run", "--profile", "quick", "--stages", stages, "--provider", "local", "--runner", "dev-linux-x64"])
-        .arg("--out")
-        .arg(out);
-    cmd
-}
-
-fn measured(path: &Path) -> MeasuredResult {
-    match read_file(path).unwrap() {
-        AnyResult::Measured(r) => *r,
-        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
-    }
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -58,7 +41,7 @@ fn a_turborepo_run_measures_the_grid_and_never_writes_the_token() {
     let turbo = Turbo::start(SECRET);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", &turbo.url(), "--http-cache-protocol", "turborepo"])
         .args(["--http-cache-token-env", "HC_TEST_TOKEN"])
         .args(["--http-cache-software", "turborepo-remote-cache 2.12.0", "--http-cache-backend", "local"])
@@ -112,7 +95,7 @@ fn a_refused_upload_is_reported_and_the_run_goes_on() {
     let nginx = Nginx::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache,cpu").args(["--http-cache-url", &nginx.url("readonly")]).output().unwrap();
+    let output = quick_run(&out, "http-cache,cpu").args(["--http-cache-url", &nginx.url("readonly")]).output().unwrap();
     assert!(!output.status.success());
     let why = "HTTP 405 Method Not Allowed on PUT: the server does not take uploads there; check --http-cache-url \
                and --http-cache-protocol";
@@ -143,7 +126,7 @@ fn an_upload_limit_below_the_bandwidth_entry_leaves_only_the_bandwidth_out() {
     let nginx = Nginx::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache").args(["--http-cache-url", &nginx.url("small")]).output().unwrap();
+    let output = quick_run(&out, "http-cache").args(["--http-cache-url", &nginx.url("small")]).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let r = measured(&out);
     assert_eq!(r.problems(), vec![]);
@@ -169,19 +152,19 @@ fn an_upload_limit_below_the_bandwidth_entry_leaves_only_the_bandwidth_out() {
 fn the_stage_needs_a_url_and_a_set_credential_variable() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache").output().unwrap();
+    let output = quick_run(&out, "http-cache").output().unwrap();
     assert_eq!(
         stderr(&output),
         "error: --http-cache-url: the http-cache stage needs the cache server's base URL, e.g. --http-cache-url \
          https://cache.example.org/cache/\n"
     );
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-token-env", "HC_TEST_UNSET"])
         .env_remove("HC_TEST_UNSET")
         .output()
         .unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-token-env: the environment variable HC_TEST_UNSET is not set\n");
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-token-env", "HC_TEST_TOKEN"])
         .env("HC_TEST_TOKEN", format!("{SECRET}\n\n"))
         .output()
@@ -191,18 +174,18 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
         "error: --http-cache-token-env: the environment variable HC_TEST_TOKEN holds the control character U+000A at \
          character 38, which an HTTP header cannot carry\n"
     );
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", "http://127.0.0.1:9/", "--http-cache-basic-env", "HC_TEST_BASIC"])
         .env("HC_TEST_BASIC", SECRET)
         .output()
         .unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-basic-env: HC_TEST_BASIC holds no `user:password`\n");
-    let output = collector(&out, "http-cache").args(["--http-cache-url", "ftp://x/"]).output().unwrap();
+    let output = quick_run(&out, "http-cache").args(["--http-cache-url", "ftp://x/"]).output().unwrap();
     assert_eq!(stderr(&output), "error: --http-cache-url: \"ftp://x/\" is not an http:// or https:// URL\n");
     // A path so long that no request could carry it, with its key: refused
     // here, where `http` refused it at the first request, in a panic.
     let long = format!("http://127.0.0.1:9/{}", "a".repeat(66_000));
-    let output = collector(&out, "http-cache").args(["--http-cache-url", &long]).output().unwrap();
+    let output = quick_run(&out, "http-cache").args(["--http-cache-url", &long]).output().unwrap();
     assert_eq!(
         stderr(&output),
         "error: --http-cache-url: a request's path and query would be 66066 bytes with a 64-digit key; HTTP requests \
@@ -210,7 +193,7 @@ fn the_stage_needs_a_url_and_a_set_credential_variable() {
     );
     let garbled = out.with_file_name("garbled.pem");
     std::fs::write(&garbled, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n").unwrap();
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", "https://127.0.0.1:9/", "--http-cache-ca-cert"])
         .arg(&garbled)
         .output()
@@ -232,7 +215,7 @@ fn the_grid_flags_replace_the_profiles_and_are_checked() {
     let nginx = Nginx::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", &nginx.url("cache"), "--http-cache-entries", "7"])
         .args(["--http-cache-value-bytes", "128,256", "--http-cache-connections", "2"])
         .output()
@@ -251,7 +234,7 @@ fn the_grid_flags_replace_the_profiles_and_are_checked() {
     }
 
     let refused = |args: &[&str]| {
-        let output = collector(&out, "http-cache")
+        let output = quick_run(&out, "http-cache")
             .args(["--http-cache-url", "http://127.0.0.1:9/"])
             .args(args)
             .output()
@@ -292,10 +275,10 @@ fn more_connections_than_the_process_may_open_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     let with_limit = |connections: &str| {
-        let cmd = collector(&out, "http-cache");
-        let mut sh = Command::new("sh");
+        let cmd = quick_run(&out, "http-cache");
+        let mut sh = std::process::Command::new("sh");
         sh.arg("-c").arg("ulimit -n 150 && exec \"$0\" \"$@\"").arg(cmd.get_program()).args(cmd.get_args());
-        // The collector's own environment, as `collector()` set it.
+        // The collector's own environment, as `quick_run()` set it.
         for (key, value) in cmd.get_envs() {
             match value {
                 Some(value) => sh.env(key, value),
@@ -328,7 +311,7 @@ fn over_tls_the_extra_ca_is_trusted_and_tls_is_observed() {
     assert!(url.starts_with("https://"), "{url}");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "http-cache")
+    let output = quick_run(&out, "http-cache")
         .args(["--http-cache-url", &url, "--http-cache-ca-cert"])
         .arg(nginx.ca_cert())
         .output()
@@ -348,7 +331,7 @@ fn over_tls_the_extra_ca_is_trusted_and_tls_is_observed() {
     }
 
     let out = dir.path().join("untrusted.json");
-    let output = collector(&out, "http-cache").args(["--http-cache-url", &url]).output().unwrap();
+    let output = quick_run(&out, "http-cache").args(["--http-cache-url", &url]).output().unwrap();
     assert!(!output.status.success());
     let why = "error sending request: client error (Connect): invalid peer certificate: UnknownIssuer: the \
                collector does not trust the server's certificate; pass the CA that signed it with --http-cache-ca-cert";

@@ -4,40 +4,18 @@
 //! stop mid-transfer) are tested on the stage itself, in
 //! collector/src/stage/internet/tests.rs, against the same server.
 
+#[path = "support/common.rs"]
+mod common;
+
 #[path = "../../tests/librespeed/server.rs"]
 mod server;
 
-use std::path::Path;
 use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin;
+use common::{measured, quick_run};
+use runner_bench_format::Profile;
 use runner_bench_format::measured::Status;
-use runner_bench_format::{AnyResult, MeasuredResult, Profile, read_file};
 use server::Server;
-
-fn collector(out: &Path) -> Command {
-    let mut cmd = Command::new(cargo_bin("collector"));
-    for var in [
-        "GITHUB_ACTIONS",
-        "GITHUB_STEP_SUMMARY",
-        "RUNNER_BENCH_INTERNET_URL",
-        "RUNNER_BENCH_INTERNET_NAME",
-        "RUNNER_BENCH_INTERNET_CA_CERT",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.args(["run", "--profile", "quick", "--stages", "internet", "--provider", "local", "--runner", "dev-linux-x64"])
-        .arg("--out")
-        .arg(out);
-    cmd
-}
-
-fn measured(path: &Path) -> MeasuredResult {
-    match read_file(path).unwrap() {
-        AnyResult::Measured(r) => *r,
-        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
-    }
-}
 
 #[test]
 fn an_https_run_measures_every_sample_and_records_the_endpoint() {
@@ -47,7 +25,7 @@ fn an_https_run_measures_every_sample_and_records_the_endpoint() {
     let url = server.url(true, "backend");
     // A proxy in the environment is not used: the stage measures the
     // runner's own path (this one would refuse every connection).
-    let status = collector(&out)
+    let status = quick_run(&out, "internet")
         .args(["--internet-url", &url, "--internet-name", "LibreSpeed (loopback)", "--internet-ca-cert"])
         .arg(server.ca_cert())
         .envs([
@@ -81,7 +59,8 @@ fn a_refusing_server_leaves_the_test_unavailable_and_the_run_failed() {
     let server = Server::start();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out).args(["--internet-url", &server.url(false, "forbidden")]).output().unwrap();
+    let output =
+        quick_run(&out, "internet").args(["--internet-url", &server.url(false, "forbidden")]).output().unwrap();
     // Every sample failed: the file is written, and the run fails.
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8(output.stderr).unwrap();
@@ -119,23 +98,23 @@ fn bad_endpoint_options_fail_before_measuring() {
         String::from_utf8(output.stderr).unwrap()
     };
     assert_eq!(
-        stderr(collector(&out).args(["--internet-url", "ftp://example.org/backend/"])),
+        stderr(quick_run(&out, "internet").args(["--internet-url", "ftp://example.org/backend/"])),
         "error: --internet-url: \"ftp://example.org/backend/\" is not an http:// or https:// URL\n"
     );
     assert_eq!(
-        stderr(collector(&out).args(["--internet-url", "https://me:secret@speed.example.org/backend/"])),
+        stderr(quick_run(&out, "internet").args(["--internet-url", "https://me:secret@speed.example.org/backend/"])),
         "error: --internet-url: https://…@speed.example.org: the URL holds credentials, which the result would \
          publish; give the URL without them\n"
     );
     let missing = dir.path().join("missing.pem");
     assert_eq!(
-        stderr(collector(&out).arg("--internet-ca-cert").arg(&missing)),
+        stderr(quick_run(&out, "internet").arg("--internet-ca-cert").arg(&missing)),
         format!("error: --internet-ca-cert: {}: No such file or directory (os error 2)\n", missing.display())
     );
     let empty = dir.path().join("empty.pem");
     std::fs::write(&empty, "not a certificate\n").unwrap();
     assert_eq!(
-        stderr(collector(&out).arg("--internet-ca-cert").arg(&empty)),
+        stderr(quick_run(&out, "internet").arg("--internet-ca-cert").arg(&empty)),
         format!("error: --internet-ca-cert: {}: no PEM certificate found\n", empty.display())
     );
     // PEM armour around bytes that are no certificate: refused here, not
@@ -143,7 +122,7 @@ fn bad_endpoint_options_fail_before_measuring() {
     let garbled = dir.path().join("garbled.pem");
     std::fs::write(&garbled, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n").unwrap();
     assert_eq!(
-        stderr(collector(&out).arg("--internet-ca-cert").arg(&garbled)),
+        stderr(quick_run(&out, "internet").arg("--internet-ca-cert").arg(&garbled)),
         format!(
             "error: --internet-ca-cert: {}: certificate 1 of 1: invalid peer certificate: BadEncoding\n",
             garbled.display()

@@ -2,44 +2,17 @@
 //! sent to a real run, and stages where every sample failed. The file is
 //! written either way, says what happened, and the exit status is not 0.
 
-use std::path::Path;
-use std::process::Command;
+#[path = "support/common.rs"]
+mod common;
 
-use assert_cmd::cargo::cargo_bin;
+use common::{measured, quick_run};
 use runner_bench_format::measured::Status;
-use runner_bench_format::{AnyResult, MeasuredResult, read_file};
-
-fn collector(out: &Path, stages: &str) -> Command {
-    let mut cmd = Command::new(cargo_bin("collector"));
-    // Tests must not inherit a real Actions job's variables.
-    for var in [
-        "GITHUB_ACTIONS",
-        "GITHUB_STEP_SUMMARY",
-        "GITHUB_OUTPUT",
-        "RUNNER_BENCH_DISK_DIR",
-        "RUNNER_BENCH_INTERNET_URL",
-        "RUNNER_BENCH_INTERNET_NAME",
-        "RUNNER_BENCH_INTERNET_CA_CERT",
-        "ImageOS",
-    ] {
-        cmd.env_remove(var);
-    }
-    cmd.args(["run", "--profile", "quick", "--stages", stages, "--provider", "local", "--runner", "dev-linux-x64"])
-        .arg("--out")
-        .arg(out);
-    cmd
-}
-
-fn measured(path: &Path) -> MeasuredResult {
-    match read_file(path).unwrap() {
-        AnyResult::Measured(r) => *r,
-        AnyResult::Imported(_) => panic!("the collector wrote an imported result"),
-    }
-}
 
 /// The CPU samples in the file as written so far.
 #[cfg(unix)]
-fn cpu_samples_so_far(path: &Path) -> usize {
+fn cpu_samples_so_far(path: &std::path::Path) -> usize {
+    use runner_bench_format::{AnyResult, read_file};
+
     // The file is replaced atomically, so it is absent or whole.
     read_file(path)
         .ok()
@@ -58,7 +31,7 @@ fn a_run_interrupted_by_sigterm_records_the_interruption_and_fails() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     // quick: three CPU samples of at least 1 s each.
-    let mut child = collector(&out, "cpu,disk")
+    let mut child = quick_run(&out, "cpu,disk")
         .arg("--disk-dir")
         .arg(dir.path())
         .stdout(std::process::Stdio::null())
@@ -111,7 +84,7 @@ fn an_unreachable_internet_endpoint_writes_the_file_and_fails() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
     // Port 9 (discard) on loopback: nothing listens, the connection is refused.
-    let output = collector(&out, "internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
+    let output = quick_run(&out, "internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let r = measured(&out);
@@ -130,7 +103,7 @@ fn an_unreachable_internet_endpoint_writes_the_file_and_fails() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_disk_folder_on_tmpfs_writes_the_file_and_fails() {
-    let shm = Path::new("/dev/shm");
+    let shm = std::path::Path::new("/dev/shm");
     if !shm.is_dir() {
         eprintln!("skipped: no /dev/shm");
         return;
@@ -138,7 +111,7 @@ fn a_disk_folder_on_tmpfs_writes_the_file_and_fails() {
     let work = tempfile::tempdir_in(shm).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "disk").arg("--disk-dir").arg(work.path()).output().unwrap();
+    let output = quick_run(&out, "disk").arg("--disk-dir").arg(work.path()).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let r = measured(&out);
@@ -166,7 +139,7 @@ fn a_stage_with_a_completed_sample_does_not_fail_the_run() {
     // the message names that stage alone.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("r.json");
-    let output = collector(&out, "cpu,internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
+    let output = quick_run(&out, "cpu,internet").args(["--internet-url", "http://127.0.0.1:9/"]).output().unwrap();
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     let last = stderr.lines().last().unwrap();

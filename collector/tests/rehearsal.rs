@@ -255,8 +255,6 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
             "actions/download-artifact",
             "actions/github-script",
             "actions/upload-artifact",
-            "cirruslabs/cache/restore",
-            "cirruslabs/cache/save",
             "runs-on/cache/restore",
             "runs-on/cache/save"
         ]
@@ -313,6 +311,30 @@ fn only_a_run_of_upstreams_release_is_attested() {
     assert!(runs("attest", &[], &[("restore-2", Conclusion::Failure)]));
     assert!(runs("submit", &[("collector-ref", "main")], &[("attest", Conclusion::Skipped)]));
     assert!(!runs("submit", &[], &[("assemble", Conclusion::Failure), ("attest", Conclusion::Skipped)]));
+}
+
+#[test]
+fn runs_on_takes_a_label_a_json_label_list_or_a_group() {
+    // Every job on the measured runner has the same runs-on, which the
+    // rehearsal's evaluator reads as GitHub would.
+    let wf = benchmark_workflow();
+    let on_runner = ["measure", "save-1", "restore-1", "save-2", "restore-2", "save-3", "restore-3"];
+    let text = &wf.job("measure").unwrap().runs_on[0];
+    for id in on_runner {
+        assert_eq!(wf.job(id).unwrap().runs_on, [text.as_str()], "{id}");
+    }
+    let eval = |given: &str| {
+        let mut contexts = serde_json::Map::new();
+        contexts.insert("inputs".into(), serde_json::json!({"runs-on": given}));
+        let scope = workflow::expr::Scope { contexts: &contexts, status: None };
+        workflow::expr::field_value(text, &scope).unwrap()
+    };
+    assert_eq!(eval("my-runner"), serde_json::json!("my-runner"));
+    assert_eq!(eval(r#"["self-hosted", "linux", "x64"]"#), serde_json::json!(["self-hosted", "linux", "x64"]));
+    assert_eq!(
+        eval(r#"{"group": "my-group", "labels": ["linux"]}"#),
+        serde_json::json!({"group": "my-group", "labels": ["linux"]})
+    );
 }
 
 const PROVIDER: &str = "rehearsal";
@@ -543,12 +565,22 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     assert_eq!(result.problems(), vec![]);
     assert_eq!(result.provenance.jobs.len(), 10);
     // The job that signs checks out nothing and runs no script: it takes
-    // the assembled result and signs that.
+    // the assembled result by its artifact id, checks its digest, and
+    // signs the digest assemble computed.
     assert_eq!(
         steps(&run, "attest"),
-        [step("Get the result", "success", "success"), step("Attest the result", "success", "success")]
+        [
+            step("Get the result assemble uploaded", "success", "success"),
+            step("Refuse a result that is not the one assemble wrote", "success", "success"),
+            step("Attest the result", "success", "success")
+        ]
     );
-    assert_eq!(run.job("attest").step("Attest the result").notes, [format!("attestation simulated for {rel}")]);
+    let sha256 = runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(std::fs::read(&path).unwrap()));
+    assert_eq!(run.job("assemble").outputs["sha256"].as_str(), Some(sha256.as_str()));
+    assert_eq!(
+        run.job("attest").step("Attest the result").notes,
+        [format!("attestation simulated for {rel} (sha256 {sha256})")]
+    );
     let cache = result.stages.cache.as_ref().unwrap();
     let mut trials: Vec<(u32, &str)> = cache.pairs.iter().map(|p| (p.trial, p.backend.as_str())).collect();
     trials.sort_unstable();
@@ -609,6 +641,85 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     assert!(submit.summary.contains(&format!("git add {rel}")), "{}", submit.summary);
 }
 
+/// A bash step that tries to get an OIDC token: it needs the request URL
+/// and token the runner gives a job with `id-token: write`.
+const MINT: &str = r#"if [ -z "${ACTIONS_ID_TOKEN_REQUEST_URL:-}" ] || [ -z "${ACTIONS_ID_TOKEN_REQUEST_TOKEN:-}" ]; then
+  echo "no OIDC token request variables: cannot mint a token"
+  exit 1
+fi
+echo "could request a token from $ACTIONS_ID_TOKEN_REQUEST_URL with $ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+"#;
+
+/// Hostile code in the run: a step of a save job (the caller chooses the
+/// scripts those jobs run) tries to mint an OIDC token, and a caller's job
+/// beside the benchmark's replaces the result artifact before `attest`.
+/// Nothing is signed, and nothing is submitted.
+#[test]
+fn hostile_jobs_can_neither_sign_nor_swap_the_result() {
+    let result = format!("{RUNNER}-result");
+    let stage = Stage::new(vec![
+        Fault::AddStep { job: "save-1".into(), name: "Mint an OIDC token".into(), script: MINT.into() },
+        Fault::AddStep { job: "attest".into(), name: "Mint an OIDC token".into(), script: MINT.into() },
+        Fault::OverwriteArtifact { before: "attest".into(), name: result.clone(), append: " ".into() },
+    ]);
+    let run = stage.rehearse();
+    let mint = run.job("save-1").step("Mint an OIDC token");
+    assert_eq!((mint.outcome, mint.conclusion), (Conclusion::Failure, Conclusion::Success));
+    assert!(mint.log.contains("no OIDC token request variables"), "{}", mint.log);
+    // The double is there for the job that signs (its token masked).
+    let mint = run.job("attest").step("Mint an OIDC token");
+    assert_eq!(mint.outcome, Conclusion::Success, "{}", mint.log);
+    assert!(mint.log.contains("rehearsal-oidc?job=attest with ***"), "{}", mint.log);
+    // The replaced artifact has another id: attest finds nothing to sign.
+    let id = run.job("assemble").outputs["artifact-id"].as_str().unwrap().to_string();
+    assert_eq!(
+        steps(&run, "attest"),
+        [
+            step("Get the result assemble uploaded", "failure", "failure"),
+            step("Refuse a result that is not the one assemble wrote", "skipped", "skipped"),
+            step("Attest the result", "skipped", "skipped"),
+            step("Mint an OIDC token", "success", "success"),
+        ]
+    );
+    let got = run.job("attest").step("Get the result assemble uploaded");
+    assert!(got.log.contains(&format!("Artifact not found for ID(s): {id}")), "{}", got.log);
+    assert_eq!(run.job("attest").conclusion, Conclusion::Failure);
+    let submit = run.job("submit");
+    assert_eq!(submit.conclusion, Conclusion::Failure);
+    assert_eq!(submit.step("Get the result assemble uploaded").outcome, Conclusion::Failure);
+    assert_eq!(submit.step("Open the pull request, or print how to").outcome, Conclusion::Skipped);
+}
+
+/// The digest check of `attest` and `submit` on its own: a result file
+/// other than the one assemble hashed is refused.
+#[test]
+fn a_result_other_than_assembles_is_refused() {
+    let wf = benchmark_workflow();
+    let attest = wf.job("attest").unwrap();
+    let check = attest.steps.iter().find(|s| s.display_name() == "Refuse a result that is not the one assemble wrote");
+    let workflow::model::StepAction::Run { script, .. } = &check.unwrap().action else { panic!("not a run: step") };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("r.json");
+    std::fs::write(&file, "{}\n").unwrap();
+    let sum = runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(b"{}\n"));
+    let check = |sha: &str| {
+        let out = Command::new("bash")
+            .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+            .env("RESULT", &file)
+            .env("SHA256", sha)
+            .output()
+            .unwrap();
+        (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    assert_eq!(check(&sum), (true, format!("{}: sha256 {sum}, as assemble wrote it\n", file.display())));
+    let other = "0".repeat(64);
+    assert_eq!(
+        check(&other),
+        (false, format!("::error::{} has sha256 {sum}, not the {other} assemble wrote: refusing it\n", file.display()))
+    );
+    assert_eq!(check(""), (false, "::error::assemble gave no SHA-256 of the result\n".into()));
+}
+
 #[test]
 fn a_lost_restore_runner_leaves_an_incomplete_result() {
     let stage = Stage::new(vec![Fault::LoseRunner { job: "restore-2".into() }]);
@@ -648,7 +759,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
         .into_iter()
         .chain((1..=2).flat_map(|slot| {
             let mut s = vec![step(&format!("Prepare the cache action of slot {slot} (restore)"), "skipped", "skipped")];
-            for action in ["actions/cache", "WarpBuilds/cache", "runs-on/cache", "cirruslabs/cache"] {
+            for action in ["actions/cache", "WarpBuilds/cache", "runs-on/cache"] {
                 s.push(step(&format!("{action}/restore (slot {slot})"), "skipped", "skipped"));
             }
             s.push(step(&format!("Record the cache action of slot {slot} (restore)"), "skipped", "skipped"));

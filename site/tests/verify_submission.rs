@@ -69,7 +69,11 @@ case "$1 $2" in
     done
     exit 1 ;;
   "attestation verify")
-    echo '[{{"verificationResult":{{"signature":{{"certificate":{{"buildSignerURI":"https://github.com/runner-bench/runner-bench/.github/workflows/benchmark.yml@refs/heads/main","buildSignerDigest":"{signer_digest}"}}}}}}}}]' ;;
+    # gh refuses a self-hosted runner's attestation with the flag; the
+    # check must ask for that.
+    case " $* " in *" --deny-self-hosted-runners "*) ;; *) echo "gh stand-in: no --deny-self-hosted-runners" >&2; exit 2 ;; esac
+    sum=$(sha256sum < "$3"); sum=${{sum%% *}}
+    echo '[{{"verificationResult":{{"statement":{{"subject":[{{"name":"r.json","digest":{{"sha256":"'"${{GH_SUBJECT:-$sum}}"'"}}}}]}},"signature":{{"certificate":{{"runnerEnvironment":"'"${{GH_RUNNER:-github-hosted}}"'","buildSignerURI":"https://github.com/runner-bench/runner-bench/.github/workflows/benchmark.yml@refs/heads/main","buildSignerDigest":"{signer_digest}"}}}}}}}}]' ;;
   *) echo "gh stand-in: unexpected call: $*" >&2; exit 2 ;;
 esac
 "#,
@@ -82,8 +86,21 @@ esac
 }
 
 fn verify(repo: &Path, bin: &Path, base: &str) -> Output {
+    verify_with(repo, bin, base, &[])
+}
+
+/// As `verify`, with variables for the stand-in: GH_RUNNER (the
+/// certificate's runner environment) and GH_SUBJECT (the signed digest).
+fn verify_with(repo: &Path, bin: &Path, base: &str, env: &[(&str, &str)]) -> Output {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    Command::new("bash").arg(SCRIPT).current_dir(repo).env("BASE", base).env("PATH", path).output().unwrap()
+    let mut cmd = Command::new("bash");
+    cmd.arg(SCRIPT)
+        .current_dir(repo)
+        .env("BASE", base)
+        .env("PATH", path)
+        .env_remove("GH_RUNNER")
+        .env_remove("GH_SUBJECT");
+    cmd.envs(env.iter().copied()).output().unwrap()
 }
 
 fn stdout(out: &Output) -> String {
@@ -192,5 +209,24 @@ fn a_file_name_with_a_line_break_is_checked_and_cannot_start_a_command() {
              at upstream commit {base}\n"
         )
     );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn only_a_github_hosted_signature_of_this_very_file_counts() {
+    let result = r#"{"provenance": {"github": {"repository": "example/bench"}}}"#;
+    let file = "results/p/r/2026-12-01-1-1.json";
+    let (dir, repo, base, _) = submission(&[(file, result)]);
+    let bin = gh(dir.path(), "", &base);
+    let refused = format!(
+        "::warning file={file}::not attested in a run of example/bench by a benchmark.yml of runner-bench or example \
+         on a GitHub-hosted runner for this file's SHA-256\n"
+    );
+    // Signed on a self-hosted runner: a job other than `attest` signed.
+    let out = verify_with(&repo, &bin, &base, &[("GH_RUNNER", "self-hosted")]);
+    assert_eq!(stdout(&out), refused);
+    // Signed for another file's digest.
+    let out = verify_with(&repo, &bin, &base, &[("GH_SUBJECT", &"0".repeat(64))]);
+    assert_eq!(stdout(&out), refused);
     assert_eq!(out.status.code(), Some(0));
 }

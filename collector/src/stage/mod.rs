@@ -1,5 +1,6 @@
 //! The measurement stages. Each stage is one module with one entry point
-//! that takes the run's context and returns its section of the result.
+//! that takes the run's context and returns its section of the result;
+//! those `collector run` runs offer it the same interface, `Stage`.
 
 pub mod cache;
 pub mod cpu;
@@ -8,7 +9,10 @@ pub mod http;
 pub mod http_cache;
 pub mod internet;
 
-use crate::cli::StageArg;
+use runner_bench_format::Notice;
+use runner_bench_format::measured::Stages;
+
+use crate::platform::progress::Progress;
 
 /// A stage of the protocol, in the order `collector run` runs them by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,16 +32,6 @@ impl StageKind {
     /// The stages `collector run` runs when none are named: the http-cache
     /// stage needs a server to measure, so it runs only when asked for.
     pub const DEFAULT: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
-
-    pub fn from_arg(arg: StageArg) -> Self {
-        match arg {
-            StageArg::Cpu => StageKind::Cpu,
-            StageArg::Disk => StageKind::Disk,
-            StageArg::Cache => StageKind::Cache,
-            StageArg::Internet => StageKind::Internet,
-            StageArg::HttpCache => StageKind::HttpCache,
-        }
-    }
 
     /// The stage's name in flags, notices and result files.
     pub fn name(self) -> &'static str {
@@ -60,4 +54,45 @@ impl StageKind {
             StageKind::HttpCache => "Remote build cache",
         }
     }
+}
+
+/// What a stage that `collector run` runs offers it, implemented by the
+/// stage's plan (what the stage needs to know): which stage it is, its
+/// samples, its section of the result and where that goes, what it tells
+/// people before its first sample, and its sample loop.
+pub trait Stage {
+    /// The stage's section of the result.
+    type Section: Clone;
+
+    /// Which stage this is.
+    const KIND: StageKind;
+
+    /// The samples (or runs) that progress counts.
+    fn samples(&self) -> usize;
+
+    /// The section before the first sample.
+    fn empty(&self) -> Self::Section;
+
+    /// Puts `section` in its place among the result's stages.
+    fn place(section: Self::Section, stages: &mut Stages);
+
+    /// Notices the plan itself raises, added before the first sample.
+    fn notices(&self) -> Vec<Notice> {
+        Vec::new()
+    }
+
+    /// What people are told before the first sample, if anything.
+    fn intro(&self) -> Option<String> {
+        None
+    }
+
+    /// Runs every sample. After each, `after_sample` sees the section so far
+    /// and the notice that sample raised, so the caller can write both out
+    /// before the next begins. Returns the section and the notices the stage
+    /// adds at its end.
+    fn run(
+        &self,
+        progress: &mut Progress,
+        after_sample: impl FnMut(&Self::Section, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(Self::Section, Vec<Notice>)>;
 }

@@ -16,6 +16,7 @@ pub mod changes;
 pub mod details;
 mod entry;
 mod groups;
+mod server_tables;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -27,6 +28,7 @@ pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, 
 use self::entry::{entry, entry_key};
 use self::groups::groups;
 pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text, shown_interval};
+pub use self::server_tables::ServerTables;
 use crate::validate::Run;
 
 /// A runner: its results, oldest first.
@@ -126,48 +128,6 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
         rayon::join(runners, || rayon::join(|| groups(&entries), || server_docs(&entries)));
     let providers = names.iter().map(|(id, name)| (id.to_string(), name.to_string())).collect();
     Model { entries, runners, groups, providers, servers }
-}
-
-/// Lets go of the tables of the server documents that `server_docs` will
-/// give no page: of a runner's results with a build-cache stage only the
-/// newest per server has a document page, and the others' tables, a few
-/// KiB a result, were 29 MiB with 10,000 results (docs/benchmarks.md).
-/// What the others still show (their runner page's software, server and
-/// link) stays. An entry shared with `site serve`'s cache is left whole: a
-/// later rebuild may make it the newest.
-pub fn drop_superseded_server_tables(entries: &mut [Arc<Entry>]) {
-    // Per runner and server, the newest entry so far, chosen as
-    // `server_docs` chooses; then the others' tables are dropped on every
-    // CPU: dropped one at a time, on one CPU while the others waited, they
-    // were about 40 ms of a 10,000-result build under perf
-    // (docs/benchmarks.md).
-    let mut superseded = vec![false; entries.len()];
-    let mut newest: HashMap<(&str, &str, &str), usize> = HashMap::new();
-    for (i, e) in entries.iter().enumerate() {
-        let Some(doc) = &e.server else { continue };
-        if !e.stages.runner() {
-            continue;
-        }
-        let slot = newest.entry((&e.meta.provider_id, &e.meta.runner, &doc.target)).or_insert(i);
-        if *slot == i {
-            continue;
-        }
-        if newer_key(e) > newer_key(&entries[*slot]) {
-            superseded[*slot] = true;
-            *slot = i;
-        } else {
-            superseded[i] = true;
-        }
-    }
-    drop(newest);
-    entries.par_iter_mut().zip(superseded).filter(|(_, superseded)| *superseded).for_each(|(entry, _)| {
-        if let Some(e) = Arc::get_mut(entry)
-            && let Some(doc) = &mut e.server
-        {
-            doc.tables = Vec::new();
-            doc.conditions = Vec::new();
-        }
-    });
 }
 
 /// The results that get a server document page: every result that measured

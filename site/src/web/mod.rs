@@ -160,26 +160,38 @@ pub struct Intake<'a> {
     /// `site serve`'s entries of the last build.
     cache: Option<&'a model::EntryCache>,
     reports: crate::report::ReportRuns,
+    /// The newest server tables per runner and server, where no memo keeps
+    /// the entries whole (`site serve` does: a rebuild may make an older
+    /// result a server's newest).
+    server_tables: Option<model::ServerTables>,
 }
 
 impl<'a> Intake<'a> {
     /// An intake for a build with `opts`, reusing the entries of `memo`.
     pub fn new(opts: &Options, memo: Option<&'a Memo>) -> Intake<'a> {
         let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
-        Intake { stale_before, cache: memo.map(|m| &m.entries), reports: Default::default() }
+        let server_tables = memo.is_none().then(model::ServerTables::default);
+        Intake { stale_before, cache: memo.map(|m| &m.entries), reports: Default::default(), server_tables }
     }
 
     pub fn take(&self, run: &Run) -> Taken {
         self.reports.offer(run);
         // Every result file is published as submitted.
         let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
-        (model::entry_of(run, self.stale_before, self.cache), (format!("results/{}", run.rel_path), body))
+        let mut entry = model::entry_of(run, self.stale_before, self.cache);
+        if let Some(tables) = &self.server_tables {
+            tables.take_from(&mut entry);
+        }
+        (entry, (format!("results/{}", run.rel_path), body))
     }
 
     /// The build's input from what `take` made of each accepted result,
     /// in path order.
     pub fn finish(self, taken: Vec<Taken>) -> Accepted {
-        let (entries, copies): (Vec<Arc<model::Entry>>, Vec<_>) = taken.into_iter().unzip();
+        let (mut entries, copies): (Vec<Arc<model::Entry>>, Vec<_>) = taken.into_iter().unzip();
+        if let Some(tables) = self.server_tables {
+            tables.give_back(&mut entries);
+        }
         let order: HashMap<&str, usize> =
             entries.iter().enumerate().map(|(i, e)| (e.meta.rel_path.as_str(), i)).collect();
         let report_runs = self.reports.into_runs(&order);
@@ -233,12 +245,7 @@ pub fn build_cached(
         }
         Ok(())
     };
-    let Accepted { mut entries, copies, report_runs: runs } = accepted;
-    // `site serve` keeps its entries whole: a rebuild may make an older
-    // result a server's newest.
-    if memo.is_none() {
-        model::drop_superseded_server_tables(&mut entries);
-    }
+    let Accepted { entries, copies, report_runs: runs } = accepted;
     // The model and its change flags on one side; the templates, the
     // hand-written pages and the provider files, read and parsed, on the
     // other: the model's serial parts left a CPU idle (docs/benchmarks.md).

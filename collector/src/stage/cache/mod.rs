@@ -7,17 +7,17 @@
 //! - `attached-volume`: a folder on a mounted volume (`volume`).
 //!
 //! A trial is `collector cache save` (every backend, in order; reversed on
-//! trial 2), which writes a hand-off file (`handoff`), then `collector cache
-//! restore` in a later job, which waits the publication gap, restores every
-//! backend in the same order into empty folders and checks an exact key
-//! hit, the SHA-256 of every file and the routing. Seconds include
-//! archiving or extraction and the transfer; MiB/s uses the payload bytes.
+//! trial 2), which writes a hand-off file (cmd/cache/handoff.rs), then
+//! `collector cache restore` in a later job, which waits the publication
+//! gap, restores every backend in the same order into empty folders and
+//! checks an exact key hit, the SHA-256 of every file and the routing.
+//! Seconds include archiving or extraction and the transfer; MiB/s uses the
+//! payload bytes.
 //! There are no retries and no fallbacks. See docs/cache.md.
 
 pub mod action;
 pub mod archive;
 pub mod ghacache;
-pub mod handoff;
 pub mod payload;
 pub mod volume;
 pub mod worker;
@@ -25,7 +25,7 @@ pub mod worker;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub use runner_bench_format::measured::host_matches;
+use ghacache::AZURE_BLOB;
 use runner_bench_format::measured::{CacheBackend, CacheKind, CacheTransfer, Instance, Status};
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Slug, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -36,9 +36,6 @@ pub const RUNTIME_ADVICE: &str = "GitHub Actions gives ACTIONS_RUNTIME_TOKEN and
      core.setOutput('token', process.env.ACTIONS_RUNTIME_TOKEN); core.setOutput('results-url', \
      process.env.ACTIONS_RESULTS_URL)` and map those outputs into this step's `env:` only, as the benchmark workflow \
      does (see docs/cache.md)";
-
-/// Routing pattern of GitHub's own cache storage.
-pub const AZURE_BLOB: &str = "*.blob.core.windows.net";
 
 /// Provider variables whose presence the routing check reports (names only,
 /// never values).
@@ -305,7 +302,7 @@ pub fn save(
     let outcome = match backend {
         Resolved::Service { service, transfers, .. } => (|| -> Result<u64, ghacache::TransferError> {
             let file = scratch.join(archive::FILE_NAME);
-            let _guard = crate::cleanup::TempFile::register(file.clone());
+            let _guard = crate::platform::cleanup::TempFile::register(file.clone());
             let size = archive::create(workspace, payload::DIR_NAME, &file, zstd_level)?;
             let url = service.create(key, &version)?;
             seen = Some(ghacache::host_of(&url));
@@ -362,7 +359,7 @@ pub fn restore(
             }
             key_match = KeyMatch::Exact;
             let file = scratch.join(archive::FILE_NAME);
-            let _guard = crate::cleanup::TempFile::register(file.clone());
+            let _guard = crate::platform::cleanup::TempFile::register(file.clone());
             let size = transfers.download(&url, &file)?;
             archive::extract(&file, target)?;
             Ok(size)
@@ -394,6 +391,8 @@ pub fn retention_notice(backend: &str, trial: u32) -> runner_bench_format::Notic
 
 #[cfg(test)]
 mod tests {
+    use runner_bench_format::measured::host_matches;
+
     use super::*;
 
     #[test]
@@ -444,7 +443,7 @@ mod tests {
         let backend = resolve(&spec, &|_| None, Duration::from_secs(30)).unwrap();
         let label = volume::mount_of(&vol).label();
         assert!(matches!(&backend, Resolved::Volume { mount, .. } if *mount == label));
-        let instance = crate::machine::instance();
+        let instance = crate::platform::machine::instance();
         let saved = save(&backend, "k", &workspace, &scratch, 3, &instance, Affinity::Unpinned);
         assert_eq!(saved.transfer.status, Status::Ok, "{:?}", saved.transfer.message);
         assert_eq!(saved.routing_seen.as_deref(), Some(label.as_str()));

@@ -1,7 +1,7 @@
 //! The buffer every call reads into or writes from, aligned for direct I/O,
 //! and what changes in it before each write.
 
-use super::ALIGN;
+use super::plan::ALIGN;
 use crate::rng::SplitMix64;
 
 /// A buffer aligned for direct I/O, and in one physically contiguous piece

@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::Context;
 
 use super::buffer::AlignedBuf;
-use super::{ALIGN, DiskPlan};
+use super::plan::{ALIGN, DiskPlan};
+use crate::platform::watchdog::Mailbox;
 use crate::rng::SplitMix64;
-use crate::watchdog::Mailbox;
 
 #[cfg(target_os = "linux")]
 pub(super) const BYPASS: &str = "O_DIRECT";
@@ -119,7 +119,7 @@ pub(super) fn prepare(plan: &DiskPlan, path: &Path, mailbox: &Mailbox<u64>) -> a
             anyhow::bail!("the fill was abandoned");
         }
         #[cfg(all(test, unix))]
-        crate::watchdog::seam::point("disk fill");
+        crate::platform::watchdog::seam::point("disk fill");
         rng.fill(buf.as_mut_slice());
         write_all_at(&file, buf.as_slice(), offset).with_context(|| format!("cannot fill {}", path.display()))?;
         offset += plan.seq_block as u64;

@@ -22,72 +22,31 @@
 //!
 //! Files: file.rs (the test file: opening it with the cache bypassed,
 //! filling it, positioned reads and writes), buffer.rs (the aligned buffer
-//! and what changes in it before each write), tests.rs; here the plan, the
-//! samples and their operations.
+//! and what changes in it before each write), plan.rs (what the stage needs to
+//! know), tests.rs; here the samples and their operations.
 
 use std::fs::File;
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use runner_bench_format::measured::{DiskOp, DiskSample, DiskStage, Status};
-use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
+use runner_bench_format::measured::{DiskOp, DiskSample, DiskStage, Stages, Status};
+use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice};
 
-use crate::affinity;
-use crate::cleanup::TempFile;
-use crate::progress::Progress;
+use crate::platform::affinity;
+use crate::platform::cleanup::TempFile;
+use crate::platform::progress::Progress;
+use crate::platform::watchdog::{self, Ended, Mailbox};
 use crate::rng::SplitMix64;
-use crate::watchdog::{self, Ended, Mailbox};
+use crate::stage::{Stage, StageKind};
 
 mod buffer;
 mod file;
+mod plan;
 
 use buffer::{AlignedBuf, CONTENTS_SEED, scramble};
 pub(crate) use file::write_all_at;
 use file::{BYPASS, prepare, read_exact_at};
-
-/// Direct I/O needs buffers, offsets and sizes aligned to the device's
-/// logical block; 4 KiB covers every common device.
-pub const ALIGN: usize = 4096;
-
-/// The fill's deadline allows a sample timeout per this many MiB: 240 s
-/// for the standard profile's 1 GiB file, a disk writing at 4.3 MiB/s or
-/// more. A disk slower than that, or one call that hangs, ends the stage
-/// with a notice instead of the job at its own time limit.
-pub const FILL_MIB_PER_TIMEOUT: u32 = 256;
-
-/// What the stage needs to know.
-#[derive(Debug, Clone)]
-pub struct DiskPlan {
-    pub samples: u32,
-    pub file_bytes: u64,
-    pub op_time: Duration,
-    pub timeout: Duration,
-    /// How long the test file's fill may take: `timeout` for every
-    /// `FILL_MIB_PER_TIMEOUT` MiB, at least one `timeout`.
-    pub fill_timeout: Duration,
-    pub seq_block: usize,
-    pub rand_block: usize,
-    pub dir: PathBuf,
-    pub cpu: Option<u32>,
-}
-
-impl DiskPlan {
-    pub fn new(params: &Parameters, dir: PathBuf, cpu: Option<u32>) -> Self {
-        DiskPlan {
-            samples: params.disk_samples,
-            file_bytes: u64::from(params.disk_file_mib) << 20,
-            op_time: Duration::from_secs(params.disk_op_seconds.into()),
-            timeout: Duration::from_secs(params.sample_timeout_s.into()),
-            fill_timeout: Duration::from_secs(params.sample_timeout_s.into())
-                * params.disk_file_mib.div_ceil(FILL_MIB_PER_TIMEOUT).max(1),
-            seq_block: params.disk_seq_block_kib as usize * 1024,
-            rand_block: params.disk_rand_block_kib as usize * 1024,
-            dir,
-            cpu,
-        }
-    }
-}
+pub use plan::DiskPlan;
 
 /// The stage's result and its notices.
 pub struct DiskOutcome {
@@ -356,7 +315,7 @@ fn run_op(
             scramble(buf, &mut contents);
         }
         #[cfg(all(test, unix))]
-        crate::watchdog::seam::point(&op.label(plan));
+        crate::platform::watchdog::seam::point(&op.label(plan));
         let t = Instant::now();
         let io = match op {
             Op::SeqRead | Op::RandRead => read_exact_at(file, buf, offset),
@@ -417,6 +376,32 @@ pub fn failed(status: Status, message: &str, affinity: Affinity) -> DiskSample {
         seq_write: None,
         rand_read: None,
         rand_write: None,
+    }
+}
+
+impl Stage for DiskPlan {
+    type Section = DiskStage;
+    const KIND: StageKind = StageKind::Disk;
+
+    fn samples(&self) -> usize {
+        self.samples as usize
+    }
+
+    fn empty(&self) -> DiskStage {
+        empty_stage(self)
+    }
+
+    fn place(section: DiskStage, stages: &mut Stages) {
+        stages.disk = Some(section);
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        mut after_sample: impl FnMut(&DiskStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(DiskStage, Vec<Notice>)> {
+        let outcome = run(self, progress, |partial| after_sample(partial, None))?;
+        Ok((outcome.stage, outcome.notices))
     }
 }
 

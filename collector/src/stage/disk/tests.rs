@@ -1,6 +1,8 @@
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::buffer::SECTOR;
+use super::plan::ALIGN;
 use super::*;
 
 fn plan(dir: &Path) -> DiskPlan {
@@ -211,7 +213,7 @@ fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() 
     // 2-vCPU test VM (a fresh-clone run of scripts/test.sh, 2026-12-05).
     let timeout = Duration::from_secs(3);
     let p = DiskPlan { samples: 3, timeout, ..plan(dir.path()) };
-    crate::watchdog::seam::stall("disk sample", 2, "4 KiB random read");
+    crate::platform::watchdog::seam::stall("disk sample", 2, "4 KiB random read");
     let mut ended = vec![Instant::now()];
     let out = run(&p, &mut quiet(), |_| {
         ended.push(Instant::now());
@@ -243,7 +245,7 @@ fn a_call_blocked_in_the_kernel_ends_its_sample_on_time_and_the_next_one_runs() 
 fn a_fill_blocked_in_the_kernel_ends_the_stage_on_time_with_a_notice() {
     let dir = disk_tempdir();
     let p = DiskPlan { fill_timeout: Duration::from_secs(1), ..plan(dir.path()) };
-    crate::watchdog::seam::stall("disk fill", 1, "disk fill");
+    crate::platform::watchdog::seam::stall("disk fill", 1, "disk fill");
     let start = Instant::now();
     let out = run(&p, &mut quiet(), |_| Ok(())).unwrap();
     let took = start.elapsed();

@@ -16,8 +16,8 @@
 //! - A run (PUT and GET) has `sample_timeout_s`; a run that reaches it is
 //!   recorded as `timeout` with what it had done.
 //! - What only the server's owner knows (software, backend, quotas,
-//!   compression, digest) comes from flags (flags.rs) and is recorded as
-//!   declared.
+//!   compression, digest) comes from `collector run`'s flags
+//!   (cmd/run/http_cache_args.rs) and is recorded as declared.
 //!
 //! The requests go over hyper's HTTP/1.1 client connections (client.rs),
 //! spread over a thread per logical CPU (grid.rs), as oha's are. GET bodies
@@ -28,27 +28,27 @@ mod action_result;
 mod client;
 mod conditions;
 mod entries;
-pub mod flags;
 mod grid;
-mod protocol;
+pub mod protocol;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use runner_bench_format::measured::{
-    HttpCacheDeclared, HttpCachePhase, HttpCacheRun, HttpCacheServer, HttpCacheStage, Status,
+    HttpCacheDeclared, HttpCachePhase, HttpCacheRun, HttpCacheServer, HttpCacheStage, Stages, Status,
 };
 use runner_bench_format::{Message, Name, Notice, Parameters};
 
-pub use flags::{HttpCacheArgs, HttpCacheSettings};
 use grid::{Phase, not_run};
+pub use protocol::HttpCacheSettings;
 use protocol::Target;
 
-use crate::progress::Progress;
+use crate::platform::progress::Progress;
 use crate::rng::SplitMix64;
 use crate::stage::http;
 use crate::stage::internet::{chain, secs_label};
+use crate::stage::{Stage, StageKind};
 use client::Connector;
 
 /// What a value stands for when its owner declared none.
@@ -117,7 +117,7 @@ pub fn new_run(
     }
 }
 
-/// A phase cut short by an interruption (`interrupt`), with its message.
+/// A phase cut short by an interruption (cmd/run/interrupt.rs), with its message.
 pub fn interrupted_phase(message: &str) -> HttpCachePhase {
     HttpCachePhase { message: Some(Message::lossy(message)), ..not_run("") }
 }
@@ -246,6 +246,42 @@ fn describe(run: &HttpCacheRun) -> String {
 
 fn notice(text: &str) -> Notice {
     Notice { stage: Name::lossy("http-cache"), message: Message::lossy(text) }
+}
+
+impl Stage for HttpCachePlan {
+    type Section = HttpCacheStage;
+    const KIND: StageKind = StageKind::HttpCache;
+
+    fn samples(&self) -> usize {
+        self.cells().len()
+    }
+
+    fn empty(&self) -> HttpCacheStage {
+        empty_stage(self)
+    }
+
+    fn place(section: HttpCacheStage, stages: &mut Stages) {
+        stages.http_cache = Some(section);
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{} ({}): {} entries per run, PUT then GET, over {:?} keep-alive connections at {:?} bytes",
+            self.target.base,
+            self.target.protocol.name(),
+            self.entries,
+            self.connections,
+            self.value_bytes,
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        after_run: impl FnMut(&HttpCacheStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(HttpCacheStage, Vec<Notice>)> {
+        Ok((run(self, progress, after_run)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

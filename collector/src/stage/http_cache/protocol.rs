@@ -14,7 +14,7 @@ use http_body_util::Full;
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, USER_AGENT};
 use hyper::{Method, Request};
 use reqwest::Url;
-use runner_bench_format::measured::HttpCacheProtocol;
+use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
 use tokio_rustls::rustls::pki_types::CertificateDer;
 
 use crate::stage::http;
@@ -45,7 +45,7 @@ impl Auth {
     /// The `Authorization` header's value, marked sensitive (hyper then
     /// keeps it out of its debug output), or None without credentials.
     /// None too for a value that no header may carry, which the flags
-    /// refuse before a run (`flags::header_safe`) and so never reaches here.
+    /// refuse before a run (cmd/run/http_cache_args.rs) and so never reaches here.
     fn header(&self) -> Option<HeaderValue> {
         let text = match self {
             Auth::None => return None,
@@ -193,6 +193,13 @@ const MAX_REQUEST_TARGET_BYTES: usize = 65_534;
 /// The cache's base URL, as a folder.
 pub fn base_url(text: &str) -> Result<Url, String> {
     crate::stage::http::folder_url(text, "https://cache.example.org/cache/")
+}
+
+/// The stage's server and what its owner declared.
+#[derive(Debug, Clone)]
+pub struct HttpCacheSettings {
+    pub target: Target,
+    pub declared: HttpCacheDeclared,
 }
 
 #[cfg(test)]

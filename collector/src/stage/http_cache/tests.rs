@@ -13,7 +13,7 @@ use super::grid::{Phase, Workers};
 use super::protocol::{Auth, Target, base_url};
 use super::server::{Nginx, Turbo};
 use super::{HttpCachePlan, entries, run};
-use crate::progress::Progress;
+use crate::platform::progress::Progress;
 use crate::rng::SplitMix64;
 
 const TOKEN: &str = "test-token-not-a-secret";

@@ -33,96 +33,26 @@
 //!   prefix of them): one repeat per 32 MiB is far beyond the window of any
 //!   HTTP compressor, and generating them during the sample would slow it.
 //!
-//! Files: target.rs (the backend and its checks), transfer.rs (one sample's
-//! requests), and here the plan and the stage loop.
+//! Files: plan.rs (what the stage needs to know), target.rs (the backend
+//! and its checks), transfer.rs (one sample's requests), and here the stage
+//! loop.
 
+mod plan;
 mod target;
 mod transfer;
 
 use std::time::Duration;
 
 use anyhow::Context;
-use runner_bench_format::measured::{InternetStage, Status, TransferSample};
-use runner_bench_format::{Message, Name, Notice, Parameters};
+use runner_bench_format::measured::{InternetStage, Stages, Status, TransferSample};
+use runner_bench_format::{Message, Name, Notice};
 
+pub use plan::{Direction, InternetPlan, secs_label};
 pub use target::{DEFAULT_URL, Target, TargetField};
 pub use transfer::{Transfers, chain};
 
-use crate::progress::Progress;
-
-const MIB: u64 = 1 << 20;
-
-/// What the stage needs to know.
-#[derive(Debug, Clone)]
-pub struct InternetPlan {
-    pub target: Target,
-    /// Download samples, and upload samples.
-    pub samples: u32,
-    pub transfer_mib: u32,
-    pub max_request_mib: u32,
-    pub request_samples: u32,
-    pub timeout: Duration,
-}
-
-impl InternetPlan {
-    pub fn new(params: &Parameters, target: Target) -> Self {
-        InternetPlan {
-            target,
-            samples: params.internet_samples,
-            transfer_mib: params.internet_transfer_mib,
-            max_request_mib: params.internet_max_request_mib,
-            request_samples: params.internet_request_samples,
-            timeout: Duration::from_secs(params.sample_timeout_s.into()),
-        }
-    }
-
-    /// Every sample of the stage: downloads, uploads, then requests.
-    pub fn total_samples(&self) -> usize {
-        2 * self.samples as usize + self.request_samples as usize
-    }
-
-    /// "HTTPS" or "HTTP", for messages.
-    fn protocol(&self) -> String {
-        self.target.base.scheme().to_uppercase()
-    }
-
-    /// The MiB of each request of one transfer sample, in order.
-    pub fn request_mib(&self) -> Vec<u32> {
-        let max = self.max_request_mib.max(1);
-        let mut left = self.transfer_mib;
-        let mut sizes = Vec::with_capacity(left.div_ceil(max) as usize);
-        while left > 0 {
-            let n = left.min(max);
-            sizes.push(n);
-            left -= n;
-        }
-        sizes
-    }
-}
-
-/// Download or upload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    Download,
-    Upload,
-}
-
-impl Direction {
-    fn name(self) -> &'static str {
-        match self {
-            Direction::Download => "download",
-            Direction::Upload => "upload",
-        }
-    }
-
-    /// The backend script a sample's requests go to.
-    fn script(self) -> &'static str {
-        match self {
-            Direction::Download => "garbage.php",
-            Direction::Upload => "empty.php",
-        }
-    }
-}
+use crate::platform::progress::Progress;
+use crate::stage::{Stage, StageKind};
 
 /// The stage before its first sample.
 pub fn empty_stage(plan: &InternetPlan) -> InternetStage {
@@ -212,16 +142,45 @@ fn transfer_notice(plan: &InternetPlan, direction: Direction, i: u32, sample: &T
     Some(notice(&format!("{text}; {} bytes reported; no speed score", sample.bytes)))
 }
 
-/// "60s", or "1.5s" for a timeout that is not whole seconds.
-pub fn secs_label(d: Duration) -> String {
-    match d.subsec_nanos() {
-        0 => format!("{}s", d.as_secs()),
-        _ => format!("{}s", d.as_secs_f64()),
-    }
-}
-
 fn notice(text: &str) -> Notice {
     Notice { stage: Name::lossy("internet"), message: Message::lossy(text) }
+}
+
+impl Stage for InternetPlan {
+    type Section = InternetStage;
+    const KIND: StageKind = StageKind::Internet;
+
+    fn samples(&self) -> usize {
+        self.total_samples()
+    }
+
+    fn empty(&self) -> InternetStage {
+        empty_stage(self)
+    }
+
+    fn place(section: InternetStage, stages: &mut Stages) {
+        stages.internet = Some(section);
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{} ({}): {} MiB per sample in requests of at most {} MiB, one {} connection per sample; request times \
+             include DNS, TCP and TLS (not ICMP RTT)",
+            self.target.endpoint.name,
+            self.target.endpoint.url,
+            self.transfer_mib,
+            self.max_request_mib,
+            self.target.base.scheme().to_uppercase(),
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        after_sample: impl FnMut(&InternetStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(InternetStage, Vec<Notice>)> {
+        Ok((run(self, progress, after_sample)?, Vec::new()))
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use runner_bench_format::Profile;
 
+use super::plan::MIB;
 use super::server::Server;
 use super::*;
 

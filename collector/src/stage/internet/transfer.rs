@@ -13,7 +13,7 @@ use reqwest::{Client, Response, Url};
 use runner_bench_format::measured::{RequestSample, Status, TransferSample};
 use runner_bench_format::{Message, NonNeg};
 
-use super::{Direction, InternetPlan, MIB, secs_label};
+use super::plan::{Direction, InternetPlan, MIB, secs_label};
 use crate::rng::SplitMix64;
 use crate::stage::http;
 

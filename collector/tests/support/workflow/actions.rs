@@ -10,7 +10,12 @@
 //! - `actions/upload-artifact` and `actions/download-artifact`: a folder
 //!   per artifact in the run's artifact store, with v4's rules for the
 //!   artifact's root folder, hidden files, `if-no-files-found`, existing
-//!   names, `pattern` and `merge-multiple`.
+//!   names, `pattern` and `merge-multiple`. Each upload is a new artifact
+//!   with a new id (`overwrite` deletes the old one) and a digest of its
+//!   files (GitHub's is the zip's SHA-256): the outputs `artifact-id` and
+//!   `artifact-digest`, `artifact-ids` to download by id, and downloads
+//!   refuse an artifact whose files no longer have its digest
+//!   (`digest-mismatch: error`, the default).
 //! - `actions/github-script`: the script in an async function under node,
 //!   with a small `core` (the runner starts node; see run.rs).
 //! - `actions/cache/save` and `actions/cache/restore`: the action's entry
@@ -18,8 +23,10 @@
 //!   (tests/cache-service/action.mjs), with the runner's JavaScript-action
 //!   variables: the real tar and zstd, through PATH (run.rs).
 //! - `actions/attest-build-provenance` and `actions/attest`: cannot sign
-//!   offline; they check the subjects exist, record their SHA-256 in a
-//!   bundle file marked as simulated, and succeed.
+//!   offline; they refuse a job without the OIDC token's request variables
+//!   (no `id-token: write`), check the subjects exist (or take
+//!   `subject-digest`), record their SHA-256 in a bundle file marked as
+//!   simulated, and succeed.
 //!
 //! Any other action fails its step. An input an action does not have is an
 //! error of the workflow (GitHub warns "Unexpected input(s)").
@@ -165,6 +172,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) repo: &'a Path,
     pub(crate) repo_files: &'a [String],
     pub(crate) artifacts: &'a Path,
+    /// Whether the job may request an OIDC token (`id-token: write`).
+    pub(crate) id_token: bool,
     /// The step's log.
     pub(crate) log: &'a mut String,
     /// `name=value` lines for the step's outputs (appended to GITHUB_OUTPUT).
@@ -218,6 +227,73 @@ fn copy_file(from: &Path, to: &Path) -> anyhow::Result<()> {
         std::fs::copy(from, to).with_context(|| format!("cannot copy {} to {}", from.display(), to.display()))?;
     }
     Ok(())
+}
+
+/// The artifact store's index, beside it: a file per artifact id holding
+/// the artifact's name and digest, and `next`, the next id.
+fn index(artifacts: &Path) -> PathBuf {
+    let mut name = artifacts.file_name().unwrap_or_default().to_os_string();
+    name.push("-index");
+    artifacts.with_file_name(name)
+}
+
+/// The digest of an artifact's files, names and contents in order (a
+/// stand-in for the SHA-256 of the zip GitHub keeps).
+pub(crate) fn artifact_digest(dir: &Path) -> anyhow::Result<String> {
+    let mut h = Sha256::new();
+    for f in glob::files_below(dir)? {
+        h.update(f.as_bytes());
+        h.update([0]);
+        h.update(std::fs::read(dir.join(&f)).with_context(|| format!("cannot read {f}"))?);
+        h.update([0]);
+    }
+    Ok(runner_bench_format::hex(&h.finalize()))
+}
+
+/// Records artifact `name`, whose files are in the store: a new id (the
+/// name's earlier ids are gone, as `overwrite` deletes the old artifact)
+/// and its digest.
+pub(crate) fn register_artifact(artifacts: &Path, name: &str) -> anyhow::Result<(u64, String)> {
+    let index = index(artifacts);
+    std::fs::create_dir_all(&index)?;
+    let next: u64 = std::fs::read_to_string(index.join("next")).ok().and_then(|t| t.trim().parse().ok()).unwrap_or(1);
+    for e in std::fs::read_dir(&index)? {
+        let e = e?;
+        if e.file_name() != "next" && std::fs::read_to_string(e.path())?.lines().next() == Some(name) {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    let digest = artifact_digest(&artifacts.join(name))?;
+    std::fs::write(index.join(next.to_string()), format!("{name}\n{digest}\n"))?;
+    std::fs::write(index.join("next"), (next + 1).to_string())?;
+    Ok((next, digest))
+}
+
+/// The name and digest of the artifact with this id, if there is one.
+fn artifact_by_id(artifacts: &Path, id: &str) -> anyhow::Result<Option<(String, String)>> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    let Ok(text) = std::fs::read_to_string(index(artifacts).join(id)) else { return Ok(None) };
+    let mut lines = text.lines();
+    Ok(Some((lines.next().unwrap_or("").to_string(), lines.next().unwrap_or("").to_string())))
+}
+
+/// The digest recorded when artifact `name` was uploaded.
+fn artifact_digest_recorded(artifacts: &Path, name: &str) -> anyhow::Result<Option<String>> {
+    let Ok(entries) = std::fs::read_dir(index(artifacts)) else { return Ok(None) };
+    for e in entries {
+        let e = e?;
+        if e.file_name() == "next" {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path())?;
+        let mut lines = text.lines();
+        if lines.next() == Some(name) {
+            return Ok(lines.next().map(str::to_string));
+        }
+    }
+    Ok(None)
 }
 
 /// `actions/checkout`.
@@ -346,7 +422,9 @@ pub(crate) fn upload_artifact(with: &[(String, String)], ctx: &mut Ctx<'_>) -> a
         copy_file(&ctx.workspace.join(f), &dest.join(rel))?;
     }
     let _ = writeln!(ctx.log, "Artifact {name} has {} file(s): {}", files.len(), files.join(", "));
-    ctx.outputs.push(("artifact-id".into(), format!("{}", files.len())));
+    let (id, digest) = register_artifact(ctx.artifacts, name)?;
+    ctx.outputs.push(("artifact-id".into(), id.to_string()));
+    ctx.outputs.push(("artifact-digest".into(), digest));
     ctx.notes.push(format!("uploaded artifact {name} ({} files)", files.len()));
     Ok(Outcome::Success)
 }
@@ -357,11 +435,36 @@ pub(crate) fn download_artifact(with: &[(String, String)], ctx: &mut Ctx<'_>) ->
     let name = input(with, "name").filter(|n| !n.is_empty());
     let pattern = input(with, "pattern").filter(|n| !n.is_empty());
     let merge = flag(with, "merge-multiple", false)?;
-    if flag(with, "skip-decompress", false)? || input(with, "artifact-ids").is_some() {
-        bail!("skip-decompress and artifact-ids are not supported by the rehearsal");
+    if flag(with, "skip-decompress", false)? {
+        bail!("skip-decompress is not supported by the rehearsal");
+    }
+    let check_digest = match input(with, "digest-mismatch").unwrap_or("error") {
+        "error" => true,
+        "ignore" | "info" | "warn" => false,
+        other => bail!("digest-mismatch: {other:?} is not ignore, info, warn or error"),
+    };
+    let ids: Vec<&str> = input(with, "artifact-ids")
+        .map(|t| t.split(',').map(str::trim).filter(|i| !i.is_empty()).collect())
+        .unwrap_or_default();
+    if !ids.is_empty() && (name.is_some() || pattern.is_some()) {
+        bail!("artifact-ids goes with neither name nor pattern");
     }
     // (artifact, folder it goes to)
     let chosen: Vec<(String, PathBuf)> = match name {
+        None if !ids.is_empty() => {
+            let mut chosen = Vec::new();
+            for id in &ids {
+                let Some((n, _)) = artifact_by_id(ctx.artifacts, id)? else {
+                    return Ok(Outcome::Failure(format!(
+                        "Unable to download artifact(s): Artifact not found for ID(s): {id}"
+                    )));
+                };
+                // One artifact by id goes into `path` itself (v5 and later).
+                let dir = if ids.len() == 1 || merge { path.clone() } else { path.join(&n) };
+                chosen.push((n, dir));
+            }
+            chosen
+        }
         Some(n) => {
             if !ctx.artifacts.join(n).is_dir() {
                 return Ok(Outcome::Failure(format!(
@@ -385,6 +488,15 @@ pub(crate) fn download_artifact(with: &[(String, String)], ctx: &mut Ctx<'_>) ->
                 .collect()
         }
     };
+    if check_digest {
+        for (artifact, _) in &chosen {
+            if let Some(recorded) = artifact_digest_recorded(ctx.artifacts, artifact)?
+                && recorded != artifact_digest(&ctx.artifacts.join(artifact))?
+            {
+                return Ok(Outcome::Failure(format!("Digest validation failed for artifact(s): {artifact}")));
+            }
+        }
+    }
     let mut count = 0;
     for (artifact, dir) in &chosen {
         let src = ctx.artifacts.join(artifact);
@@ -411,6 +523,23 @@ pub(crate) fn download_artifact(with: &[(String, String)], ctx: &mut Ctx<'_>) ->
 
 /// `actions/attest-build-provenance` and `actions/attest`.
 pub(crate) fn attest(with: &[(String, String)], ctx: &mut Ctx<'_>) -> anyhow::Result<Outcome> {
+    if !ctx.id_token {
+        // @actions/core's getIDToken, in a job without id-token: write.
+        return Ok(Outcome::Failure("Unable to get ACTIONS_ID_TOKEN_REQUEST_URL env variable".into()));
+    }
+    if let Some(digest) = input(with, "subject-digest").filter(|s| !s.trim().is_empty()) {
+        let Some(name) = input(with, "subject-name").filter(|s| !s.trim().is_empty()) else {
+            return Ok(Outcome::Failure("subject-name must be provided when using subject-digest".into()));
+        };
+        let hex = digest.strip_prefix("sha256:").unwrap_or("");
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Ok(Outcome::Failure(format!(
+                "subject-digest must be in the format \"sha256:<hex-digest>\", not {digest:?}"
+            )));
+        }
+        let subjects = serde_json::json!([{"name": name, "digest": {"sha256": hex}}]);
+        return simulated_bundle(ctx, subjects, &format!("{name} (sha256 {hex})"), 1);
+    }
     let Some(subjects) = input(with, "subject-path").filter(|s| !s.trim().is_empty()) else {
         return Ok(Outcome::Failure(
             "One of subject-path, subject-digest, or subject-checksums must be provided".into(),
@@ -441,10 +570,21 @@ pub(crate) fn attest(with: &[(String, String)], ctx: &mut Ctx<'_>) -> anyhow::Re
             serde_json::json!({"name": f.rsplit('/').next().unwrap_or(f), "path": f, "digest": {"sha256": digest}}),
         );
     }
-    let bundle = ctx.temp.join(format!("attestation-{}.json", found.len()));
-    let body = serde_json::json!({"simulated": "no signature: the rehearsal cannot reach Sigstore", "subjects": subjects_json});
+    simulated_bundle(ctx, serde_json::Value::Array(subjects_json), &found.join(", "), found.len())
+}
+
+/// The simulated attestation of `subjects`: a bundle without a signature.
+fn simulated_bundle(
+    ctx: &mut Ctx<'_>,
+    subjects: serde_json::Value,
+    what: &str,
+    count: usize,
+) -> anyhow::Result<Outcome> {
+    let bundle = ctx.temp.join(format!("attestation-{count}.json"));
+    let body =
+        serde_json::json!({"simulated": "no signature: the rehearsal cannot reach Sigstore", "subjects": subjects});
     std::fs::write(&bundle, serde_json::to_vec_pretty(&body)?)?;
-    let note = format!("attestation simulated for {}", found.join(", "));
+    let note = format!("attestation simulated for {what}");
     let _ = writeln!(ctx.log, "{note}; bundle {}", bundle.display());
     ctx.notes.push(note);
     ctx.outputs.push(("bundle-path".into(), bundle.display().to_string()));
@@ -550,6 +690,7 @@ mod tests {
                 repo: &repo,
                 repo_files: &[],
                 artifacts: &artifacts,
+                id_token: true,
                 log: &mut self.log,
                 outputs: &mut self.outputs,
                 notes: &mut self.notes,

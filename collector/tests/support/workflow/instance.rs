@@ -4,7 +4,7 @@
 //! The collector tells OS instances apart by the boot id
 //! (/proc/sys/kernel/random/boot_id) and the machine id (/etc/machine-id);
 //! `collector cache restore` refuses to run on the instance that saved
-//! (collector/src/machine.rs `instance()`, cache_cmd.rs). One machine has
+//! (collector/src/platform/machine.rs `instance()`, cmd/cache/handoff.rs). One machine has
 //! one of each, so every process of a job is started in a mount namespace
 //! of its own (`unshare --mount --propagation private`) in which the job's
 //! boot id and machine id files are bind-mounted over the real ones. The

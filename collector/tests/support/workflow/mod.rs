@@ -13,8 +13,9 @@
 //! What it leaves out is refused, not ignored: an unknown workflow key, an
 //! expression it cannot evaluate, an action it does not simulate. Jobs run
 //! one at a time (GitHub would run independent jobs in parallel; the
-//! benchmark workflow chains its jobs), and `permissions` and
-//! `concurrency` are read and ignored.
+//! benchmark workflow chains its jobs); `permissions` is read for
+//! `id-token` only (which jobs get the OIDC token double, run.rs), and
+//! `concurrency` is read and ignored.
 
 pub(crate) mod actions;
 pub(crate) mod azure;

@@ -55,6 +55,10 @@ pub(crate) struct Job {
     pub(crate) outputs: Vec<(String, String)>,
     pub(crate) timeout_minutes: Option<String>,
     pub(crate) steps: Vec<Step>,
+    /// Whether the job may request an OIDC token (`id-token: write`, its
+    /// own `permissions:` or else the workflow's): the runner then gives
+    /// every step ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN.
+    pub(crate) id_token: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -125,9 +129,9 @@ struct RawWorkflow {
     on: Value,
     #[serde(default)]
     env: Mapping,
-    /// Ignored: the rehearsal has no GITHUB_TOKEN to scope.
-    #[serde(default, rename = "permissions")]
-    _permissions: Option<Value>,
+    /// Read for `id-token` only: the rehearsal has no GITHUB_TOKEN to scope.
+    #[serde(default)]
+    permissions: Option<Value>,
     /// Ignored: the rehearsal runs one job at a time, one run at a time.
     #[serde(default, rename = "concurrency")]
     _concurrency: Option<Value>,
@@ -149,9 +153,9 @@ struct RawJob {
     #[serde(default)]
     outputs: Mapping,
     timeout_minutes: Option<Value>,
-    /// Ignored, as the workflow's.
-    #[serde(default, rename = "permissions")]
-    _permissions: Option<Value>,
+    /// Read for `id-token` only, as the workflow's.
+    #[serde(default)]
+    permissions: Option<Value>,
     #[serde(default, rename = "concurrency")]
     _concurrency: Option<Value>,
     steps: Vec<RawStep>,
@@ -239,7 +243,11 @@ impl Workflow {
                 bail!("job id {id:?}: letters, digits, `_` and `-`, starting with a letter or `_`");
             }
             let raw_job: RawJob = serde_yaml_ng::from_value(body.clone()).with_context(|| format!("job {id}"))?;
-            jobs.push(job(&id, raw_job).with_context(|| format!("job {id}"))?);
+            let id_token = id_token(raw_job.permissions.as_ref().or(raw.permissions.as_ref()))
+                .with_context(|| format!("job {id}: permissions"))?;
+            let mut job = job(&id, raw_job).with_context(|| format!("job {id}"))?;
+            job.id_token = id_token;
+            jobs.push(job);
         }
         let wf = Workflow {
             name: raw.name.unwrap_or_else(|| path.display().to_string()),
@@ -351,6 +359,23 @@ fn workflow_call(on: &Value) -> anyhow::Result<(Vec<InputSpec>, Vec<String>)> {
     Ok((inputs, secrets))
 }
 
+/// Whether `permissions` lets the job request an OIDC token. None (no
+/// `permissions:` anywhere) is the caller's default token, which has no
+/// `id-token` scope; `write-all` has it.
+fn id_token(permissions: Option<&Value>) -> anyhow::Result<bool> {
+    Ok(match permissions {
+        None => false,
+        Some(Value::String(s)) if s == "write-all" => true,
+        Some(Value::String(s)) if s == "read-all" => false,
+        Some(Value::Mapping(m)) => match m.get("id-token").map(|v| scalar(v, "id-token")).transpose()?.as_deref() {
+            Some("write") => true,
+            None | Some("none") | Some("read") => false,
+            Some(other) => bail!("id-token: {other:?} is not write, read or none"),
+        },
+        Some(other) => bail!("{other:?} is neither a mapping nor read-all/write-all"),
+    })
+}
+
 fn job(id: &str, raw: RawJob) -> anyhow::Result<Job> {
     let mut steps = Vec::new();
     let mut ids = BTreeSet::new();
@@ -375,6 +400,7 @@ fn job(id: &str, raw: RawJob) -> anyhow::Result<Job> {
         outputs: pairs(&raw.outputs, "outputs")?,
         timeout_minutes: raw.timeout_minutes.as_ref().map(|t| scalar(t, "timeout-minutes")).transpose()?,
         steps,
+        id_token: false,
     })
 }
 

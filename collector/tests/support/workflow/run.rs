@@ -10,7 +10,12 @@
 //! (files.rs), `continue-on-error`, `working-directory`, and the runner's
 //! variables. JavaScript actions (every `uses:` step) also get
 //! ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL; `run:` steps do not, as
-//! on GitHub.
+//! on GitHub. Every step of a job that may request an OIDC token
+//! (`id-token: write`), `run:` steps included, gets the token double's
+//! ACTIONS_ID_TOKEN_REQUEST_URL and ACTIONS_ID_TOKEN_REQUEST_TOKEN, as the
+//! runner gives them (ScriptHandler.cs, NodeScriptActionHandler.cs); no
+//! step of any other job does, and the simulated attest actions refuse to
+//! sign without them.
 //!
 //! An expression or a feature the rehearsal cannot evaluate is an error of
 //! the whole rehearsal (`Err`), naming the job, step and expression; a step
@@ -31,7 +36,7 @@ use super::actions::{self, Action};
 use super::expr::{self, Scope, Status};
 use super::files::StepFiles;
 use super::instance::{self, Instance};
-use super::model::{InputKind, Job, Step, StepAction, Workflow};
+use super::model::{InputKind, Job, Shell, Step, StepAction, Workflow};
 
 /// GitHub's default job timeout.
 const DEFAULT_TIMEOUT_MINUTES: f64 = 360.0;
@@ -73,6 +78,21 @@ pub(crate) enum Fault {
     /// The job runs on the OS instance of an earlier job (same boot id and
     /// machine id), as if the same runner had been handed out again.
     ShareInstance { job: String, with: String },
+    /// A hostile step: this bash script runs after the job's own steps
+    /// (`always()`, `continue-on-error`), as code the caller chose would.
+    AddStep { job: String, name: String, script: String },
+    /// Before `before` starts, another job of the run (a caller's own job
+    /// beside the benchmark's) uploads artifact `name` again, with
+    /// `overwrite: true`, its files each with `append` added: the old
+    /// artifact is deleted and the new one gets a new id.
+    OverwriteArtifact { before: String, name: String, append: String },
+}
+
+/// The token double's OIDC request variables for a job that may request
+/// one: a request token of its own, and a URL where nothing answers (no
+/// signing happens in the rehearsal).
+pub(crate) fn oidc_request_token(job: &str) -> String {
+    format!("rehearsal-oidc-request-token-{job}")
 }
 
 /// A job's or step's end. (GitHub also has `cancelled`; nothing cancels a
@@ -203,6 +223,20 @@ pub(crate) fn run(wf: &Workflow, settings: &Settings) -> anyhow::Result<Run> {
     let mut shared = Shared { wf, settings, inputs, secrets, repo_files, artifacts, instances: BTreeMap::new() };
     let mut jobs: Vec<JobReport> = Vec::new();
     for job in wf.order()? {
+        for f in &settings.faults {
+            if let Fault::OverwriteArtifact { before, name, append } = f
+                && before == &job.id
+            {
+                let dir = shared.artifacts.join(name);
+                for rel in super::glob::files_below(&dir)? {
+                    let mut bytes = std::fs::read(dir.join(&rel))?;
+                    bytes.extend_from_slice(append.as_bytes());
+                    std::fs::write(dir.join(&rel), bytes)?;
+                }
+                let (id, _) = actions::register_artifact(&shared.artifacts, name)?;
+                eprintln!("rehearsal: a caller's job overwrote artifact {name} (now id {id}) before job {before}");
+            }
+        }
         eprintln!("rehearsal: job {} ...", job.id);
         let report = run_job(&mut shared, job, &jobs).with_context(|| format!("job {}", job.id))?;
         eprintln!("rehearsal: job {} {} in {:.1} s", job.id, report.conclusion.as_str(), report.seconds);
@@ -410,6 +444,26 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     }
     let mut masks: Vec<String> = shared.secrets.values().map(expr::to_text).filter(|s| !s.is_empty()).collect();
     masks.extend(shared.settings.js_env.iter().filter(|(k, _)| k == "ACTIONS_RUNTIME_TOKEN").map(|(_, v)| v.clone()));
+    if job.id_token {
+        masks.push(oidc_request_token(&job.id));
+    }
+    // The job's steps, then any hostile ones the test adds.
+    let mut all_steps: Vec<Step> = job.steps.clone();
+    for f in &shared.settings.faults {
+        if let Fault::AddStep { job: j, name, script } = f
+            && j == &job.id
+        {
+            all_steps.push(Step {
+                name: Some(name.clone()),
+                id: None,
+                condition: Some("always()".into()),
+                env: Vec::new(),
+                continue_on_error: Some("true".into()),
+                timeout_minutes: None,
+                action: StepAction::Run { script: script.clone(), shell: Shell::Bash, working_directory: None },
+            });
+        }
+    }
     let lost = shared.settings.faults.contains(&Fault::LoseRunner { job: job.id.clone() });
     let mut run = JobRun {
         shared,
@@ -429,7 +483,7 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     };
     let mut reports = Vec::new();
     let mut summary = String::new();
-    for (i, step) in job.steps.iter().enumerate() {
+    for (i, step) in all_steps.iter().enumerate() {
         let report = if i == 0 && lost {
             run.lose_runner(step)
         } else {
@@ -696,6 +750,7 @@ impl JobRun<'_> {
                                 repo: &self.shared.settings.repo,
                                 repo_files: &self.shared.repo_files,
                                 artifacts: &self.shared.artifacts,
+                                id_token: self.job.id_token,
                                 log: &mut log,
                                 outputs: &mut action_outputs,
                                 notes: &mut notes,
@@ -803,6 +858,13 @@ impl JobRun<'_> {
             ("RUNNER_NAME", runner_name(&self.job.id)),
         ];
         vars.extend(runner.into_iter().map(|(k, v)| (k.to_string(), v)));
+        if self.job.id_token {
+            vars.push((
+                "ACTIONS_ID_TOKEN_REQUEST_URL".into(),
+                format!("http://127.0.0.1:9/rehearsal-oidc?job={}", self.job.id),
+            ));
+            vars.push(("ACTIONS_ID_TOKEN_REQUEST_TOKEN".into(), oidc_request_token(&self.job.id)));
+        }
         vars.extend(files.vars().into_iter().map(|(k, v)| (k.to_string(), v)));
         vars.extend(extra.iter().cloned());
         vars

@@ -1,5 +1,6 @@
-//! The http-cache stage's flags on `collector run`, checked into a `Target`
-//! and the declared conditions before anything is measured.
+//! The http-cache stage's flags on `collector run`, checked into the
+//! stage's settings (its `Target` and the declared conditions) before
+//! anything is measured.
 
 use std::path::PathBuf;
 
@@ -7,9 +8,9 @@ use clap::{Args, ValueEnum};
 use runner_bench_format::measured::{HttpCacheDeclared, HttpCacheProtocol};
 use runner_bench_format::{Name, NonNeg};
 
-use super::protocol::{Auth, Requests, Target, base_url};
 use crate::error::UsageError;
 use crate::stage::http::load_ca;
+use crate::stage::http_cache::protocol::{Auth, HttpCacheSettings, Requests, Target, base_url};
 
 /// A build-cache protocol, as a flag value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -116,13 +117,6 @@ pub struct HttpCacheArgs {
     /// Declared: the digest the server keys entries by, e.g. `SHA-256`.
     #[arg(long)]
     pub http_cache_digest: Option<String>,
-}
-
-/// The stage's server and what its owner declared.
-#[derive(Debug, Clone)]
-pub struct HttpCacheSettings {
-    pub target: Target,
-    pub declared: HttpCacheDeclared,
 }
 
 impl HttpCacheArgs {

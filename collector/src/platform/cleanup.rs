@@ -10,14 +10,15 @@ use std::time::Duration;
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Removes everything registered, records the interruption in the result of
-/// a `collector run` in progress (`interrupt`), then exits as an
-/// interrupted process does. Other result files need no care: they are only
+/// a `collector run` in progress (`record`, which says what it recorded, or
+/// gives `None` where no run is in progress), then exits as an interrupted
+/// process does. Other result files need no care: they are only
 /// ever replaced atomically, so they keep everything finished before the
 /// interruption.
-pub fn install_handler() {
-    let _ = ctrlc::set_handler(|| {
+pub fn install_handler(record: fn() -> Option<String>) {
+    let _ = ctrlc::set_handler(move || {
         // The result first: it is what a cancelled job must not lose.
-        let recorded = crate::interrupt::record();
+        let recorded = record();
         for path in REGISTERED.lock().map(|v| v.clone()).unwrap_or_default() {
             remove(&path);
         }

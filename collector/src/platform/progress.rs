@@ -7,8 +7,6 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::stage::StageKind;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Terminal,
@@ -43,10 +41,11 @@ impl Progress {
         Progress { mode: Mode::Quiet, bar: None }
     }
 
-    pub fn stage_start(&mut self, kind: StageKind, samples: usize) {
+    /// A stage titled `title` begins, with `samples` samples to come.
+    pub fn stage_start(&mut self, title: &str, samples: usize) {
         match self.mode {
-            Mode::GitHubActions => say!("::group::{}", kind.title()),
-            Mode::Plain => say!("== {}", kind.title()),
+            Mode::GitHubActions => say!("::group::{title}"),
+            Mode::Plain => say!("== {title}"),
             Mode::Quiet => {}
             Mode::Terminal => {
                 let bar = ProgressBar::new(samples as u64);
@@ -54,7 +53,7 @@ impl Progress {
                     .unwrap_or_else(|_| ProgressStyle::default_bar())
                     .progress_chars("=> ");
                 bar.set_style(style);
-                bar.set_prefix(kind.title());
+                bar.set_prefix(title.to_string());
                 self.bar = Some(bar);
             }
         }

@@ -16,12 +16,44 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use clap::Args;
 use runner_bench_format::measured::{Conclusion, JobOutcome};
 use runner_bench_format::{AnyResult, MeasuredResult, Message, Name, Notice, Slug, read_file, to_json};
 use serde::Deserialize;
 
-use crate::cli::AssembleArgs;
-use crate::output::ResultWriter;
+use crate::result::output::ResultWriter;
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("dest").required(true).args(["out", "results_dir"]))]
+pub struct AssembleArgs {
+    /// Merged result file to write.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+
+    /// Write the merged result under this folder at its submission path,
+    /// `<provider>/<runner>/<date>-<run_id>-<attempt>.json` (a GitHub
+    /// Actions run's id and attempt), and print that path to the step's
+    /// `path` output when GITHUB_OUTPUT is set.
+    #[arg(long)]
+    pub results_dir: Option<PathBuf>,
+
+    /// The workflow's job conclusions, as GitHub's `toJSON(needs)` prints
+    /// them (`{"measure": {"result": "success", ...}, ...}`). A job that did
+    /// not succeed becomes a notice, and the stages or cache trial it
+    /// measures count as attempted and not completed.
+    #[arg(long, env = "RUNNER_BENCH_JOBS")]
+    pub jobs: Option<String>,
+
+    /// A notice to add to the result under the stage `workflow`, e.g. where
+    /// the workflow took the collector from; repeat for more.
+    #[arg(long = "notice")]
+    pub notices: Vec<String>,
+
+    /// Partial result files of one run, e.g. the save job's and the restore
+    /// job's. They must share fingerprint, provider and runner.
+    #[arg(required = true, num_args = 1..)]
+    pub parts: Vec<PathBuf>,
+}
 
 pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     let jobs = match args.jobs.as_deref().map(str::trim) {
@@ -65,8 +97,8 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
     writer.write(&to_json(&merged)).context("cannot write the merged result")?;
     say!("wrote {}", out.display());
     // The workflow needs the path; the summary is only a view of the file.
-    crate::summary::append_to_github_file("GITHUB_OUTPUT", &format!("path={}\n", out.display()))?;
-    if let Err(e) = crate::summary::append_to_step_summary(&merged) {
+    crate::result::summary::append_to_github_file("GITHUB_OUTPUT", &format!("path={}\n", out.display()))?;
+    if let Err(e) = crate::result::summary::append_to_step_summary(&merged) {
         say!("warning: {e:#}");
     }
     Ok(())

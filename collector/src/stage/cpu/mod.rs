@@ -7,17 +7,22 @@
 //! runs' CRCs must match the published values, or the sample is no result.
 //! The sample runs on a thread of its own, abandoned at the sample timeout
 //! (`watchdog`), so a timeout fires even if the thread never runs again.
+//!
+//! Files: coremark.rs (the workload, compiled from C); here the samples.
 
 use std::time::{Duration, Instant};
 
-use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Status, Validation};
-use runner_bench_format::{Affinity, Message, NonNeg, Parameters};
+use runner_bench_format::measured::{CoreMarkCrcs, CpuSample, CpuStage, Stages, Status, Validation};
+use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
 
-use crate::affinity;
-use crate::coremark::{self, CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
-use crate::cputime;
-use crate::progress::Progress;
-use crate::watchdog::{self, Ended, Mailbox};
+use crate::platform::affinity;
+pub mod coremark;
+
+use crate::platform::cputime;
+use crate::platform::progress::Progress;
+use crate::platform::watchdog::{self, Ended, Mailbox};
+use crate::stage::{Stage, StageKind};
+use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
 
 /// A batch should take about this long, so the clock is read rarely but a
 /// sample still ends close to its target time.
@@ -140,7 +145,7 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
             return timed_out(plan, had);
         }
         #[cfg(all(test, unix))]
-        crate::watchdog::seam::point("cpu batch");
+        crate::platform::watchdog::seam::point("cpu batch");
         if let (Some(pinned), Some(now)) = (plan.cpu, affinity::current_cpu())
             && now != pinned
         {
@@ -288,6 +293,54 @@ fn ticks_per_s() -> Option<f64> {
     None
 }
 
+impl Stage for CpuPlan {
+    type Section = CpuStage;
+    const KIND: StageKind = StageKind::Cpu;
+
+    fn samples(&self) -> usize {
+        self.samples as usize
+    }
+
+    fn empty(&self) -> CpuStage {
+        CpuStage { samples: Vec::new() }
+    }
+
+    fn place(section: CpuStage, stages: &mut Stages) {
+        stages.cpu = Some(section);
+    }
+
+    fn notices(&self) -> Vec<Notice> {
+        match self.cpu {
+            Some(_) => Vec::new(),
+            None => vec![Notice {
+                stage: Name::lossy("cpu"),
+                message: Message::lossy("this OS has no hard CPU affinity: CoreMark ran unpinned"),
+            }],
+        }
+    }
+
+    fn intro(&self) -> Option<String> {
+        Some(format!(
+            "{}, built by {} with {}; {}",
+            coremark::implementation(),
+            coremark::build::COMPILER,
+            coremark::build::FLAGS.replace(coremark::build::FLAG_SEPARATOR, " "),
+            match self.cpu {
+                Some(cpu) => format!("pinned to CPU {cpu}"),
+                None => "unpinned".to_string(),
+            }
+        ))
+    }
+
+    fn run(
+        &self,
+        progress: &mut Progress,
+        mut after_sample: impl FnMut(&CpuStage, Option<&Notice>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(CpuStage, Vec<Notice>)> {
+        Ok((run(self, progress, |partial| after_sample(partial, None))?, Vec::new()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,7 +432,7 @@ mod tests {
         // once timed out with 1 s.
         let timeout = Duration::from_secs(3);
         let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
-        crate::watchdog::seam::stall("cpu sample", 1, "cpu batch");
+        crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu batch");
         let start = Instant::now();
         let mut ended = Vec::new();
         let stage = run(&plan, &mut Progress::quiet(), |_| {

@@ -1,10 +1,12 @@
 //! `RunArgs` → `RunConfig`: everything checked before anything is measured.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use runner_bench_format::{Parameters, Profile, Provider, Runner};
 
-use crate::cli::{RunArgs, StageArg};
+use super::args::{RunArgs, StageArg};
+use super::http_cache_args::HttpCacheArgs;
+use crate::cmd::args::folder_or_temp;
 use crate::error::UsageError;
 use crate::stage::{StageKind, http_cache, internet};
 
@@ -26,29 +28,6 @@ pub struct RunConfig {
     pub http_cache: Option<http_cache::HttpCacheSettings>,
     /// The logical CPU asked for with --cpu, if any.
     pub cpu: Option<u32>,
-}
-
-/// The folder a flag names, which must exist, or else the runner's
-/// temporary folder (RUNNER_TEMP in GitHub Actions, else the OS's).
-pub fn folder_or_temp(flag: &'static str, dir: Option<PathBuf>) -> Result<PathBuf, UsageError> {
-    match dir {
-        Some(dir) if !dir.is_dir() => Err(UsageError::InvalidValue {
-            flag,
-            reason: format!("{} is not a folder; create it or choose another", dir.display()),
-        }),
-        Some(dir) => Ok(dir),
-        None => match std::env::var_os("RUNNER_TEMP").filter(|v| !v.is_empty()) {
-            Some(dir) if !Path::new(&dir).is_dir() => Err(UsageError::InvalidValue {
-                flag,
-                reason: format!(
-                    "RUNNER_TEMP, its default, is {}, which is not a folder; set --{flag} or fix RUNNER_TEMP",
-                    Path::new(&dir).display()
-                ),
-            }),
-            Some(dir) => Ok(PathBuf::from(dir)),
-            None => Ok(std::env::temp_dir()),
-        },
-    }
 }
 
 impl RunConfig {
@@ -125,7 +104,7 @@ fn sockets_fit(connections: &[u32], limit: Option<u64>) -> Result<(), UsageError
 const ENTRY_OVERHEAD_BYTES: u64 = 160;
 
 /// The profile's parameters with the http-cache grid's flags applied.
-fn http_cache_grid(mut parameters: Parameters, args: &http_cache::HttpCacheArgs) -> Result<Parameters, UsageError> {
+fn http_cache_grid(mut parameters: Parameters, args: &HttpCacheArgs) -> Result<Parameters, UsageError> {
     let invalid = |flag: &'static str, reason: &str| UsageError::InvalidValue { flag, reason: reason.to_string() };
     if let Some(n) = args.http_cache_entries {
         if n == 0 {
@@ -182,7 +161,7 @@ fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
     }
     let mut out: Vec<StageKind> = Vec::new();
     for arg in requested {
-        let kind = StageKind::from_arg(*arg);
+        let kind = stage_kind(*arg);
         if out.contains(&kind) {
             return Err(UsageError::DuplicateStage { stage: kind.name() });
         }
@@ -193,4 +172,14 @@ fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
         out.push(kind);
     }
     Ok(out)
+}
+
+fn stage_kind(arg: StageArg) -> StageKind {
+    match arg {
+        StageArg::Cpu => StageKind::Cpu,
+        StageArg::Disk => StageKind::Disk,
+        StageArg::Cache => StageKind::Cache,
+        StageArg::Internet => StageKind::Internet,
+        StageArg::HttpCache => StageKind::HttpCache,
+    }
 }

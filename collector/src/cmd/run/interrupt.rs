@@ -16,7 +16,7 @@ use runner_bench_format::measured::{
 };
 use runner_bench_format::{Affinity, MeasuredResult, Message, Name, NonNeg, Notice};
 
-use crate::output::ResultWriter;
+use crate::result::output::ResultWriter;
 use crate::stage::StageKind;
 
 struct State {

@@ -1,7 +1,9 @@
 //! Arguments that several commands share: `run` and the cache jobs take
-//! the same profile and identity flags. Their own module, so that the
-//! commands' modules and `cli`, which names every command, depend on it and
-//! not on each other.
+//! the same profile and identity flags, and default their work folders
+//! alike (`folder_or_temp`). Their own module, so that the commands'
+//! modules depend on it and not on each other.
+
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use runner_bench_format::{Name, Profile, Provider, Runner, Slug};
@@ -66,5 +68,28 @@ impl IdentityArgs {
             name: name("runner-name", &self.runner_name)?,
         };
         Ok((provider, runner))
+    }
+}
+
+/// The folder a flag names, which must exist, or else the runner's
+/// temporary folder (RUNNER_TEMP in GitHub Actions, else the OS's).
+pub fn folder_or_temp(flag: &'static str, dir: Option<PathBuf>) -> Result<PathBuf, UsageError> {
+    match dir {
+        Some(dir) if !dir.is_dir() => Err(UsageError::InvalidValue {
+            flag,
+            reason: format!("{} is not a folder; create it or choose another", dir.display()),
+        }),
+        Some(dir) => Ok(dir),
+        None => match std::env::var_os("RUNNER_TEMP").filter(|v| !v.is_empty()) {
+            Some(dir) if !Path::new(&dir).is_dir() => Err(UsageError::InvalidValue {
+                flag,
+                reason: format!(
+                    "RUNNER_TEMP, its default, is {}, which is not a folder; set --{flag} or fix RUNNER_TEMP",
+                    Path::new(&dir).display()
+                ),
+            }),
+            Some(dir) => Ok(PathBuf::from(dir)),
+            None => Ok(std::env::temp_dir()),
+        },
     }
 }

@@ -5,62 +5,31 @@
 //! `cache`) for `collector assemble`: the save's part has the pairs with
 //! their saves, the restore's part the same pairs complete; assemble keeps
 //! the complete one. The save also writes the hand-off file the restore
-//! job reads.
+//! job reads; `collector cache wait` waits the publication gap it names.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use clap::{Args, Subcommand};
+use clap::Args;
 use runner_bench_format::measured::{
     CacheKind, CacheMethod, CachePair, CacheStage, CacheVerification, DigestCheck, Routing, Status,
 };
 use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters, Sha256Hex, Timestamp};
 
-use crate::args::{IdentityArgs, ProfileArg};
-use crate::cache_handoff::{check_other_instance, read_handoff, since, wait_gap};
-use crate::cleanup::TempFolder;
+use crate::cmd::args::{IdentityArgs, ProfileArg};
+use crate::cmd::cache::handoff::{
+    HANDOFF_VERSION, Handoff, SavedPair, check_other_instance, read_handoff, restore_instance, since, wait_gap,
+};
 use crate::error::UsageError;
-use crate::output::ResultWriter;
-use crate::provenance::process_env;
-use crate::stage::cache::handoff::{HANDOFF_VERSION, Handoff, SavedPair};
+use crate::platform::cleanup::TempFolder;
+use crate::platform::{affinity, machine};
+use crate::result::output::ResultWriter;
+use crate::result::provenance::process_env;
 use crate::stage::cache::{self, BackendSpec, Resolved, payload};
-use crate::{affinity, machine};
 
 /// The stage name in notices.
 const STAGE: &str = "cache";
-
-#[derive(Debug, Args)]
-pub struct CacheArgs {
-    #[command(subcommand)]
-    pub command: CacheCommand,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum CacheCommand {
-    /// Client method, save job of a trial: save the payload to every backend
-    /// and write the hand-off file and a partial result.
-    Save(SaveArgs),
-    /// Client method, restore job of a trial, on another runner: wait the
-    /// publication gap,
-    /// restore every backend of the hand-off file, verify, and write a
-    /// partial result.
-    Restore(RestoreArgs),
-    /// Action method, before the cache action's step: write the payload
-    /// (save) or check the slot's pair (restore), pin the runner's worker to
-    /// one CPU, put the zstd shim that forces one compression thread on
-    /// PATH, print the step
-    /// outputs `action`, `key` and `path`, and start the clock.
-    Prepare(crate::cache_action_cmd::PrepareArgs),
-    /// Action method, after the cache action's step: stop the clock, read
-    /// the action's outputs and what the shim saw, verify a restore, and
-    /// add the pair to the partial result (and, on save, the hand-off file).
-    Record(crate::cache_action_cmd::RecordArgs),
-    /// Wait what is left of the publication gap after a save, without
-    /// measuring anything: the workflow's `gap` job runs it so that the
-    /// restore job's runner is allocated only after the gap.
-    Wait(WaitArgs),
-}
 
 #[derive(Debug, Args)]
 pub struct WaitArgs {
@@ -137,24 +106,15 @@ pub struct RestoreArgs {
     pub simulate_instance: Option<String>,
 }
 
-pub fn run(args: CacheArgs) -> anyhow::Result<()> {
-    match args.command {
-        CacheCommand::Save(a) => save(a),
-        CacheCommand::Restore(a) => restore(a),
-        CacheCommand::Wait(a) => wait(a),
-        CacheCommand::Prepare(a) => crate::cache_action_cmd::prepare(a),
-        CacheCommand::Record(a) => crate::cache_action_cmd::record(a),
-    }
-}
-
 /// Creates the stage's work folder, removed when the returned guard is
 /// dropped, and installs the Ctrl-C / SIGTERM handler that removes it (and
 /// the archives in it) when the job is interrupted. The result file needs no
 /// care: it is rewritten atomically after every pair.
 fn work_root(dir: Option<PathBuf>) -> anyhow::Result<TempFolder> {
-    let base = crate::config::folder_or_temp("work-dir", dir)?;
+    let base = crate::cmd::args::folder_or_temp("work-dir", dir)?;
     let root = base.join(format!("runner-bench-cache-{}-{:08x}", std::process::id(), cache::random_u64() as u32));
-    crate::cleanup::install_handler();
+    // No `collector run` is in progress: nothing to record but the removal.
+    crate::platform::cleanup::install_handler(|| None);
     TempFolder::create(root.clone()).with_context(|| format!("cannot create {}", root.display()))
 }
 
@@ -193,7 +153,7 @@ fn timeout(params: &Parameters) -> Duration {
     Duration::from_secs(u64::from(params.sample_timeout_s) * 10)
 }
 
-fn save(args: SaveArgs) -> anyhow::Result<()> {
+pub fn save(args: SaveArgs) -> anyhow::Result<()> {
     let profile = args.profile.profile();
     let params = profile.parameters();
     let (provider, runner) = args.identity.resolve()?;
@@ -243,7 +203,7 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
         payload::generate(&workspace.join(payload::DIR_NAME), params.cache_payload_mib, params.cache_payload_files)
             .context("cannot write the cache payload")?;
 
-    let mut result = crate::run::new_result(provider.clone(), runner.clone(), &params)?;
+    let mut result = crate::result::new::new_result(provider.clone(), runner.clone(), &params)?;
     result.notices = notices;
     result.stages.cache = Some(CacheStage {
         payload_bytes: manifest.bytes,
@@ -306,13 +266,13 @@ fn save(args: SaveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn wait(args: WaitArgs) -> anyhow::Result<()> {
+pub fn wait(args: WaitArgs) -> anyhow::Result<()> {
     let (h, params) = read_handoff(&args.handoff)?;
     wait_gap(&h, &params);
     Ok(())
 }
 
-fn restore(args: RestoreArgs) -> anyhow::Result<()> {
+pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     let (h, params) = read_handoff(&args.handoff)?;
     if h.method != CacheMethod::Client {
         bail!(
@@ -323,12 +283,8 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     }
     let writer = ResultWriter::create(&args.out)?;
     let mut notices = Vec::new();
-    let mut instance = machine::instance();
-    if let Some(sim) = &args.simulate_instance {
-        if process_env("GITHUB_ACTIONS").as_deref() == Some("true") {
-            bail!("--simulate-instance is for the collector's own tests and is refused in GitHub Actions");
-        }
-        instance.boot_id = Name::lossy(&format!("simulated:{sim}"));
+    let instance = restore_instance(args.simulate_instance.as_deref())?;
+    if args.simulate_instance.is_some() {
         notices.push(notice(
             STAGE,
             "TEST ONLY: this restore's OS instance was simulated with --simulate-instance; its pairs do not show a \
@@ -352,7 +308,7 @@ fn restore(args: RestoreArgs) -> anyhow::Result<()> {
         h.fingerprint
     );
 
-    let mut result = crate::run::new_result(h.provider.clone(), h.runner.clone(), &params)?;
+    let mut result = crate::result::new::new_result(h.provider.clone(), h.runner.clone(), &params)?;
     result.notices = notices;
     result.stages.cache = Some(CacheStage {
         payload_bytes: h.payload.bytes,
