@@ -52,6 +52,9 @@ pub struct Meta {
     pub incomplete: bool,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
+    /// Measured with the quick profile, a try-out: shown, marked, never
+    /// ranked.
+    pub tryout: bool,
     /// The tag of the published release whose collector measured it.
     pub release: Option<String>,
     /// Why its collector is not a published release (a measured result
@@ -87,7 +90,7 @@ pub struct FailedJob {
 impl Meta {
     /// Whether the row takes part in comparisons without reservation.
     pub fn clean(&self) -> bool {
-        !self.incomplete && self.excluded.is_none()
+        !self.incomplete && self.excluded.is_none() && !self.tryout
     }
 }
 
@@ -273,6 +276,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
         excluded: run.excluded.clone(),
+        tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release,
         self_built,
         failed_jobs,

@@ -11,7 +11,7 @@ use runner_bench_format::measured::CacheMethod;
 use serde::Serialize;
 
 use super::entry::{
-    Entry, Meta, cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, leading, newer_key,
+    Entry, Meta, cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, leading, newer_key, range,
 };
 use crate::figures;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow, ProfileView};
@@ -47,7 +47,7 @@ pub struct Row<T> {
 impl<T> Row<T> {
     fn new(meta: &Arc<Meta>, fig: T, incomplete: bool) -> Row<T> {
         Row {
-            marked: incomplete || meta.excluded.is_some(),
+            marked: incomplete || meta.excluded.is_some() || meta.tryout,
             meta: meta.clone(),
             fig,
             incomplete,
@@ -66,10 +66,25 @@ impl<T> Row<T> {
 /// trials vary by up to 61 %.
 pub const VARIATION_FLAG_PCT: f64 = 10.0;
 
+/// The interval a table prints under a median: none where it is only the
+/// samples' range and the table has a Min–max column that shows it already
+/// (with 3 to 5 samples the bootstrap's percentiles are the smallest and
+/// largest sample).
+pub fn shown_interval(interval: Option<Interval>, samples: &[f64], range_column: bool) -> Option<String> {
+    let interval = interval?;
+    let (lo, hi) = samples.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    if range_column && interval.lo == lo && interval.hi == hi {
+        return None;
+    }
+    Some(figures::range(interval.lo, interval.hi))
+}
+
 /// The figure a table ranks its rows by (`home::TABLES` names it).
 trait Headline {
     /// Which way is better.
     const BETTER: Better;
+    /// Whether the table has a Min–max column of the headline's samples.
+    const RANGE_COLUMN: bool = false;
     /// The median.
     fn value(&self) -> Option<f64>;
     /// Its samples: measured rows only.
@@ -78,10 +93,16 @@ trait Headline {
     fn published_variation_pct(&self) -> Option<f64> {
         None
     }
+    /// The range of its samples as a report published it, for rows without
+    /// samples: it stands for the interval in the ranking (`rank`).
+    fn published_range(&self) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 impl Headline for CpuRow {
     const BETTER: Better = Better::Higher;
+    const RANGE_COLUMN: bool = true;
     fn value(&self) -> Option<f64> {
         self.median_value
     }
@@ -90,6 +111,9 @@ impl Headline for CpuRow {
     }
     fn published_variation_pct(&self) -> Option<f64> {
         leading(&self.variation)
+    }
+    fn published_range(&self) -> Option<(f64, f64)> {
+        if self.headline_samples.is_empty() { range(&self.range) } else { None }
     }
 }
 
@@ -415,7 +439,7 @@ fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
     });
     rows.par_iter_mut().for_each(|r| {
         r.interval = stats::median_ci95(r.fig.samples());
-        r.ci = r.interval.map(|i| figures::range(i.lo, i.hi));
+        r.ci = shown_interval(r.interval, r.fig.samples(), T::RANGE_COLUMN);
         let variation = match r.fig.samples() {
             [] => r.fig.published_variation_pct(),
             s => stats::variation_pct(s),
@@ -423,7 +447,13 @@ fn rank<T: Headline + Send>(rows: &mut [Row<T>]) {
         r.variable = variation.is_some_and(|v| v > VARIATION_FLAG_PCT);
     });
     let ranked = rows.iter().take_while(|r| !r.marked && !r.meta.stale && r.fig.value().is_some()).count();
-    let intervals: Vec<Option<Interval>> = rows[..ranked].iter().map(|r| r.interval).collect();
+    // An imported row has no samples to compute an interval from; where
+    // its report published the samples' range, two rows whose ranges
+    // overlap cannot be told apart either, and share a place.
+    let intervals: Vec<Option<Interval>> = rows[..ranked]
+        .iter()
+        .map(|r| r.interval.or_else(|| r.fig.published_range().map(|(lo, hi)| Interval { lo, hi })))
+        .collect();
     for (r, place) in rows.iter_mut().zip(stats::ranks(&intervals)) {
         r.place = Some(place);
     }

@@ -27,7 +27,7 @@ pub use self::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, range}
 pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, newer_key};
 use self::entry::{entry, entry_key};
 use self::groups::groups;
-pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text};
+pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text, shown_interval};
 pub use self::server_tables::ServerTables;
 use crate::validate::Run;
 

@@ -41,6 +41,7 @@ pub use self::checked::{Checked, Run, Verdict};
 pub(crate) use self::checked::{escape_data, escape_property};
 use self::findings::Collector;
 pub use self::findings::{Note, Problem};
+pub use self::profiles::is_tryout;
 
 /// Applies every rule to every loaded file, reusing what `cache` read in an
 /// earlier build (`site serve`) and keeping what this one read there, and

@@ -11,7 +11,7 @@ use runner_bench_format::imported::{Aggregate, ImportedResult, PublishedProfile}
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
-use super::findings::{Collector, Num};
+use super::findings::{Collector, Note, Num};
 
 /// The collector versions the site knows. Every one of them defines the
 /// profiles of `Profile::ALL` with the parameters this build has: the
@@ -37,6 +37,28 @@ fn profile_list() -> String {
         Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// Whether a measured result used the quick profile: a try-out of the
+/// collector, which the site shows apart, marked, and never ranks
+/// (`tryout_note`; `web::model` marks its rows).
+pub fn is_tryout(m: &MeasuredResult) -> bool {
+    static QUICK: OnceLock<String> = OnceLock::new();
+    m.fingerprint.as_str() == QUICK.get_or_init(|| Profile::Quick.parameters().fingerprint().to_string())
+}
+
+/// What `site check` says of a quick-profile result: it is accepted, and
+/// why none of its figures is ranked.
+pub(super) fn tryout_note(m: &MeasuredResult) -> Option<Note> {
+    is_tryout(m).then(|| Note {
+        field: "$.fingerprint".to_string(),
+        reason: format!(
+            "{} is the quick profile's, a try-out: the site shows the result marked \"try-out\" and never ranks \
+             it; a run of the standard profile ({}) is ranked",
+            m.fingerprint,
+            Profile::Standard.parameters().fingerprint()
+        ),
+    })
 }
 
 /// The measured result's fingerprint is one of its collector version's

@@ -67,7 +67,7 @@ pub(super) fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) 
     durations::measured(c, file, m);
     claims::measured(c, file, m);
     time::measured(c, file, m);
-    let mut notes = Vec::new();
+    let mut notes: Vec<Note> = profiles::tryout_note(m).into_iter().collect();
     let params = &m.parameters;
     // The jobs that did not succeed and measure `stage` (and `trial`).
     let explaining = |stage: &str, trial: Option<u32>| -> Vec<&JobOutcome> {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, html};
+use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd, html};
 use serde::Deserialize;
 
 use crate::web::error::InputError;
@@ -105,18 +105,159 @@ fn strip_h1(text: &str) -> &str {
 /// `*.md` files are rewritten: a published document to its page, anything
 /// else to the file in the repository (`base` is the folder the markdown
 /// lives in, e.g. `docs/`).
+///
+/// Every heading gets an id: its own (`## Title {#id}`), else the one
+/// GitHub gives it (`heading_id`), so that a link written against the
+/// document on GitHub (`methodology.md#exclusions`) lands on the same
+/// heading of its page. Where the document has at least `TOC_MIN_SECTIONS`
+/// second-level headings, a table of contents of its second- and
+/// third-level headings comes first.
 pub fn markdown_to_html(markdown: &str, base: &str) -> String {
     let options = Options::ENABLE_TABLES | Options::ENABLE_HEADING_ATTRIBUTES;
-    let events = Parser::new_ext(markdown, options).map(|e| match e {
-        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
-        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
-            let dest_url = rewrite_link(&dest_url, base).map_or(dest_url, CowStr::from);
-            Event::Start(Tag::Link { link_type, dest_url, title, id })
-        }
-        other => other,
-    });
+    let mut events: Vec<Event<'_>> = Parser::new_ext(markdown, options)
+        .map(|e| match e {
+            Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
+            Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+                let dest_url = rewrite_link(&dest_url, base).map_or(dest_url, CowStr::from);
+                Event::Start(Tag::Link { link_type, dest_url, title, id })
+            }
+            other => other,
+        })
+        .collect();
+    let headings = name_headings(&mut events);
     let mut out = String::new();
-    html::push_html(&mut out, events);
+    if headings.iter().filter(|h| h.level == HeadingLevel::H2).count() >= TOC_MIN_SECTIONS {
+        out.push_str(&contents(&headings));
+    }
+    html::push_html(&mut out, events.into_iter());
+    out
+}
+
+/// The fewest second-level headings that give a document a table of
+/// contents: a shorter page is read whole.
+const TOC_MIN_SECTIONS: usize = 3;
+
+/// A heading as the table of contents lists it.
+#[derive(Debug, PartialEq, Eq)]
+struct Heading {
+    level: HeadingLevel,
+    id: String,
+    text: String,
+}
+
+/// Gives every heading of `events` an id (its own, else `heading_id` of its
+/// text, made unique as GitHub does: `-1`, `-2` after a repeat) and
+/// returns them in order.
+fn name_headings(events: &mut [Event<'_>]) -> Vec<Heading> {
+    let mut taken: std::collections::HashSet<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Start(Tag::Heading { id: Some(id), .. }) => Some(id.to_string()),
+            _ => None,
+        })
+        .collect();
+    let mut headings = Vec::new();
+    for i in 0..events.len() {
+        let Event::Start(Tag::Heading { level, id, .. }) = &events[i] else { continue };
+        let level = *level;
+        let mut text = String::new();
+        for e in &events[i + 1..] {
+            match e {
+                Event::End(TagEnd::Heading(_)) => break,
+                Event::Text(t) | Event::Code(t) => text.push_str(t),
+                _ => {}
+            }
+        }
+        let id = match id {
+            Some(id) => id.to_string(),
+            None => {
+                let base = heading_id(&text);
+                let mut id = base.clone();
+                let mut n = 0;
+                while !taken.insert(id.clone()) {
+                    n += 1;
+                    id = format!("{base}-{n}");
+                }
+                id
+            }
+        };
+        if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
+            *slot = Some(CowStr::from(id.clone()));
+        }
+        headings.push(Heading { level, id, text });
+    }
+    headings
+}
+
+/// GitHub's anchor for a heading: lower case, every character that is not
+/// a letter, a digit, a space, `-` or `_` dropped, spaces made `-`.
+fn heading_id(text: &str) -> String {
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The table of contents: the second-level headings, each with its
+/// third-level ones below it, as HTML (pulldown-cmark escapes the text and
+/// the links).
+fn contents(headings: &[Heading]) -> String {
+    let item = |h: &Heading| {
+        [
+            Event::Start(Tag::Link {
+                link_type: pulldown_cmark::LinkType::Inline,
+                dest_url: CowStr::from(format!("#{}", h.id)),
+                title: CowStr::from(""),
+                id: CowStr::from(""),
+            }),
+            Event::Text(CowStr::from(h.text.clone())),
+            Event::End(TagEnd::Link),
+        ]
+    };
+    let mut events = vec![Event::Html(CowStr::from(
+        "<nav class=\"toc\" aria-label=\"Contents\">\n<p><strong>Contents</strong></p>\n",
+    ))];
+    events.push(Event::Start(Tag::List(Some(1))));
+    let mut in_item = false;
+    let mut in_sub = false;
+    for h in headings {
+        match h.level {
+            HeadingLevel::H2 => {
+                if in_sub {
+                    events.push(Event::End(TagEnd::List(true)));
+                    in_sub = false;
+                }
+                if in_item {
+                    events.push(Event::End(TagEnd::Item));
+                }
+                events.push(Event::Start(Tag::Item));
+                events.extend(item(h));
+                in_item = true;
+            }
+            HeadingLevel::H3 if in_item => {
+                if !in_sub {
+                    events.push(Event::Start(Tag::List(Some(1))));
+                    in_sub = true;
+                }
+                events.push(Event::Start(Tag::Item));
+                events.extend(item(h));
+                events.push(Event::End(TagEnd::Item));
+            }
+            _ => {}
+        }
+    }
+    if in_sub {
+        events.push(Event::End(TagEnd::List(true)));
+    }
+    if in_item {
+        events.push(Event::End(TagEnd::Item));
+    }
+    events.push(Event::End(TagEnd::List(true)));
+    events.push(Event::Html(CowStr::from("</nav>\n")));
+    let mut out = String::new();
+    html::push_html(&mut out, events.into_iter());
     out
 }
 
@@ -168,6 +309,31 @@ mod tests {
         );
         assert_eq!(rewrite_link("https://x.org/a.md", "docs/"), None);
         assert_eq!(rewrite_link("#stats", "docs/"), None);
+    }
+
+    #[test]
+    fn headings_get_github_ids_and_long_documents_a_table_of_contents() {
+        let html = markdown_to_html(
+            "## What `site check` refuses\n\n### Dates\n\n## Changes {#history-changes}\n\n## Dates\n\n## <b>&\n",
+            "docs/",
+        );
+        assert_eq!(
+            html,
+            "<nav class=\"toc\" aria-label=\"Contents\">\n<p><strong>Contents</strong></p>\n<ol>\n\
+             <li><a href=\"#what-site-check-refuses\">What site check refuses</a>\n\
+             <ol>\n<li><a href=\"#dates\">Dates</a></li>\n</ol>\n</li>\n\
+             <li><a href=\"#history-changes\">Changes</a></li>\n\
+             <li><a href=\"#dates-1\">Dates</a></li>\n\
+             <li><a href=\"#b\">&lt;b&gt;&amp;</a></li>\n\
+             </ol>\n</nav>\n\
+             <h2 id=\"what-site-check-refuses\">What <code>site check</code> refuses</h2>\n\
+             <h3 id=\"dates\">Dates</h3>\n\
+             <h2 id=\"history-changes\">Changes</h2>\n\
+             <h2 id=\"dates-1\">Dates</h2>\n\
+             <h2 id=\"b\">&lt;b&gt;&amp;</h2>\n"
+        );
+        // A short page is read whole: its headings get ids, and no contents.
+        assert_eq!(markdown_to_html("## Data\n", "content/"), "<h2 id=\"data\">Data</h2>\n");
     }
 
     #[test]

@@ -149,7 +149,8 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         fig: c,
         incomplete: model::cpu_incomplete(c),
         reason: why.cpu.as_deref(),
-        ci: ci(iv.cpu),
+        // The CPU table's Min–max column shows the samples' range.
+        ci: model::shown_interval(iv.cpu, &c.headline_samples, true),
         variable: variable(&c.headline_samples, leading(&c.variation)),
         per_cent: per_cent(c),
     });

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::Tera;
 
+use super::leaders::{Leader, leaders};
 use super::pages::{Common, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
 use super::plots::{PlotCache, group_plots};
@@ -335,6 +336,8 @@ struct HomeContext<'a> {
     providers: usize,
     /// Build-cache server documents, which the home page links to.
     servers: usize,
+    /// Who leads each stage's largest table.
+    leaders: Vec<Leader>,
 }
 
 /// The home page: the comparison.
@@ -350,6 +353,7 @@ pub(super) fn home(tera: &Tera, common: &Common, model: &Model, groups: &[GroupP
         runners: model.runners.len(),
         providers: model.runners.iter().map(|r| &r.provider_id).collect::<std::collections::BTreeSet<_>>().len(),
         servers: model.servers.len(),
+        leaders: leaders(model, &TABLES),
     };
     let page = render(tera, "home.html", &ctx)?;
     let tables = groups.iter().flat_map(|g| [&g.cpu, &g.cpu_eembc, &g.disk, &g.cache, &g.cache_action, &g.internet]);

@@ -97,10 +97,14 @@ pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bo
 }
 
 /// A result's marks (macros.html's `marks`, without the variation mark):
-/// excluded, incomplete (as the caller says), stale, imported, self-built.
+/// excluded, try-out, incomplete (as the caller says), stale, imported,
+/// self-built.
 pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
     if let Some(why) = meta.excluded.as_deref().filter(|s| !s.is_empty()) {
         h.raw("<span class=\"mark excluded\" title=\"").text(why).raw("\">excluded</span> ");
+    }
+    if meta.tryout {
+        h.raw("<span class=\"mark tryout\">try-out</span> ");
     }
     if incomplete {
         h.raw("<span class=\"mark incomplete\">incomplete</span> ");

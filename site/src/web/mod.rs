@@ -38,6 +38,7 @@ mod history;
 mod home;
 pub(crate) mod html;
 pub mod index_json;
+mod leaders;
 pub mod memo;
 pub(crate) mod memory;
 pub mod overview;

@@ -85,7 +85,7 @@ pub(super) struct ServerRef<'a> {
 pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
     let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
-    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, its 95 % bootstrap confidence interval");
+    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its 95 % bootstrap confidence interval where there are 6 or more");
     if per_cent {
         h.raw("; under each speed figure, its value per US cent per minute");
     }
@@ -237,7 +237,7 @@ fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
         "t-history-cpu",
         true,
         "CoreMark iterations per second (higher is better), median of the accepted samples",
-        "<th scope=\"col\">Date</th><th scope=\"col\">Binary</th><th scope=\"col\" class=\"num\">Median it/s <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Min–max</th><th scope=\"col\" class=\"num\">Variation</th><th scope=\"col\" class=\"num\">Samples</th><th scope=\"col\">Status</th>",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Binary</th><th scope=\"col\" class=\"num\">Median it/s</th><th scope=\"col\" class=\"num\">Min–max</th><th scope=\"col\" class=\"num\">Variation</th><th scope=\"col\" class=\"num\">Samples</th><th scope=\"col\">Status</th>",
     );
     for r in rows {
         let Some(s) = &r.cpu else {
@@ -261,7 +261,7 @@ fn disk(h: &mut Html, rows: &[HistoryRow<'_>]) {
         "t-history-disk",
         true,
         "Disk: sequential MiB/s and random IOPS (higher is better), medians; under each, for measured rows, the per-call latency (p50 and p99, µs)",
-        "<th scope=\"col\">Date</th><th scope=\"col\" class=\"num\">Seq read MiB/s</th><th scope=\"col\" class=\"num\">Seq write MiB/s</th><th scope=\"col\" class=\"num\">Rand read IOPS <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Rand write IOPS</th><th scope=\"col\">Samples</th><th scope=\"col\">Status</th>",
+        "<th scope=\"col\">Date</th><th scope=\"col\" class=\"num\">Seq read MiB/s</th><th scope=\"col\" class=\"num\">Seq write MiB/s</th><th scope=\"col\" class=\"num\">Rand read IOPS <small>(low–high)</small></th><th scope=\"col\" class=\"num\">Rand write IOPS</th><th scope=\"col\">Samples</th><th scope=\"col\">Status</th>",
     );
     for r in rows {
         let Some(s) = &r.disk else {
@@ -307,7 +307,7 @@ fn cache(h: &mut Html, rows: &[HistoryRow<'_>]) {
         "t-history-cache",
         true,
         "Cache save and restore, one row per backend and method: seconds as median; min–max (lower is better), and MiB/s from the median",
-        "<th scope=\"col\">Date</th><th scope=\"col\">Backend</th><th scope=\"col\">Method</th><th scope=\"col\" class=\"num\">Verified</th><th scope=\"col\" class=\"num\">Save s</th><th scope=\"col\" class=\"num\">Save MiB/s</th><th scope=\"col\" class=\"num\">Restore s <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Restore MiB/s</th><th scope=\"col\">Status</th>",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Backend</th><th scope=\"col\">Method</th><th scope=\"col\" class=\"num\">Verified</th><th scope=\"col\" class=\"num\">Save s</th><th scope=\"col\" class=\"num\">Save MiB/s</th><th scope=\"col\" class=\"num\">Restore s <small>(low–high)</small></th><th scope=\"col\" class=\"num\">Restore MiB/s</th><th scope=\"col\">Status</th>",
     );
     for r in rows {
         if r.cache.is_empty() {
@@ -338,7 +338,7 @@ fn internet(h: &mut Html, rows: &[HistoryRow<'_>]) {
         "t-history-internet",
         true,
         "Internet: download and upload in decimal Mbps (higher is better) and HTTPS request ms (lower is better), medians",
-        "<th scope=\"col\">Date</th><th scope=\"col\">Service</th><th scope=\"col\" class=\"num\">Download Mbps <small>(95 % CI)</small></th><th scope=\"col\" class=\"num\">Upload Mbps</th><th scope=\"col\" class=\"num\">Request ms</th><th scope=\"col\">Status</th>",
+        "<th scope=\"col\">Date</th><th scope=\"col\">Service</th><th scope=\"col\" class=\"num\">Download Mbps <small>(low–high)</small></th><th scope=\"col\" class=\"num\">Upload Mbps</th><th scope=\"col\" class=\"num\">Request ms</th><th scope=\"col\">Status</th>",
     );
     for r in rows {
         let Some(s) = &r.internet else {

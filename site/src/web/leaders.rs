@@ -1,0 +1,204 @@
+//! The home page's first screen: for each stage, who leads its largest
+//! comparison table, by how much over the next place, among how many
+//! runners, and in which comparison group.
+//!
+//! A "lead" is only what the table's own ranking says (`model::rank`): the
+//! rows of place 1, which share it where their intervals overlap ("≈"), and
+//! the first row of the next place. Nothing is compared across tables:
+//! each line names its table, and how many other tables the stage has.
+
+use serde::Serialize;
+
+use crate::model::{Group, Model, Row, leading};
+
+/// The comparison tables as `pages::TABLES` lists them: kind, slug, name,
+/// the figure they rank by.
+pub(super) type Tables = [(&'static str, &'static str, &'static str, &'static str)];
+
+/// One stage's leader line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct Leader {
+    /// The stage as the line names it, e.g. `CoreMark, one thread`.
+    pub(super) stage: &'static str,
+    /// The figure the table ranks by, e.g. `median iterations/s`.
+    pub(super) ranked_by: &'static str,
+    /// The runners of place 1 (the first `NAMED` of them): more than one
+    /// where they cannot be told apart.
+    pub(super) first: Vec<Leading>,
+    /// How many rows share place 1, named or not, and how many of them
+    /// `first` leaves unnamed.
+    pub(super) first_count: usize,
+    pub(super) first_unnamed: usize,
+    /// How far place 1 (its weakest row, where rows share it) is ahead of
+    /// the next place, in percent of the next place's figure (for a figure
+    /// where lower is better, how much longer the next place takes); none
+    /// where no other place has the figure.
+    pub(super) lead_pct: Option<String>,
+    /// Whether a higher figure is better (else the lead is how much longer
+    /// the next place takes).
+    pub(super) higher_is_better: bool,
+    /// The runner of the next place.
+    pub(super) next: Option<Leading>,
+    /// Rows ranked in the table.
+    pub(super) compared: usize,
+    /// What a row of the table is: `runner`, or `runner and backend` where
+    /// a runner has a row per cache backend or internet service.
+    pub(super) rows_word: &'static str,
+    /// The comparison group in words.
+    pub(super) group: String,
+    /// The table on the home page.
+    pub(super) url: String,
+    /// The stage's other tables that rank at least one row.
+    pub(super) more_tables: usize,
+}
+
+/// A runner of a leader line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct Leading {
+    pub(super) runner: String,
+    pub(super) provider: String,
+    pub(super) url: String,
+    /// The row's figure as the table prints it, with what it is of (a
+    /// cache backend, an internet service) where the table has several.
+    pub(super) figure: String,
+    pub(super) of: String,
+}
+
+/// The lines of the stages whose tables rank rows, in the order of the
+/// home page's tables: CoreMark (both implementations' tables together:
+/// the largest is shown), disk, cache restore per method, internet.
+pub(super) fn leaders(model: &Model, tables: &Tables) -> Vec<Leader> {
+    let stages: [(&'static str, &[&str]); 4] = [
+        ("CoreMark, one thread", &["cpu", "cpu_eembc"]),
+        ("Disk, random read", &["disk"]),
+        ("Cache restore, client method", &["cache"]),
+        ("Internet download", &["internet"]),
+    ];
+    let mut out: Vec<Leader> =
+        stages.iter().filter_map(|(stage, kinds)| stage_line(model, tables, stage, kinds)).collect();
+    if let Some(action) = stage_line(model, tables, "Cache restore, action method", &["cache_action"]) {
+        let at = out.iter().position(|l| l.stage.starts_with("Internet")).unwrap_or(out.len());
+        out.insert(at, action);
+    }
+    out
+}
+
+/// The line of the largest table of `kinds` over every group (the first
+/// in the home page's order where two are as large).
+fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) -> Option<Leader> {
+    let mut tables: Vec<(&Group, &str, usize)> = Vec::new();
+    for g in &model.groups {
+        for kind in kinds {
+            let ranked = ranked_rows(g, kind);
+            if ranked > 0 {
+                tables.push((g, kind, ranked));
+            }
+        }
+    }
+    let largest = tables.iter().map(|t| t.2).max()?;
+    let &(g, kind, compared) = tables.iter().find(|t| t.2 == largest)?;
+    let (_, slug, _, ranked_by) = all.iter().find(|t| t.0 == kind).copied()?;
+    let higher_is_better = !kind.starts_with("cache");
+    let (first, lead_pct, next) = match kind {
+        "cpu" => line(&g.cpu, |f| (f.median_value, f.median.clone(), String::new()), true),
+        "cpu_eembc" => line(&g.cpu_eembc, |f| (f.median_value, f.median.clone(), String::new()), true),
+        "disk" => line(&g.disk, |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()), true),
+        "cache" => line(&g.cache, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), false),
+        "cache_action" => {
+            line(&g.cache_action, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), false)
+        }
+        _ => line(&g.internet, |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()), true),
+    };
+    let first_count = first.len();
+    let first: Vec<Leading> = first.into_iter().take(NAMED).collect();
+    Some(Leader {
+        stage,
+        first_count,
+        first_unnamed: first_count - first.len(),
+        ranked_by,
+        first,
+        lead_pct,
+        higher_is_better,
+        next,
+        compared,
+        rows_word: match kind {
+            "cache" | "cache_action" => "runner and backend row",
+            "internet" => "runner and service row",
+            _ => "runner",
+        },
+        group: group_words(g),
+        url: format!("#g-{}-{slug}", g.id),
+        more_tables: tables.len() - 1,
+    })
+}
+
+/// The most runners a line names where they share place 1: a thousand
+/// identical figures would otherwise put a thousand links on the first
+/// screen.
+const NAMED: usize = 3;
+
+/// How many rows of the table `kind` of `g` have a place.
+fn ranked_rows(g: &Group, kind: &str) -> usize {
+    fn placed<T>(rows: &[Row<T>]) -> usize {
+        rows.iter().filter(|r| r.place.is_some()).count()
+    }
+    match kind {
+        "cpu" => placed(&g.cpu),
+        "cpu_eembc" => placed(&g.cpu_eembc),
+        "disk" => placed(&g.disk),
+        "cache" => placed(&g.cache),
+        "cache_action" => placed(&g.cache_action),
+        _ => placed(&g.internet),
+    }
+}
+
+/// The leading number of a shown figure (`3.91; 4.02` → `3.91`).
+fn lead_figure(shown: &str) -> String {
+    shown.split(|c: char| c.is_whitespace() || c == ';').next().unwrap_or_default().to_string()
+}
+
+/// Place 1's rows, the lead over the next place and its first row, from a
+/// table's rows; `figure` gives a row's value, its text and what it is of.
+fn line<T>(
+    rows: &[Row<T>],
+    figure: impl Fn(&T) -> (Option<f64>, String, String),
+    higher_is_better: bool,
+) -> (Vec<Leading>, Option<String>, Option<Leading>) {
+    let leading_of = |r: &Row<T>| {
+        let (_, text, of) = figure(&r.fig);
+        Leading {
+            runner: r.meta.runner.clone(),
+            provider: r.meta.provider_name.clone(),
+            url: r.meta.runner_url.clone(),
+            figure: text,
+            of,
+        }
+    };
+    let placed: Vec<&Row<T>> = rows.iter().filter(|r| r.place.is_some()).collect();
+    let first: Vec<&Row<T>> = placed.iter().copied().filter(|r| r.place.is_some_and(|p| p.place == 1)).collect();
+    let next = placed.iter().copied().find(|r| r.place.is_some_and(|p| p.place > 1));
+    // Against the weakest row sharing place 1: the least the lead can be.
+    let lead = match (first.last().and_then(|r| figure(&r.fig).0), next.and_then(|r| figure(&r.fig).0)) {
+        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+            let ratio = if higher_is_better { a / b } else { b / a };
+            Some(format!("{:.1}", (ratio - 1.0) * 100.0))
+        }
+        _ => None,
+    };
+    (first.into_iter().map(leading_of).collect(), lead, next.map(leading_of))
+}
+
+/// A comparison group in words: its protocol and whether it was measured
+/// here or imported from a published report.
+fn group_words(g: &Group) -> String {
+    let how = if g.imported { "imported from published reports" } else { "measured" };
+    let mut protocols: Vec<u32> = g.profiles.iter().filter_map(|p| p.protocol).collect();
+    protocols.sort_unstable_by(|a, b| b.cmp(a));
+    protocols.dedup();
+    let listed: Vec<String> = protocols.iter().map(u32::to_string).collect();
+    match listed.split_last() {
+        None => format!("no published protocol, {how}"),
+        Some((only, [])) => format!("published protocol {only}, {how}"),
+        Some((last, rest)) => format!("published protocols {} and {last}, {how}", rest.join(", ")),
+    }
+}

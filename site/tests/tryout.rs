@@ -1,0 +1,48 @@
+//! A result of the collector's quick profile is a try-out: `site check`
+//! accepts it and says so, and the site shows it marked "try-out" and never
+//! ranks it. The fixture is a real `collector run --profile quick --stages
+//! cpu,disk` result.
+
+mod common;
+
+use std::path::Path;
+
+use common::site_options;
+
+const QUICK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quick/results");
+
+#[test]
+fn site_check_accepts_a_quick_result_and_says_it_is_never_ranked() {
+    let checked = site::check(&[QUICK.into()]).unwrap();
+    assert!(checked.problems.is_empty(), "{}", checked.human_report());
+    let notes: Vec<(&str, &str)> =
+        checked.runs[0].notes.iter().map(|n| (n.field.as_str(), n.reason.as_str())).collect();
+    assert_eq!(
+        notes,
+        [(
+            "$.fingerprint",
+            "7a737381e8dd is the quick profile's, a try-out: the site shows the result marked \"try-out\" and never \
+             ranks it; a run of the standard profile (739dba2a6817) is ranked"
+        )]
+    );
+}
+
+#[test]
+fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&site_options(Path::new(QUICK)), out.path(), &mut site::output::Writer::default())
+        .unwrap();
+    let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    for table in ["-cpu\"", "-disk\""] {
+        let at = home.find("<table class=\"sortable\" id=\"t-").unwrap();
+        let rows = &home[at..];
+        let t = rows.split("<table").find(|t| t.contains(table)).unwrap_or_else(|| panic!("no table {table}"));
+        let body = t.split("<tbody>").nth(1).unwrap().split("</tbody>").next().unwrap();
+        assert!(body.contains("<td class=\"num place\">—</td>"), "{table}: {body}");
+        assert!(body.contains("<span class=\"mark tryout\">try-out</span>"), "{table}: {body}");
+    }
+    // Nothing is ranked, so no stage has a leader.
+    assert!(!home.contains("<h2 id=\"leaders\""));
+    let runner = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();
+    assert!(runner.contains("<span class=\"mark tryout\">try-out</span>"));
+}
