@@ -400,6 +400,21 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
                     .unwrap();
                 assert_eq!(cut, json!([]), "home at {width} px: tables cut off");
             }
+            // Issue 49: the first screen of a laptop (1280 × 800) holds a
+            // leader line for every stage that ranks a row.
+            if *name == "home" && width == 1280 {
+                let lines = browser
+                    .eval(
+                        "Array.from(document.querySelectorAll('section.leaders li'))
+                           .map(li => [li.textContent.split(':')[0], li.getBoundingClientRect().bottom + scrollY])",
+                    )
+                    .unwrap();
+                let lines = lines.as_array().unwrap();
+                assert!(!lines.is_empty(), "home at {width} px: no leader line");
+                for line in lines {
+                    assert!(line[1].as_f64().unwrap() <= 800.0, "home at {width} px: {line} ends below 800 px");
+                }
+            }
             // Each plot as the page shows it: (src, width in CSS px).
             let plots = browser
                 .eval(
