@@ -184,10 +184,9 @@ fn plots_have_titles_descriptions_and_no_fonts() {
     ] {
         assert!(out.path().join("plots").join(key).join(plot).is_file(), "{plot}");
     }
-    assert!(
-        read(out.path(), "plots/runners/latchkey/latchkey-linux-x64.svg")
-            .contains("<title id=\"title\">CoreMark history of latchkey-linux-x64</title>")
-    );
+    // The repository's imported reports state no measurement date: the day
+    // of their import is no place on a time axis, so no history is drawn.
+    assert!(!out.path().join("plots/runners/latchkey/latchkey-linux-x64.svg").exists());
 }
 
 /// Every `href` and `src` of every page that points into the site names a

@@ -84,6 +84,9 @@ pub(super) fn cpu_line(model: &Model, label: &str, entries: &[usize]) -> Line {
         .iter()
         .map(|&i| &model.entries[i])
         .filter(|e| e.meta.excluded.is_none())
+        // An imported result whose publisher states no date has no place
+        // on a time axis: the day of its import is not when it was measured.
+        .filter(|e| e.meta.date_measured)
         .filter_map(|e| {
             let t = e.meta.timestamp.parse::<jiff::Timestamp>().ok()?;
             Some((t.as_second(), e.meta.keys.get(StageKind::Cpu), e.cpu.as_ref()?.median_value?))
@@ -117,8 +120,10 @@ pub(super) fn history_plot(
     let spec = Spec {
         title: format!("CoreMark history of {name}"),
         desc: format!(
-            "Median CoreMark iterations per second of each result of {name} over time, one line per runner{which}, \
-             of the results measured as its newest was (the same CoreMark key); higher is better."
+            "Median CoreMark iterations per second of each result of {name} over time{lines}{which}, of the results \
+             measured as its newest was (the same CoreMark key); higher is better. Imported results whose publisher \
+             states no measurement date are left out.",
+            lines = if runners > 1 { ", one line per runner" } else { "" },
         ),
         axis: "iterations/s".into(),
     };

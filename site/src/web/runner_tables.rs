@@ -181,9 +181,12 @@ fn table_end(h: &mut Html) {
     h.raw("\n</tbody></table></div>");
 }
 
-/// A row's first cell: its date, linking to its history row.
+/// A row's first cell: its date, linking to its history row; for an
+/// imported result whose publisher states no date, that it has none (the
+/// day it was imported is not when it was measured).
 fn date_cell(h: &mut Html, r: &HistoryRow<'_>) {
-    h.raw("<td><a href=\"#").text(&r.anchor).raw("\">").text(&r.meta.date).raw("</a></td>");
+    let date = if r.meta.date_measured { r.meta.date.as_str() } else { "date not published" };
+    h.raw("<td><a href=\"#").text(&r.anchor).raw("\">").text(date).raw("</a></td>");
 }
 
 /// The row of a result without this stage.
