@@ -70,7 +70,7 @@ fn shared_table(h: &mut Html, docs: &[(&Meta, &ServerDoc)], t: &SharedTable) {
         .text(&t.memory_quota_gb)
         .raw(" GB</h3>\n<div class=\"beside\">\n<div class=\"scroll\"><table id=\"t-")
         .text(&t.id)
-        .raw("\">\n<caption>Requests per second by request size and client connections (higher is better)</caption>\n<thead><tr><th scope=\"col\">Document</th><th scope=\"col\">CPU</th><th scope=\"col\" class=\"num\">Request size (b)</th><th scope=\"col\" class=\"num\">Client connections</th><th scope=\"col\" class=\"num\">PUT (req/s)</th><th scope=\"col\" class=\"num\">GET (req/s)</th><th scope=\"col\">Marks</th></tr></thead>\n<tbody>");
+        .raw("\">\n<caption>Requests per second by request size and client connections (higher is better)</caption>\n<thead><tr><th scope=\"col\">Document</th><th scope=\"col\">CPU</th><th scope=\"col\" class=\"num\">Request size (bytes)</th><th scope=\"col\" class=\"num\">Client connections</th><th scope=\"col\" class=\"num\">PUT (req/s)</th><th scope=\"col\" class=\"num\">GET (req/s)</th><th scope=\"col\">Marks</th></tr></thead>\n<tbody>");
     for r in &t.rows {
         let (meta, doc) = docs[r.doc];
         let row = &r.row;
