@@ -293,14 +293,16 @@ pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cache_action);
         rank(&mut g.internet);
     });
-    // By stage; within a stage newest protocol first (results without a
-    // stated protocol last), measured before imported, then by id.
+    // By stage; within a stage measured before imported (an imported
+    // report's protocol number is its publisher's claim, so however large
+    // it never puts the report first), then newest protocol first (results
+    // without a stated protocol last), then by id.
     let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
     groups.sort_by(|a, b| {
         stage_index(a)
             .cmp(&stage_index(b))
-            .then_with(|| b.protocol.cmp(&a.protocol))
             .then_with(|| a.imported.cmp(&b.imported))
+            .then_with(|| b.protocol.cmp(&a.protocol))
             .then_with(|| a.id.cmp(&b.id))
     });
     groups

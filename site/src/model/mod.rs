@@ -52,7 +52,8 @@ pub struct Model {
     pub entries: Vec<Arc<Entry>>,
     /// By provider, then label.
     pub runners: Vec<Runner>,
-    /// By stage; within a stage newest protocol first, then by id.
+    /// By stage; within a stage measured before imported, then newest
+    /// protocol first, then by id.
     pub groups: Vec<Group>,
     /// Provider id → display name, by id.
     pub providers: BTreeMap<String, String>,
