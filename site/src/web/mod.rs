@@ -315,9 +315,11 @@ pub fn build_cached(
         .par_iter()
         .map(|(id, name)| {
             let mine: Vec<Vec<u64>> = model.runners.iter().filter(|r| &r.provider_id == id).map(entry_keys).collect();
-            let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine)));
+            // The provider's file is shown too (sizes, prices, its site).
+            let file = serde_json::to_string(&providers.provider(id)).unwrap_or_default();
+            let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine, file)));
             let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
-                provider_page(&tera, &common, &model, &runs, id, name)
+                provider_page(&tera, &common, &model, &runs, id, name, &providers, opts.now)
             })?;
             Ok((part, key, site))
         })

@@ -5,6 +5,7 @@ use super::pages::{Common, PlotRef, render};
 use super::plot::history::Line;
 use super::plots::group_plots;
 use crate::model::Model;
+use crate::providers::{MachineView, Providers};
 use serde::Serialize;
 use tera::Tera;
 
@@ -20,6 +21,8 @@ pub(super) fn provider_page(
     runs: &[Run],
     id: &str,
     name: &str,
+    providers: &Providers,
+    now: jiff::Timestamp,
 ) -> anyhow::Result<Site> {
     let mut site = Site::default();
     let view = build_view(id, runs);
@@ -48,7 +51,8 @@ pub(super) fn provider_page(
             label: r.label.clone(),
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             results: r.entries.len(),
-            newest: r.entries.last().map(|&i| model.entries[i].meta.date.clone()).unwrap_or_default(),
+            newest: r.entries.last().map(|&i| super::html::day(&model.entries[i].meta)).unwrap_or_default(),
+            machine: providers.machine(id, &r.label, now),
         })
         .collect();
     let servers: Vec<ServerLink> = model
@@ -79,6 +83,7 @@ pub(super) fn provider_page(
         &runners,
         &servers,
         &plots,
+        providers.provider(id).and_then(|p| p.site.as_deref()),
     )?;
     site.add(format!("reports/{id}.md"), markdown);
     site.add(format!("providers/{id}/index.html"), html);
@@ -91,7 +96,11 @@ pub(super) struct RunnerLink {
     pub label: String,
     pub url: String,
     pub results: usize,
+    /// The newest result's measurement day, or `imported` and the import
+    /// day where its publisher states none.
     pub newest: String,
+    /// What the provider's file states of it: size and price.
+    pub machine: MachineView,
 }
 
 /// A build-cache server document in a list.
@@ -116,6 +125,10 @@ struct ProviderContext<'a> {
     runners: &'a [RunnerLink],
     servers: &'a [ServerLink],
     plots: &'a [PlotRef],
+    /// The provider's web site, from its provider file.
+    provider_site: Option<&'a str>,
+    /// Whether a runner's size or price is not stated.
+    unstated: bool,
 }
 
 /// A provider page: its report as HTML, its plots, runners and build-cache
@@ -132,6 +145,7 @@ pub(super) fn provider(
     runners: &[RunnerLink],
     servers: &[ServerLink],
     plots: &[PlotRef],
+    provider_site: Option<&str>,
 ) -> anyhow::Result<String> {
     let ctx = ProviderContext {
         common,
@@ -144,6 +158,8 @@ pub(super) fn provider(
         runners,
         servers,
         plots,
+        provider_site,
+        unstated: runners.iter().any(|r| !r.machine.stated || r.machine.usd_per_minute.is_none()),
     };
     render(tera, "provider.html", &ctx)
 }
