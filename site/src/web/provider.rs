@@ -14,6 +14,7 @@ use crate::Run;
 use crate::report::{build_view, render_report};
 
 /// One provider's page, report and plots.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn provider_page(
     tera: &tera::Tera,
     common: &Common,
