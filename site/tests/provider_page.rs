@@ -14,7 +14,7 @@ fn a_provider_page_shows_each_runners_size_and_price_and_links_the_provider() {
     put(results.path(), GOLDEN_PATH, &golden());
     let work = tempfile::tempdir().unwrap();
     let content = work.path().join("content");
-    copy_dir(&Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content")), &content);
+    copy_dir(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../content")), &content);
     std::fs::write(
         content.join("providers/example.toml"),
         "name = \"Example Cloud\"\nsite = \"https://example.com\"\n[runners.example-linux-x64]\nvcpu = 2\nmemory_gib = \
