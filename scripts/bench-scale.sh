@@ -124,7 +124,7 @@ rows = []
 for label, s, k in (("10,000", s10, k10), ("100,000", s100, k100)):
     (sa, sb), (ka, kb) = pair(s), pair(k)
     rows.append((label, med(sa), max(sa) / min(sa), med(sb), med(ka) / 1024, med(kb) / 1024))
-print(f"| results | {base}: wall s (spread) | this tree: wall s | {base}: peak MiB | this tree: peak MiB |")
+print(f"| results | {base}: wall s (spread: slower ÷ faster run) | this tree: wall s | {base}: peak MiB | this tree: peak MiB |")
 print("| ---: | ---: | ---: | ---: | ---: |")
 for label, sa, spread, sb, ka, kb in rows:
     print(f"| {label} | {sa:.2f} ({spread:.2f}×) | {sb:.2f} | {ka:.0f} | {kb:.0f} |")
@@ -144,7 +144,7 @@ echo "load after: $(load)"
 
 if [ "${DOCS:-}" = 1 ]; then
   section=$(cat <<EOF
-Measured at $(git -C "$repo" log -1 --format=%h) on $(nproc) CPUs ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), load after: $(load); the means of two runs each, A, B, B, A; spread = the reference's slower ÷ faster run.
+Measured at $(git -C "$repo" log -1 --format=%h) on $(nproc) CPUs ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)), load after: $(load); means of two runs, A B B A.
 
 $summary
 
