@@ -149,3 +149,35 @@ fn an_imported_result_without_a_profile_still_renders() {
     assert!(report.contains("for at least 5 seconds against the same file"));
     assert!(report.contains("\n| starsling-linux-x64 | Pinned | 1024 | 6118.47 | 5022.44 | 14237.22 | 14634.05 |\n"));
 }
+
+/// The parameters table describes the stages that were measured: a run of
+/// CPU and disk only shows no cache or internet columns, although its
+/// profile enables them; a group with every stage shows them all.
+#[test]
+fn the_parameters_table_has_columns_only_for_stages_measured() {
+    let table = |report: &str| -> Vec<String> {
+        let start = report.find("| Profile |").expect("a parameters table");
+        report[start..].lines().take(3).map(str::to_string).collect()
+    };
+    let mut v = golden();
+    let stages = v["stages"].as_object_mut().unwrap();
+    stages.retain(|k, _| k == "cpu" || k == "disk");
+    let fingerprint = v["fingerprint"].as_str().unwrap().to_string();
+    assert_eq!(
+        table(&report_of(&[(GOLDEN_PATH, v)])),
+        [
+            "| Profile | Protocol | CPU/disk samples | CPU seconds | Disk MiB |".to_string(),
+            "| --- | --- | ---: | ---: | ---: |".to_string(),
+            format!("| `{fingerprint}` | 1 | 5 | 30 | 1024 |"),
+        ]
+    );
+    assert_eq!(
+        table(&report_of(&[(GOLDEN_PATH, golden())])),
+        [
+            "| Profile | Protocol | CPU/disk samples | CPU seconds | Disk MiB | Cache MiB | Internet | Transfer MiB |"
+                .to_string(),
+            "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |".to_string(),
+            format!("| `{fingerprint}` | 1 | 5 | 30 | 1024 | 512 | Enabled | 1024 |"),
+        ]
+    );
+}

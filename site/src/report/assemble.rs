@@ -179,11 +179,13 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
 }
 
 fn add(group: &mut GroupView, part: RunnerPart) {
-    if group.profile.is_none()
-        && let Some(profile) = part.profile
-    {
-        group.wording = Wording::from(&profile);
-        group.profile = Some(profile);
+    match (&mut group.profile, part.profile) {
+        (None, Some(profile)) => {
+            group.wording = Wording::from(&profile);
+            group.profile = Some(profile);
+        }
+        (Some(first), Some(profile)) => first.measured = first.measured.or(profile.measured),
+        _ => {}
     }
     if let Some(cpu) = part.cpu {
         match (cpu.pinned, cpu.official_sources) {

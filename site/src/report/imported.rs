@@ -9,7 +9,7 @@ use super::protocol::{self, Published};
 use super::sentence::ProtocolText;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, Wording,
+    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, StagesMeasured, Wording,
 };
 use crate::figures::{self, NONE};
 
@@ -32,6 +32,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
         disk_op_seconds: published.disk_op_seconds,
         max_request_mib: published.max_request_mib,
         internet_samples: published.internet_samples.clone(),
+        measured: StagesMeasured::ALL,
     });
     let binary = r.machine.arch.as_ref().map_or(NONE.to_string(), |a| arch_label(a.as_str()));
     let cpu = r.stages.cpu.as_ref().map(|c| {

@@ -8,7 +8,7 @@ use super::cache_protocol;
 use super::sentence::count_word;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart,
+    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart, StagesMeasured,
 };
 use crate::figures::{self, NONE};
 use crate::stats::{self, summarize};
@@ -41,6 +41,12 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
         disk_op_seconds: p.disk_op_seconds,
         max_request_mib: p.internet_max_request_mib,
         internet_samples: count_word(p.internet_samples),
+        measured: StagesMeasured {
+            cpu: m.stages.cpu.is_some(),
+            disk: m.stages.disk.is_some(),
+            cache: m.stages.cache.is_some(),
+            internet: m.stages.internet.is_some(),
+        },
     };
 
     let cpu = m.stages.cpu.as_ref().map(|cpu| {

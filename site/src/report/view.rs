@@ -106,6 +106,34 @@ pub struct ProfileView {
     pub max_request_mib: u32,
     /// Download and upload samples in words, e.g. `three`.
     pub internet_samples: String,
+    /// The stages the group's results measured: the table's columns of a
+    /// stage no result ran (a profile that enables the internet stage, run
+    /// with CPU and disk only) would describe nothing that was measured.
+    pub measured: StagesMeasured,
+}
+
+/// Which stages a group's results ran, for its parameters table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct StagesMeasured {
+    pub cpu: bool,
+    pub disk: bool,
+    pub cache: bool,
+    pub internet: bool,
+}
+
+impl StagesMeasured {
+    /// Every stage: what an imported report's parameters table describes.
+    pub const ALL: StagesMeasured = StagesMeasured { cpu: true, disk: true, cache: true, internet: true };
+
+    /// The stages of either.
+    pub fn or(self, other: StagesMeasured) -> StagesMeasured {
+        StagesMeasured {
+            cpu: self.cpu || other.cpu,
+            disk: self.disk || other.disk,
+            cache: self.cache || other.cache,
+            internet: self.internet || other.internet,
+        }
+    }
 }
 
 /// Figures the reports' paragraphs quote.
