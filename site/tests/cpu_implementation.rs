@@ -98,7 +98,7 @@ fn each_implementation_has_its_own_table_plot_and_csv() {
 }
 
 /// A runner's CoreMark history plot joins only results the tables compare:
-/// after a result of EEMBC's sources, the line holds that result alone,
+/// after results of EEMBC's sources, the line holds those results alone,
 /// not a fall or rise from the project's implementation.
 #[test]
 fn a_history_line_never_joins_two_implementations() {
@@ -114,6 +114,14 @@ fn a_history_line_never_joins_two_implementations() {
         serde_json::from_str(&serde_json::to_string(&later).unwrap().replace("2026-11-29T10:", "2026-11-29T11:"))
             .unwrap();
     put(results.path(), "example/example-linux-x64/2026-11-29-8-1.json", &later);
+    // A second result of EEMBC's sources, an hour after that: a line of two.
+    let mut last = later.clone();
+    last["provenance"]["github"]["run_id"] = json!(9);
+    another_run(&mut last, 3);
+    let last: serde_json::Value =
+        serde_json::from_str(&serde_json::to_string(&last).unwrap().replace("2026-11-29T11:", "2026-11-29T12:"))
+            .unwrap();
+    put(results.path(), "example/example-linux-x64/2026-11-29-9-1.json", &last);
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let svg = read(out.path(), "plots/runners/example/example-linux-x64.svg");
@@ -126,5 +134,5 @@ fn a_history_line_never_joins_two_implementations() {
         .map(|e| e.split("points=\"").nth(1).unwrap().split('"').next().unwrap().trim())
         .collect();
     assert_eq!(lines.len(), 1, "{svg}");
-    assert_eq!(lines[0].split(' ').count(), 1, "a line joins two results: {lines:?}");
+    assert_eq!(lines[0].split(' ').count(), 2, "the line joins other than the two EEMBC results: {lines:?}");
 }

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{GOLDEN_PATH, build_into, golden, put, read, results_dir};
+use common::{GOLDEN_PATH, another_run, build_into, golden, put, read, results_dir};
 
 const REPO_RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
 
@@ -42,6 +42,18 @@ fn a_measured_result_is_dated_and_plotted_as_one_runners_line() {
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert_eq!(first_cells(&page, "t-history-cpu"), ["<a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a>"]);
+    // One result is no history: no plot whose date axis would stretch
+    // around a single day.
+    assert!(!out.path().join("plots/runners/example/example-linux-x64.svg").exists());
+
+    // The next day's run of the same runner: a line of two points.
+    let mut next: serde_json::Value =
+        serde_json::from_str(&golden().to_string().replace("\"2026-11-29T", "\"2026-11-30T")).unwrap();
+    next["provenance"]["github"]["run_id"] = serde_json::json!(18342215518_u64);
+    another_run(&mut next, 1);
+    put(results.path(), "example/example-linux-x64/2026-11-30-18342215518-1.json", &next);
+    let out = tempfile::tempdir().unwrap();
+    build_into(results.path(), out.path());
     let svg = read(out.path(), "plots/runners/example/example-linux-x64.svg");
     assert!(
         svg.contains(

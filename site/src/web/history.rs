@@ -108,6 +108,12 @@ pub(super) fn history_plot(
     mut lines: Vec<Line>,
 ) -> anyhow::Result<Vec<PlotRef>> {
     lines.retain(|l| !l.points.is_empty());
+    // A history needs two results of one runner: points of single results
+    // alone would stretch a date axis around one day and show no change.
+    // The page's tables list them.
+    if lines.iter().all(|l| l.points.len() < 2) {
+        return Ok(Vec::new());
+    }
     let runners = lines.len();
     lines.sort_by_key(|l| std::cmp::Reverse(l.points.iter().map(|p| p.0).max()));
     lines.truncate(super::plot::PALETTE.len());
