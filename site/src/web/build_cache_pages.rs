@@ -216,8 +216,11 @@ fn table_plots(site: &mut Site, doc: &ServerDoc, id: &str, t: &ServerTable) -> a
             quotas.push(q);
         }
     }
+    // One y scale for the table's plots: the largest figure of any.
+    let shared_top = t.rows.iter().flat_map(|r| [r.num.put_per_s, r.num.get_per_s]).flatten().fold(0.0, f64::max);
+    let scale = if connections.len() > 1 { " The plots of this table share one y scale." } else { "" };
     let mut out = Vec::new();
-    for c in connections {
+    for c in connections.iter().copied() {
         let mut series = Vec::new();
         for (qi, &(cpu, memory)) in quotas.iter().enumerate() {
             let rows: Vec<_> = t
@@ -237,12 +240,12 @@ fn table_plots(site: &mut Site, doc: &ServerDoc, id: &str, t: &ServerTable) -> a
             title: format!("{}, {c} connections: requests/s", t.title),
             desc: format!(
                 "{} PUT and GET requests per second by request size in bytes over {c} client connections, a line \
-                 per phase and server quota; higher is better.",
+                 per phase and server quota; higher is better.{scale}",
                 doc.software
             ),
             axis: "requests/s (higher is better)".into(),
         };
-        if let Some(svg) = requests::draw(&spec, &sizes, &series)? {
+        if let Some(svg) = requests::draw(&spec, &sizes, &series, shared_top)? {
             // Beside the page, in its folder: a folder of their own made 2,000
             // more folders with 10,000 results, each an inode to allocate.
             let path = format!("build-cache/{}/{id}-{c}-connections.svg", doc.stem);

@@ -22,11 +22,15 @@ pub struct Series {
 }
 
 /// Draws `series` over `sizes` (bytes); `None` when no series has a point.
-pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series]) -> anyhow::Result<Option<String>> {
-    let values: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).collect();
+/// The y axis reaches `shared_top` at least: the plots of one table (one
+/// per connection count) share their scale, so that side by side their
+/// heights compare.
+pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series], shared_top: f64) -> anyhow::Result<Option<String>> {
+    let mut values: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).collect();
     if values.is_empty() || sizes.is_empty() {
         return Ok(None);
     }
+    values.push(shared_top);
     let n = sizes.len() as i32;
     let height = 320 + 18 * series.len().min(12) as u32;
     // The legend (upper right) stays above the lines: height less the
@@ -107,14 +111,35 @@ mod tests {
                 Series { label: "GET".into(), points: vec![(1, 1.0)], colour: 0, thin: false },
             ];
             assert!(
-                draw(&spec, &[128, 512], &series).unwrap().unwrap().contains("<title id=\"title\">t</title>"),
+                draw(&spec, &[128, 512], &series, 0.0).unwrap().unwrap().contains("<title id=\"title\">t</title>"),
                 "{v}"
             );
         }
-        assert!(draw(&spec, &[128], &[]).unwrap().is_none());
+        assert!(draw(&spec, &[128], &[], 1.0).unwrap().is_none());
         // One request size is one segment.
         let one = [Series { label: "GET".into(), points: vec![(0, 5.0)], colour: 1, thin: false }];
-        let svg = draw(&spec, &[4096], &one).unwrap().unwrap();
+        let svg = draw(&spec, &[4096], &one, 0.0).unwrap().unwrap();
         assert!(svg.contains(">\n4096\n</text>"), "{svg}");
+    }
+
+    /// Two plots of one table, one with figures a tenth of the other's,
+    /// print the same y ticks: their heights compare side by side.
+    #[test]
+    fn plots_of_one_table_share_a_scale() {
+        let spec = Spec { title: "t".into(), desc: "d".into(), axis: "a".into() };
+        let ticks = |top: f64| {
+            let one = [Series { label: "GET".into(), points: vec![(0, top), (1, top / 2.0)], colour: 1, thin: false }];
+            let svg = draw(&spec, &[128, 512], &one, 9000.0).unwrap().unwrap();
+            let texts: Vec<String> = svg
+                .split("<text")
+                .skip(1)
+                .filter_map(|t| t.split('>').nth(1))
+                .map(|t| t.split('<').next().unwrap().trim().to_string())
+                .filter(|t| t.parse::<f64>().is_ok_and(|v| v != 128.0 && v != 512.0))
+                .collect();
+            texts
+        };
+        assert_eq!(ticks(9000.0), ticks(900.0));
+        assert!(ticks(900.0).contains(&"8000".to_string()), "{:?}", ticks(900.0));
     }
 }
