@@ -415,6 +415,15 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
                     assert!(line[1].as_f64().unwrap() <= 800.0, "home at {width} px: {line} ends below 800 px");
                 }
             }
+            // Issue 49: a plot wider than a phone scrolls in its box, and
+            // its caption says so (a plot cut at the edge looked cut off).
+            if *name == "home" {
+                let hint = browser
+                    .eval("getComputedStyle(document.querySelector('figcaption'), '::before').content")
+                    .unwrap();
+                let expected = if width == 390 { json!("\"Scroll the plot sideways. \"") } else { json!("none") };
+                assert_eq!(hint, expected, "home at {width} px: the plot caption's hint");
+            }
             // Each plot as the page shows it: (src, width in CSS px).
             let plots = browser
                 .eval(
