@@ -14,6 +14,7 @@
 pub mod build_cache;
 pub mod changes;
 pub mod details;
+pub mod estimate;
 mod entry;
 mod groups;
 mod server_tables;
