@@ -137,6 +137,8 @@
       });
     }
     out.replaceChildren(frag);
+    // How many estimates the script has shown (the browser test waits on it).
+    out.dataset.estimated = String(Number(out.dataset.estimated || 0) + 1);
   }
 
   function job() {

@@ -227,12 +227,10 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
                     (c.group.as_str(), restore.add(save))
                 })
                 .collect(),
-            r.net
-                .iter()
-                .map(|n| (n.group.as_str(), at_rate(job.download_mib * MBIT_PER_MIB, n.mbps)))
-                .collect(),
+            r.net.iter().map(|n| (n.group.as_str(), at_rate(job.download_mib * MBIT_PER_MIB, n.mbps))).collect(),
         ];
-        let missing: Vec<&'static str> = (0..4).filter(|&p| used[p] && options[p].is_empty()).map(|p| PARTS[p]).collect();
+        let missing: Vec<&'static str> =
+            (0..4).filter(|&p| used[p] && options[p].is_empty()).map(|p| PARTS[p]).collect();
         if !missing.is_empty() {
             out.not_measured.push((i, missing));
             continue;
@@ -257,14 +255,7 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
             let parts = c.map(|o| o.map(|(_, t)| t));
             let total = parts.iter().flatten().fold(Time::ZERO, |a, &t| a.add(t));
             let cost = r.usd_per_minute.map(|usd| total.scale(usd / 60.0));
-            let row = Row {
-                runner: i,
-                parts,
-                total,
-                place: Rank { place: 0, tied: false },
-                cost,
-                cost_place: None,
-            };
+            let row = Row { runner: i, parts, total, place: Rank { place: 0, tied: false }, cost, cost_place: None };
             match out.tables.iter_mut().find(|t| t.groups == groups) {
                 Some(t) => t.rows.push(row),
                 None => out.tables.push(Table { groups, rows: vec![row] }),
@@ -296,7 +287,8 @@ impl Span {
 fn rank_table(t: &mut Table, runners: &[Runner]) {
     let name = |r: &Row| (&runners[r.runner].provider, &runners[r.runner].label);
     t.rows.sort_by(|a, b| a.total.med.total_cmp(&b.total.med).then_with(|| name(a).cmp(&name(b))));
-    let spans: Vec<Option<Interval>> = t.rows.iter().map(|r| Some(Interval { lo: r.total.lo, hi: r.total.hi })).collect();
+    let spans: Vec<Option<Interval>> =
+        t.rows.iter().map(|r| Some(Interval { lo: r.total.lo, hi: r.total.hi })).collect();
     for (r, place) in t.rows.iter_mut().zip(ranks(&spans)) {
         r.place = place;
     }
@@ -353,7 +345,11 @@ mod tests {
         a.net.push(NetFig { group: "n1".into(), mbps: span(838.8608, 419.4304, 1677.7216) });
         let mut b = runner("b/b-x64", None);
         b.cpu.push(CpuFig { group: "c1".into(), it_s: span(60000.0, 60000.0, 60000.0) });
-        b.disk.push(DiskFig { group: "d1".into(), read: span(1000.0, 1000.0, 1000.0), write: span(500.0, 500.0, 500.0) });
+        b.disk.push(DiskFig {
+            group: "d1".into(),
+            read: span(1000.0, 1000.0, 1000.0),
+            write: span(500.0, 500.0, 500.0),
+        });
         b.cache.push(CacheFig {
             group: "k1/action".into(),
             cache: "action: GitHub Actions cache".into(),

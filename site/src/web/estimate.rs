@@ -261,7 +261,9 @@ fn shown(runners: &[Runner], e: &estimate::Estimate) -> Shown {
                         cost_range: row
                             .cost
                             .map_or(String::new(), |c| format!("${}–${}", fixed(c.lo, 4), fixed(c.hi, 4))),
-                        per_1000: row.cost.map_or(figures::NONE.to_string(), |c| format!("${}", fixed(c.med * 1000.0, 2))),
+                        per_1000: row
+                            .cost
+                            .map_or(figures::NONE.to_string(), |c| format!("${}", fixed(c.med * 1000.0, 2))),
                         cost_place: row.cost_place.map_or(figures::NONE.to_string(), place),
                     }
                 })
@@ -273,7 +275,12 @@ fn shown(runners: &[Runner], e: &estimate::Estimate) -> Shown {
         .iter()
         .map(|(i, parts)| {
             let r = &runners[*i];
-            Missing { label: r.label.clone(), provider: r.provider.clone(), url: r.url.clone(), parts: parts.join(", ") }
+            Missing {
+                label: r.label.clone(),
+                provider: r.provider.clone(),
+                url: r.url.clone(),
+                parts: parts.join(", "),
+            }
         })
         .collect();
     Shown { tables, not_measured, no_reference: e.no_reference }
@@ -303,9 +310,18 @@ pub fn pages(tera: &Tera, common: &Common, runners: &[Runner]) -> anyhow::Result
     let mut urls = Vec::new();
     site.add(FIGURES_URL.trim_start_matches('/'), serde_json::to_vec(runners)?);
     let caches = caches(runners);
-    // The presets' reference: the first runner, by provider and label,
-    // with a CoreMark figure.
-    let reference = runners.iter().find(|r| !r.cpu.is_empty()).map_or(String::new(), |r| r.id.clone());
+    // The presets' reference: the first runner, by provider and label, of
+    // the CoreMark group with the most runners (then the first by key), so
+    // that a preset compares as many runners as it can.
+    let mut sizes: HashMap<&str, usize> = HashMap::new();
+    for c in runners.iter().flat_map(|r| &r.cpu) {
+        *sizes.entry(c.group.as_str()).or_default() += 1;
+    }
+    let largest = sizes.into_iter().max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(a.0))).map(|(g, _)| g);
+    let reference = runners
+        .iter()
+        .find(|r| r.cpu.iter().any(|c| Some(c.group.as_str()) == largest))
+        .map_or(String::new(), |r| r.id.clone());
     let url = |i: usize| if i == 0 { "/estimate/".to_string() } else { format!("/estimate/{}/", PRESETS[i].slug) };
     for (i, p) in PRESETS.iter().enumerate() {
         let job = Job {
