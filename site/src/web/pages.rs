@@ -7,7 +7,7 @@
 //! This file holds what every page shares (the templates, the navigation,
 //! a plot's link, a row's price-performance) and the hand-written and 404
 //! pages; each other page kind is made in its own module (`home`,
-//! `provider`, `history`, `overview`, `coverage`, `build_cache_pages`).
+//! `provider`, `history`, `overview`, `coverage`, `build_cache_pages`, `estimate`).
 
 use std::path::Path;
 use std::sync::Arc;
