@@ -505,6 +505,15 @@ fn pages_load_in_chromium_without_errors() {
          \"2026-11-20\" }\n",
     )
     .unwrap();
+    // Prices in one comparison group of the estimate page (below): it
+    // ranks the costs of a job on both.
+    std::fs::write(
+        content.join("providers/ubicloud.toml"),
+        "name = \"Ubicloud\"\n[runners.ubicloud-linux-x64]\narch = \"x64\"\nprice = { usd_per_minute = 0.0008, source = \
+         \"https://example.com/\", read_on = \"2026-11-20\" }\n[runners.ubicloud-linux-arm64]\narch = \"arm64\"\nprice = { \
+         usd_per_minute = 0.0005, source = \"https://example.com/\", read_on = \"2026-11-20\" }\n",
+    )
+    .unwrap();
 
     let port = free_port();
     let out = work.path().join("public");
@@ -544,6 +553,7 @@ fn pages_load_in_chromium_without_errors() {
             vec!["<table class=\"sortable overview\" id=\"t-overview\">", "<select id=\"filter-arch\">", "per ¢/min"],
         ),
         ("runner", "/runners/example/example-linux-x64/", vec!["<dl class=\"machine\">", "per ¢/min"]),
+        ("estimate", "/estimate/", vec!["<form id=\"estimate-form\"", "<table class=\"estimate\">", "$0.0"]),
     ] {
         let url = format!("http://127.0.0.1:{port}{path}");
         let dom = browser.load(&url);
@@ -586,6 +596,7 @@ fn pages_load_in_chromium_without_errors() {
     assert_eq!(shown, Ok(json!(["arm64"])), "the architecture filter was not applied:\n{dom}");
     let problems = browser.problems();
     assert!(problems.is_empty(), "filtered overview: console messages, errors or dialogs:\n{}", problems.join("\n"));
+    estimate_page(&mut browser, port);
     // chromium also logs console messages to its stderr.
     let log = std::fs::read_to_string(work.path().join("chromium.log")).unwrap();
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
@@ -609,4 +620,47 @@ fn pages_load_in_chromium_without_errors() {
         "document.documentElement.dataset.js === 'ok' && document.querySelector('pre.reload-error') === null",
     );
     browser.close();
+}
+
+/// The text of the estimate page's result: each caption, header and row
+/// (cells joined by " | ") and each runner listed as not measured.
+const ESTIMATE_TEXT: &str = "Array.from(document.querySelectorAll('#estimate-result :is(caption, tr, li, p)')).map(e => \
+                             e.tagName === 'TR' ? Array.from(e.cells).map(c => c.textContent).join(' | ') : \
+                             e.textContent)";
+
+/// The estimate page's script gives what the model gave the page as built
+/// for the same job, and a changed input changes the address and the table.
+fn estimate_page(browser: &mut Browser, port: u16) {
+    let built = browser.load(&format!("http://127.0.0.1:{port}/estimate/"));
+    assert!(!built.contains("data-estimated"), "the script estimated a page that needs no estimate");
+    let by_model = browser.eval(ESTIMATE_TEXT).unwrap();
+    // The Ubicloud group's rows, as the model printed them: prices make costs.
+    let rows = by_model.as_array().unwrap().iter().filter(|t| t.as_str().unwrap().contains("ubicloud")).count();
+    assert_eq!(rows, 2, "{by_model}");
+    let query =
+        browser.eval("new URLSearchParams(new FormData(document.getElementById('estimate-form'))).toString()").unwrap();
+    let query = query.as_str().unwrap().to_string();
+    browser.load(&format!("http://127.0.0.1:{port}/estimate/?{query}"));
+    browser.wait_for("the script's estimate", "document.getElementById('estimate-result').dataset.estimated === '1'");
+    assert_eq!(browser.eval(ESTIMATE_TEXT).unwrap(), by_model, "the script and the model differ for ?{query}");
+    // Twice the CPU seconds: the reference's CPU part doubles, to 960 s,
+    // and the address says so.
+    browser
+        .eval("const i = document.getElementById('e-cpu'); i.value = '960'; i.dispatchEvent(new Event('input', {bubbles: true}))")
+        .unwrap();
+    browser.wait_for("the new estimate", "document.getElementById('estimate-result').dataset.estimated === '2'");
+    let search = browser.eval("location.search").unwrap();
+    assert!(search.as_str().unwrap().contains("cpu=960"), "{search}");
+    let changed = browser.eval(ESTIMATE_TEXT).unwrap();
+    assert_ne!(changed, by_model);
+    assert!(
+        changed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t.as_str().unwrap().contains("latchkey-linux-x64 | Latchkey | 960.0 |")),
+        "{changed}"
+    );
+    let problems = browser.problems();
+    assert!(problems.is_empty(), "estimate: console messages, errors or dialogs:\n{}", problems.join("\n"));
 }

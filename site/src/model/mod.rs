@@ -8,13 +8,15 @@
 //! ranked comparison groups (`groups`), and re-exports both, so that the
 //! website (`web`) names one model module. Beside it: each runner's change
 //! flags (`changes`), a result's machine details (`details`) and the
-//! build-cache server documents (`build_cache`). The model is made from
+//! build-cache server documents (`build_cache`), and a CI job's estimate
+//! from each runner's figures (`estimate`). The model is made from
 //! `report`'s figures of each accepted run and knows nothing of pages.
 
 pub mod build_cache;
 pub mod changes;
 pub mod details;
 mod entry;
+pub mod estimate;
 mod groups;
 mod server_tables;
 

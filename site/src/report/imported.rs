@@ -70,6 +70,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
         rand_read: figures::two_or_none(d.rand_read_iops.map(|v| v.get())),
         rand_write: figures::two_or_none(d.rand_write_iops.map(|v| v.get())),
         headline_samples: Vec::new(),
+        seq_samples: [Vec::new(), Vec::new()],
         latency: None,
     });
     let cache = r

@@ -96,6 +96,10 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             rand_read: med(&|s| s.rand_read.map(|o| o.iops())),
             rand_write: med(&|s| s.rand_write.map(|o| o.iops())),
             headline_samples: ok.iter().filter_map(|s| s.rand_read.map(|o| o.iops())).collect(),
+            seq_samples: [
+                ok.iter().filter_map(|s| s.seq_read.map(|o| o.mib_per_s())).collect(),
+                ok.iter().filter_map(|s| s.seq_write.map(|o| o.mib_per_s())).collect(),
+            ],
             latency: Some(DISK_OPS.map(|op| {
                 let of = |p: fn(&DiskOp) -> f64| {
                     figures::two_or_none(stats::median(&ok.iter().filter_map(|s| op(s).map(p)).collect::<Vec<_>>()))

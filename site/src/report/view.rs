@@ -213,6 +213,11 @@ pub struct DiskRow {
     /// Random-read IOPS of each completed sample (the headline figure).
     #[serde(skip)]
     pub headline_samples: Vec<f64>,
+    /// Sequential read and write MiB/s of each completed sample, for the
+    /// range of a job estimate's disk part (measured rows; the published
+    /// reports print medians only).
+    #[serde(skip)]
+    pub seq_samples: [Vec<f64>; 2],
     /// Per-call latency of the four operations, in their order (measured
     /// rows; the published reports print none).
     pub latency: Option<[Latency; 4]>,

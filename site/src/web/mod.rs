@@ -15,7 +15,8 @@
 //!    `provider`, `history` (a runner's page, its tables in
 //!    `runner_tables`), `overview`, `coverage`, `build_cache_pages` (the
 //!    build-cache section: servers are not runners; its tables in
-//!    `build_cache_tables`), with the comparison plots in `plots`, and the
+//!    `build_cache_tables`), `estimate` (a job's time and cost on every
+//!    runner), with the comparison plots in `plots`, and the
 //!    data files (`csv`, `index_json`, `feed`, `sitemap`);
 //! 3. what pages share: templates and their contexts' common parts
 //!    (`pages`), HTML cells (`html`), plots (`plot`), the parts a rebuild
@@ -33,6 +34,7 @@ mod coverage;
 pub mod csv;
 pub mod error;
 mod error_page;
+pub mod estimate;
 pub mod feed;
 mod history;
 mod home;
@@ -77,9 +79,10 @@ use crate::model::{self, Model, build_cache, changes};
 
 /// The static files, by name, as built into the binary (read from
 /// `templates/static/` when it is there).
-pub const STATIC: [(&str, &str); 2] = [
+pub const STATIC: [(&str, &str); 3] = [
     ("site.css", include_str!("../../../templates/static/site.css")),
     ("site.js", include_str!("../../../templates/static/site.js")),
+    ("estimate.js", include_str!("../../../templates/static/estimate.js")),
 ];
 
 /// How many runner pages a build makes before it writes them (see the
@@ -288,6 +291,7 @@ pub fn build_cached(
         (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
         (10, NavLink { url: "/overview/".into(), title: "Overview".into() }),
         (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
+        (25, NavLink { url: "/estimate/".into(), title: "Estimate".into() }),
         (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
     ];
     nav.extend(
@@ -442,6 +446,10 @@ pub fn build_cached(
     html_pages.push("/coverage/".into());
     join_parts(&mut site, vec![overview_part?], memo.as_deref_mut().map(|m| &mut m.parts));
     html_pages.push("/overview/".into());
+    // A job's estimate, from each runner's ranked rows and price.
+    let (estimate_pages, urls) = estimate::pages(&tera, &common, &estimate::figures(&model, &providers, opts.now))?;
+    site.join(estimate_pages);
+    html_pages.extend(urls);
 
     for p in &content {
         site.add(format!("{}/index.html", p.slug), pages::page(&tera, &common, p)?);

@@ -1,0 +1,171 @@
+// runner-bench: the estimate page. Estimates the job in the form from
+// /estimate/figures.json with the arithmetic of site/src/model/estimate.rs,
+// in the same order, and prints every cell as site/src/web/estimate.rs
+// does; the job lives in the address, so an estimate can be shared.
+"use strict";
+(function () {
+  var form = document.getElementById("estimate-form");
+  var out = document.getElementById("estimate-result");
+  if (!form || !out) { return; }
+  var root = document.documentElement;
+  window.addEventListener("error", function (e) { root.dataset.jsErrors = (root.dataset.jsErrors || "") + e.message + "\n"; });
+  var NAMES = ["ref", "cpu", "read", "write", "cache", "restore", "save", "down"];
+  var PARTS = ["CPU", "disk", "cache", "download"];
+  // The columns of templates/estimate.html's tables.
+  var HEAD = ["#", "Runner", "Provider", "CPU s", "Disk s", "Cache s", "Download s", "Job s, fastest–slowest", "Cost per run", "Per 1,000 runs", "Cost #"];
+  var MBIT_PER_MIB = 8.388608;
+  var ZERO = { med: 0, lo: 0, hi: 0 };
+  var figures = null;
+
+  function add(a, b) { return { med: a.med + b.med, lo: a.lo + b.lo, hi: a.hi + b.hi }; }
+  function scale(t, k) { return { med: t.med * k, lo: t.lo * k, hi: t.hi * k }; }
+  function atRate(amount, s) { return amount === 0 ? ZERO : { med: amount / s.med, lo: amount / s.max, hi: amount / s.min }; }
+  function scaleTime(s, k) { return k === 0 ? ZERO : { med: s.med * k, lo: s.min * k, hi: s.max * k }; }
+  function fixed(v, d) { var k = Math.pow(10, d); return (Math.round(v * k) / k).toFixed(d); }
+  function cmp(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+  // stats::ranks: a row whose range overlaps the first row's of the current place shares it.
+  function ranks(spans) {
+    var out = [], leader = -1;
+    spans.forEach(function (s, i) {
+      var l = spans[leader];
+      if (l && l.lo <= s.hi && s.lo <= l.hi) {
+        out[leader].tied = true;
+        out.push({ place: out[leader].place, tied: true });
+      } else {
+        leader = i;
+        out.push({ place: i + 1, tied: false });
+      }
+    });
+    return out;
+  }
+
+  function estimate(runners, job) {
+    var used = [job.cpu > 0, job.read > 0 || job.write > 0, job.restore > 0 || job.save > 0, job.down > 0];
+    var reference = [];
+    runners.forEach(function (r) { if (r.id === job.ref) { r.cpu.forEach(function (c) { reference.push([c.group, c.it_s.med]); }); } });
+    var e = { tables: [], missing: [], noReference: false };
+    if (used[0] && !reference.length) { e.noReference = true; return e; }
+    runners.forEach(function (r, i) {
+      var options = [[], [], [], []];
+      r.cpu.forEach(function (c) {
+        // Seconds on the reference × its speed ÷ this runner's, within one group.
+        var g = reference.filter(function (g) { return g[0] === c.group; })[0];
+        if (g) { options[0].push([c.group, atRate(job.cpu * g[1], c.it_s)]); }
+      });
+      r.disk.forEach(function (d) { options[1].push([d.group, add(atRate(job.read, d.read), atRate(job.write, d.write))]); });
+      r.cache.forEach(function (c) {
+        if (c.cache === job.cache) { options[2].push([c.group, add(scaleTime(c.restore_s, job.restore / c.payload_mib), scaleTime(c.save_s, job.save / c.payload_mib))]); }
+      });
+      r.net.forEach(function (n) { options[3].push([n.group, atRate(job.down * MBIT_PER_MIB, n.mbps)]); });
+      var missing = PARTS.filter(function (p, j) { return used[j] && !options[j].length; });
+      if (missing.length) { e.missing.push([i, missing]); return; }
+      var choices = [[null, null, null, null]];
+      [0, 1, 2, 3].forEach(function (p) {
+        if (!used[p]) { return; }
+        var next = [];
+        choices.forEach(function (c) { options[p].forEach(function (o) { var d = c.slice(); d[p] = o; next.push(d); }); });
+        choices = next;
+      });
+      choices.forEach(function (c) {
+        var groups = [], total = ZERO;
+        c.forEach(function (o, p) { if (o) { groups.push(PARTS[p] + " " + o[0]); total = add(total, o[1]); } });
+        var row = { runner: i, parts: c.map(function (o) { return o && o[1]; }), total: total,
+          cost: r.usd_per_minute == null ? null : scale(total, r.usd_per_minute / 60) };
+        var t = e.tables.filter(function (t) { return t.groups.join("\n") === groups.join("\n"); })[0];
+        if (t) { t.rows.push(row); } else { e.tables.push({ groups: groups, rows: [row] }); }
+      });
+    });
+    e.tables.forEach(function (t) {
+      var name = function (row) { return [runners[row.runner].provider, runners[row.runner].label]; };
+      var byName = function (a, b) { var x = name(a), y = name(b); return cmp(x[0], y[0]) || cmp(x[1], y[1]); };
+      t.rows.sort(function (a, b) { return cmp(a.total.med, b.total.med) || byName(a, b); });
+      ranks(t.rows.map(function (r) { return r.total; })).forEach(function (p, j) { t.rows[j].place = p; });
+      var priced = t.rows.filter(function (r) { return r.cost; });
+      priced.sort(function (a, b) { return cmp(a.cost.med, b.cost.med) || byName(a, b); });
+      ranks(priced.map(function (r) { return r.cost; })).forEach(function (p, j) { priced[j].costPlace = p; });
+    });
+    e.tables.sort(function (a, b) {
+      if (a.rows.length !== b.rows.length) { return b.rows.length - a.rows.length; }
+      for (var j = 0; j < Math.min(a.groups.length, b.groups.length); j++) { var c = cmp(a.groups[j], b.groups[j]); if (c) { return c; } }
+      return a.groups.length - b.groups.length;
+    });
+    return e;
+  }
+
+  function el(tag, text, cls) {
+    var n = document.createElement(tag);
+    if (text != null) { n.textContent = text; }
+    if (cls) { n.className = cls; }
+    return n;
+  }
+  function place(p) { return p ? (p.tied ? "≈" : "") + p.place : "—"; }
+  function numCell(text, sub) { var td = el("td", text, "num"); if (sub != null) { td.appendChild(el("span", sub, "ci")); } return td; }
+
+  // The same markup as templates/estimate.html's #estimate-result.
+  function render(runners, e) {
+    var frag = document.createDocumentFragment();
+    if (e.noReference) { frag.appendChild(el("p", "The reference runner has no CoreMark figure, so CPU seconds cannot be scaled: choose another.", "note")); }
+    e.tables.forEach(function (t) {
+      var table = el("table", null, "estimate");
+      table.appendChild(el("caption", "Comparison group: " + t.groups.join(", ")));
+      var hr = table.appendChild(el("thead")).appendChild(el("tr"));
+      HEAD.forEach(function (h, j) { var th = hr.appendChild(el("th", h, j > 2 || !j ? "num" : null)); th.scope = "col"; });
+      var body = table.appendChild(el("tbody"));
+      t.rows.forEach(function (row) {
+        var r = runners[row.runner], tr = body.appendChild(el("tr"));
+        tr.appendChild(numCell(place(row.place)));
+        var th = tr.appendChild(el("th")), a = th.appendChild(el("a", r.label));
+        th.scope = "row"; a.href = r.url;
+        tr.appendChild(el("td", r.provider));
+        row.parts.forEach(function (p) { tr.appendChild(numCell(p ? fixed(p.med, 1) : "—")); });
+        tr.appendChild(numCell(fixed(row.total.med, 1), fixed(row.total.lo, 1) + "–" + fixed(row.total.hi, 1)));
+        var c = row.cost;
+        tr.appendChild(numCell(c ? "$" + fixed(c.med, 4) : "—", c ? "$" + fixed(c.lo, 4) + "–$" + fixed(c.hi, 4) : ""));
+        tr.appendChild(numCell(c ? "$" + fixed(c.med * 1000, 2) : "—"));
+        tr.appendChild(numCell(place(row.costPlace)));
+      });
+      frag.appendChild(el("div", null, "scroll")).appendChild(table);
+    });
+    if (!e.noReference && !e.tables.length) { frag.appendChild(el("p", "No runner has figures for every part of this job in one comparison group.")); }
+    if (e.missing.length) {
+      frag.appendChild(el("h2", "Not estimated"));
+      var ul = frag.appendChild(el("ul", null, "not-measured"));
+      e.missing.forEach(function (m) {
+        var r = runners[m[0]], li = ul.appendChild(el("li")), a = li.appendChild(el("a", r.label));
+        a.href = r.url;
+        li.appendChild(document.createTextNode(" (" + r.provider + "): not measured: " + m[1].join(", ")));
+      });
+    }
+    out.replaceChildren(frag);
+    // How many estimates the script has shown (the browser test waits on it).
+    out.dataset.estimated = String(Number(out.dataset.estimated || 0) + 1);
+  }
+
+  function job() {
+    var j = {};
+    NAMES.forEach(function (n) {
+      var v = form.elements[n].value;
+      j[n] = n === "ref" || n === "cache" ? v : Math.max(0, parseFloat(v) || 0);
+    });
+    return j;
+  }
+  function update(save) {
+    if (save) {
+      var q = new URLSearchParams();
+      NAMES.forEach(function (n) { q.set(n, form.elements[n].value); });
+      history.replaceState(null, "", location.pathname + "?" + q.toString());
+    }
+    var run = function () { render(figures, estimate(figures, job())); };
+    if (figures) { run(); return; }
+    fetch(form.getAttribute("data-figures")).then(function (r) { return r.json(); }).then(function (f) { figures = f; run(); })
+      .catch(function (err) { root.dataset.jsErrors = (root.dataset.jsErrors || "") + err + "\n"; });
+  }
+  form.addEventListener("submit", function (ev) { ev.preventDefault(); });
+  form.addEventListener("input", function () { update(true); });
+  form.addEventListener("change", function () { update(true); });
+  var params = new URLSearchParams(location.search);
+  var given = NAMES.filter(function (n) { return params.has(n); });
+  given.forEach(function (n) { form.elements[n].value = params.get(n); });
+  // A shared address: estimate its job; the page as built needs no script.
+  if (given.length) { update(false); }
+})();
