@@ -50,7 +50,6 @@ pub(crate) struct InputSpec {
 pub(crate) enum InputKind {
     String,
     Boolean,
-    Number,
 }
 
 #[derive(Debug)]
@@ -237,20 +236,18 @@ impl Workflow {
                 other => Some(serde_yaml_ng::to_string(other).unwrap_or_default().trim().to_string()),
             }
         };
-        let inputs = call
-            .inputs
-            .iter()
-            .map(|(name, i)| InputSpec {
-                name: name.clone(),
-                kind: match i.r#type {
-                    WorkflowCallInputType::String => InputKind::String,
-                    WorkflowCallInputType::Boolean => InputKind::Boolean,
-                    WorkflowCallInputType::Number => InputKind::Number,
-                },
-                required: i.required,
-                default: default(name),
-            })
-            .collect();
+        let mut inputs = Vec::new();
+        for (name, i) in &call.inputs {
+            let kind = match i.r#type {
+                WorkflowCallInputType::String => InputKind::String,
+                WorkflowCallInputType::Boolean => InputKind::Boolean,
+                // No workflow the rehearsal runs has one.
+                WorkflowCallInputType::Number => {
+                    bail!("on.workflow_call.inputs.{name}: number inputs are not supported")
+                }
+            };
+            inputs.push(InputSpec { name: name.clone(), kind, required: i.required, default: default(name) });
+        }
         let mut jobs = Vec::new();
         for (id, j) in &raw.jobs {
             let gha::Job::NormalJob(j) = j else {
@@ -503,6 +500,10 @@ jobs:
         assert_eq!(
             err(&format!("{base}      - run: x\n        retries: 2\n")),
             "job a: step 1: `retries` is not a key the rehearsal runs"
+        );
+        assert_eq!(
+            err("on: { workflow_call: { inputs: { n: { type: number } } } }\njobs: {}\n"),
+            "on.workflow_call.inputs.n: number inputs are not supported"
         );
         assert_eq!(
             err(&format!("{base}      - run: x\n        with: {{ a: 1 }}\n")),

@@ -292,7 +292,6 @@ fn inputs(wf: &Workflow, settings: &Settings) -> anyhow::Result<Map<String, Valu
             (_, None) => match spec.kind {
                 InputKind::String => Value::String(String::new()),
                 InputKind::Boolean => Value::Bool(false),
-                InputKind::Number => json!(0),
             },
             (InputKind::String, Some(t)) => Value::String(t),
             (InputKind::Boolean, Some(t)) => match t.as_str() {
@@ -300,10 +299,6 @@ fn inputs(wf: &Workflow, settings: &Settings) -> anyhow::Result<Map<String, Valu
                 "false" => Value::Bool(false),
                 _ => bail!("input {}: {t:?} is not a boolean", spec.name),
             },
-            (InputKind::Number, Some(t)) => {
-                let n: f64 = t.parse().with_context(|| format!("input {}: {t:?} is not a number", spec.name))?;
-                serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
-            }
         };
         out.insert(spec.name.clone(), value);
     }
