@@ -7,13 +7,16 @@
 //!
 //! ```ignore
 //! let wf = Workflow::load(Path::new(".github/workflows/benchmark.yml"))?;
-//! let run: Run = wf.run(&settings)?;           // every job, in order
+//! let ids: Vec<&str> = wf.order()?.iter().map(|j| j.id.as_str()).collect();
+//! let script = wf.job("attest").unwrap().steps[0].script(); // as written
+//! let run: Run = wf.run(&settings)?; // every job, in order
 //! assert_eq!(run.job("attest").conclusion, Conclusion::Success);
 //! let holds = wf.job_runs(&settings, "attest", &[("assemble", Conclusion::Failure)])?;
 //! let labels = evaluate("${{ fromJSON(inputs.runs-on) }}", &contexts)?;
 //! ```
 //!
-//! `Settings` says what the run gets (inputs, secrets, the runner's
+//! (`Workflow::parse` reads a workflow's text, `actions()` lists every
+//! `uses:`.) `Settings` says what the run gets (inputs, secrets, the runner's
 //! variables, injected `Fault`s); `Run` holds a `JobReport` per job. Two
 //! stand-ins for what GitHub provides come with it: `FileServer` (a static
 //! file server for the test's collector release) and `CacheFront` with
