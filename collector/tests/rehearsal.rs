@@ -39,9 +39,7 @@ use clap::Parser as _;
 use runner_bench_format::Affinity;
 use runner_bench_format::measured::{CacheMethod, DigestCheck, KeyMatch, Observation, Status};
 use runner_bench_format::{AnyResult, MeasuredResult, read_file};
-use workflow::azure::CacheFront;
-use workflow::run::{Conclusion, Fault, Run, Settings};
-use workflow::{Workflow, http::FileServer};
+use workflow::{CacheFront, Conclusion, Fault, FileServer, JobReport, Run, Settings, Workflow};
 
 /// The repository: the working tree `actions/checkout` copies.
 fn repo() -> PathBuf {
@@ -95,7 +93,7 @@ fn the_runner_runs_its_fixture_as_github_would() {
     s.secrets = pairs(&[("token", "s3cret-value")]);
     s.js_env =
         pairs(&[("ACTIONS_RUNTIME_TOKEN", "rehearsal-runtime-token"), ("ACTIONS_RESULTS_URL", "http://127.0.0.1:9/")]);
-    let run = workflow::run::run(&wf, &s).unwrap();
+    let run = wf.run(&s).unwrap();
     eprintln!("{}", run.table());
     assert_eq!(
         run.conclusions(),
@@ -197,7 +195,7 @@ fn what_the_runner_cannot_evaluate_stops_the_rehearsal_naming_where() {
     let dir = tempfile::tempdir().unwrap();
     let text = "on: { workflow_call: {} }\njobs:\n  a:\n    runs-on: x\n    steps:\n      - id: collector\n        run: echo\n      - name: Use it\n        env: { COLLECTOR: '${{ steps.colector.outputs.path }}' }\n        run: echo\n";
     let wf = Workflow::parse(text, Path::new("typo.yml")).unwrap();
-    let err = workflow::run::run(&wf, &settings(dir.path())).unwrap_err();
+    let err = wf.run(&settings(dir.path())).unwrap_err();
     assert_eq!(
         format!("{err:#}"),
         "job a: step 2 (Use it): env.COLLECTOR: `${{ steps.colector.outputs.path }}`: steps.colector does not exist"
@@ -214,7 +212,7 @@ fn faults_are_injected_where_asked() {
         Fault::ShareInstance { job: "not-cancelled".into(), with: "produce".into() },
         Fault::LoseRunner { job: "slow".into() },
     ];
-    let run = workflow::run::run(&wf, &s).unwrap();
+    let run = wf.run(&s).unwrap();
     let produce = run.job("produce");
     assert_eq!(run.job("not-cancelled").outputs["boot-id"], produce.instance.as_ref().unwrap().boot_id.as_str());
     assert!(produce.workspace.as_ref().unwrap().join("note.txt").is_file());
@@ -291,7 +289,7 @@ fn only_a_run_of_upstreams_release_is_attested() {
         let mut s = settings(dir.path());
         s.inputs = pairs(&[("runs-on", "rehearsal"), ("provider", PROVIDER), ("runner", RUNNER)]);
         s.inputs.extend(pairs(inputs));
-        workflow::run::job_runs(&wf, &s, job, ended).unwrap()
+        wf.job_runs(&s, job, ended).unwrap()
     };
     assert!(runs("attest", &[], &[]));
     assert!(runs(
@@ -326,8 +324,7 @@ fn runs_on_takes_a_label_a_json_label_list_or_a_group() {
     let eval = |given: &str| {
         let mut contexts = serde_json::Map::new();
         contexts.insert("inputs".into(), serde_json::json!({"runs-on": given}));
-        let scope = workflow::expr::Scope { contexts: &contexts, status: None };
-        workflow::expr::field_value(text, &scope).unwrap()
+        workflow::evaluate(text, &contexts).unwrap()
     };
     assert_eq!(eval("my-runner"), serde_json::json!("my-runner"));
     assert_eq!(eval(r#"["self-hosted", "linux", "x64"]"#), serde_json::json!(["self-hosted", "linux", "x64"]));
@@ -406,7 +403,7 @@ impl Stage {
             ("RUNNER_BENCH_INTERNET_CA_CERT", &speed.ca_cert().display().to_string()),
         ]);
         s.js_env = pairs(&[("ACTIONS_RUNTIME_TOKEN", azurite::TOKEN), ("ACTIONS_RESULTS_URL", &results_url)]);
-        s.hosts = vec![(workflow::azure::blob_host(), "127.0.0.1".into())];
+        s.hosts = vec![(workflow::blob_host(), "127.0.0.1".into())];
         s.faults = faults;
         Stage { _front: front, _cache: cache, _librespeed: speed, _release: server, dir, settings: s }
     }
@@ -428,7 +425,7 @@ impl Stage {
     }
 
     fn rehearse(&self) -> Run {
-        let run = workflow::run::run(&benchmark_workflow(), &self.settings).unwrap();
+        let run = benchmark_workflow().run(&self.settings).unwrap();
         eprintln!("{}", run.table());
         run
     }
@@ -697,7 +694,7 @@ fn a_result_other_than_assembles_is_refused() {
     let wf = benchmark_workflow();
     let attest = wf.job("attest").unwrap();
     let check = attest.steps.iter().find(|s| s.display_name() == "Refuse a result that is not the one assemble wrote");
-    let workflow::model::StepAction::Run { script, .. } = &check.unwrap().action else { panic!("not a run: step") };
+    let script = check.unwrap().script().expect("a run: step");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("r.json");
     std::fs::write(&file, "{}\n").unwrap();
@@ -815,7 +812,7 @@ fn a_restore_on_the_instance_that_saved_is_refused() {
 }
 
 /// A job's log for a failure message.
-struct JobLog<'a>(&'a workflow::run::JobReport);
+struct JobLog<'a>(&'a JobReport);
 
 impl std::fmt::Display for JobLog<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -22,7 +22,7 @@
 //!   points over the official @actions/cache package under node
 //!   (tests/cache-service/action.mjs), with the runner's JavaScript-action
 //!   variables: the real tar and zstd, through PATH (run.rs).
-//! - `actions/attest-build-provenance` and `actions/attest`: cannot sign
+//! - `actions/attest-build-provenance`: cannot sign
 //!   offline; they refuse a job without the OIDC token's request variables
 //!   (no `id-token: write`), check the subjects exist (or take
 //!   `subject-digest`), record their SHA-256 in a bundle file marked as
@@ -58,7 +58,7 @@ impl Action {
             "actions/upload-artifact" => Action::UploadArtifact,
             "actions/download-artifact" => Action::DownloadArtifact,
             "actions/github-script" => Action::GithubScript,
-            "actions/attest-build-provenance" | "actions/attest" => Action::Attest,
+            "actions/attest-build-provenance" => Action::Attest,
             "actions/cache/save" => Action::CacheSave,
             "actions/cache/restore" => Action::CacheRestore,
             _ => return None,

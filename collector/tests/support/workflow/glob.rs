@@ -1,5 +1,6 @@
 //! The path patterns of the artifact actions (@actions/glob): `*` and `?`
-//! within one path segment, `**` for any number of segments.
+//! within one path segment, `**` for any number of segments, matched by
+//! globset; and the file listing they are matched against.
 
 use std::path::{Path, PathBuf};
 
@@ -14,30 +15,12 @@ pub(crate) fn search_root(pattern: &str) -> PathBuf {
     PathBuf::from(literal.join("/"))
 }
 
-/// Whether a `/`-separated relative path matches a `/`-separated pattern.
+/// Whether a `/`-separated relative path matches a `/`-separated pattern:
+/// globset with `literal_separator`, so that `*` and `?` stay within one
+/// segment, as in @actions/glob. A pattern globset cannot read matches
+/// nothing.
 pub(crate) fn matches(pattern: &str, path: &str) -> bool {
-    let p: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
-    let s: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    segments(&p, &s)
-}
-
-fn segments(p: &[&str], s: &[&str]) -> bool {
-    match (p.first(), s.first()) {
-        (None, None) => true,
-        (Some(&"**"), _) => segments(&p[1..], s) || (!s.is_empty() && segments(p, &s[1..])),
-        (Some(pat), Some(seg)) => segment(pat.as_bytes(), seg.as_bytes()) && segments(&p[1..], &s[1..]),
-        _ => false,
-    }
-}
-
-fn segment(p: &[u8], s: &[u8]) -> bool {
-    match (p.first(), s.first()) {
-        (None, None) => true,
-        (Some(b'*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
-        (Some(b'?'), Some(_)) => segment(&p[1..], &s[1..]),
-        (Some(a), Some(b)) => a == b && segment(&p[1..], &s[1..]),
-        _ => false,
-    }
+    globset::GlobBuilder::new(pattern).literal_separator(true).build().is_ok_and(|g| g.compile_matcher().is_match(path))
 }
 
 /// Every file below `dir`, as paths relative to it with `/`, sorted.

@@ -3,28 +3,59 @@
 //! the jobs and steps are read from the workflow file itself and run in its
 //! order, each job in a simulated OS instance of its own.
 //!
-//! The stages: `model` (the file → `Workflow`), `expr` (`${{ … }}`), `run`
-//! (`Workflow` + `Settings` → `Run`), with `files` (the file commands),
-//! `actions` (the simulated actions), `instance` (simulated OS instances),
-//! `glob` (artifact path patterns), and two stand-ins for what GitHub
-//! provides: `http` (a static file server for the test's collector release)
-//! and `azure` (the cache service double's SAS URLs in Azure's form).
+//! The whole face, as tests/rehearsal.rs uses it:
 //!
-//! What it leaves out is refused, not ignored: an unknown workflow key, an
-//! expression it cannot evaluate, an action it does not simulate. Jobs run
-//! one at a time (GitHub would run independent jobs in parallel; the
-//! benchmark workflow chains its jobs); `permissions` is read for
+//! ```ignore
+//! let wf = Workflow::load(Path::new(".github/workflows/benchmark.yml"))?;
+//! let ids: Vec<&str> = wf.order()?.iter().map(|j| j.id.as_str()).collect();
+//! let script = wf.job("attest").unwrap().steps[0].script(); // as written
+//! let run: Run = wf.run(&settings)?; // every job, in order
+//! assert_eq!(run.job("attest").conclusion, Conclusion::Success);
+//! let holds = wf.job_runs(&settings, "attest", &[("assemble", Conclusion::Failure)])?;
+//! let labels = evaluate("${{ fromJSON(inputs.runs-on) }}", &contexts)?;
+//! ```
+//!
+//! (`Workflow::parse` reads a workflow's text, `actions()` lists every
+//! `uses:`.) `Settings` says what the run gets (inputs, secrets, the runner's
+//! variables, injected `Fault`s); `Run` holds a `JobReport` per job. Two
+//! stand-ins for what GitHub provides come with it: `FileServer` (a static
+//! file server for the test's collector release) and `CacheFront` with
+//! `blob_host` (the cache service double's SAS URLs in Azure's form).
+//!
+//! Inside: `model` (the file → `Workflow`, over github-actions-models),
+//! `expr` (`${{ … }}`, over github-actions-expressions), `run` (`Workflow`
+//! and `Settings` → `Run`), with `files` (the file commands), `actions`
+//! (the simulated actions), `instance` (simulated OS instances) and `glob`
+//! (artifact path patterns, over globset).
+//!
+//! What it leaves out is refused, not ignored: a workflow key it does not
+//! run, an expression it cannot evaluate, an action it does not simulate.
+//! Jobs run one at a time (GitHub would run independent jobs in parallel;
+//! the benchmark workflow chains its jobs); `permissions` is read for
 //! `id-token` only (which jobs get the OIDC token double, run.rs), and
 //! `concurrency` is read and ignored.
 
-pub(crate) mod actions;
-pub(crate) mod azure;
-pub(crate) mod expr;
-pub(crate) mod files;
-pub(crate) mod glob;
-pub(crate) mod http;
-pub(crate) mod instance;
-pub(crate) mod model;
-pub(crate) mod run;
+mod actions;
+mod azure;
+mod expr;
+mod files;
+mod glob;
+mod http;
+mod instance;
+mod model;
+mod run;
 
+pub(crate) use azure::{CacheFront, blob_host};
+pub(crate) use http::FileServer;
 pub(crate) use model::Workflow;
+pub(crate) use run::{Conclusion, Fault, JobReport, Run, Settings};
+
+/// Evaluates a field's text (`${{ … }}` in text, or one expression alone,
+/// which keeps its value's type) where only `contexts` exist, as run.rs
+/// evaluates `runs-on`.
+pub(crate) fn evaluate(
+    text: &str,
+    contexts: &serde_json::Map<String, serde_json::Value>,
+) -> anyhow::Result<serde_json::Value> {
+    expr::field_value(text, &expr::Scope { contexts, status: None })
+}

@@ -191,8 +191,21 @@ impl Run {
     }
 }
 
+impl Workflow {
+    /// Runs every job, in `order()`, with `settings`.
+    pub(crate) fn run(&self, settings: &Settings) -> anyhow::Result<Run> {
+        run(self, settings)
+    }
+
+    /// Whether job `id` would run, with the caller's `settings.inputs` and
+    /// every job upstream of it ended as `ended` says: `job_runs`.
+    pub(crate) fn job_runs(&self, settings: &Settings, id: &str, ended: &[(&str, Conclusion)]) -> anyhow::Result<bool> {
+        job_runs(self, settings, id, ended)
+    }
+}
+
 /// Runs every job of `wf`.
-pub(crate) fn run(wf: &Workflow, settings: &Settings) -> anyhow::Result<Run> {
+fn run(wf: &Workflow, settings: &Settings) -> anyhow::Result<Run> {
     let inputs = inputs(wf, settings)?;
     let mut secrets = Map::new();
     secrets.insert("GITHUB_TOKEN".into(), Value::String(String::new()));
@@ -279,7 +292,6 @@ fn inputs(wf: &Workflow, settings: &Settings) -> anyhow::Result<Map<String, Valu
             (_, None) => match spec.kind {
                 InputKind::String => Value::String(String::new()),
                 InputKind::Boolean => Value::Bool(false),
-                InputKind::Number => json!(0),
             },
             (InputKind::String, Some(t)) => Value::String(t),
             (InputKind::Boolean, Some(t)) => match t.as_str() {
@@ -287,10 +299,6 @@ fn inputs(wf: &Workflow, settings: &Settings) -> anyhow::Result<Map<String, Valu
                 "false" => Value::Bool(false),
                 _ => bail!("input {}: {t:?} is not a boolean", spec.name),
             },
-            (InputKind::Number, Some(t)) => {
-                let n: f64 = t.parse().with_context(|| format!("input {}: {t:?} is not a number", spec.name))?;
-                serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)
-            }
         };
         out.insert(spec.name.clone(), value);
     }
@@ -534,12 +542,7 @@ fn condition_holds(job: &Job, base: &Map<String, Value>, ancestors: &[Conclusion
 /// and defaulted as `run` does) and every job upstream of it ended as
 /// `ended` says (a job not listed succeeded, with no outputs): its `if:`
 /// alone, evaluated as `run` does, with nothing run.
-pub(crate) fn job_runs(
-    wf: &Workflow,
-    settings: &Settings,
-    id: &str,
-    ended: &[(&str, Conclusion)],
-) -> anyhow::Result<bool> {
+fn job_runs(wf: &Workflow, settings: &Settings, id: &str, ended: &[(&str, Conclusion)]) -> anyhow::Result<bool> {
     let job = wf.job(id).with_context(|| format!("the workflow has no job {id}"))?;
     let conclusion = |n: &str| ended.iter().find(|(j, _)| *j == n).map_or(Conclusion::Success, |(_, c)| *c);
     let needs: Map<String, Value> =
@@ -565,7 +568,7 @@ fn job_field(
         names.iter().filter_map(|n| base.get(*n).map(|v| (n.to_string(), v.clone()))).collect();
     let scope = Scope { contexts: &contexts, status };
     match field {
-        "if" => expr::eval(&expr::condition(text)?, &scope),
+        "if" => expr::condition(text, &scope).map(Value::Bool),
         "timeout-minutes" => expr::field_value(text, &scope),
         _ => expr::interpolate(text, &scope).map(Value::String),
     }
@@ -658,9 +661,8 @@ impl JobRun<'_> {
         }
         let condition = step.condition.as_deref().unwrap_or("success()");
         let status_scope = Scope { contexts: &contexts, status: Some(self.status()) };
-        let go =
-            expr::eval(&expr::condition(condition)?, &status_scope).with_context(|| format!("if: `{condition}`"))?;
-        if !expr::truthy(&go) {
+        let go = expr::condition(condition, &status_scope).with_context(|| format!("if: `{condition}`"))?;
+        if !go {
             if let Some(id) = &step.id {
                 self.steps.insert(id.clone(), json!({"outputs": {}, "outcome": "skipped", "conclusion": "skipped"}));
             }
