@@ -423,8 +423,15 @@ pub fn build_cached(
     let parts = memo.as_deref().map(|m| &m.parts);
     let (overview_part, (coverage_part, servers)) = rayon::join(
         || {
-            let rows = overview::rows(&model, &providers, opts.now);
-            rows_page(parts, common_key, "overview", &rows, || overview::page(&tera, &common, &rows))
+            let sections = overview::sections(&model, &providers, opts.now);
+            let by_cost = overview::by_cost(&sections);
+            let page = |name, s: &Vec<overview::Section>, order| {
+                rows_page(parts, common_key, name, s, || overview::page(&tera, &common, s, order))
+            };
+            Ok::<_, anyhow::Error>([
+                page("overview", &sections, "coremark")?,
+                page("overview/by-cost", &by_cost, "cost")?,
+            ])
         },
         || {
             rayon::join(
@@ -440,8 +447,8 @@ pub fn build_cached(
     html_pages.extend(servers.urls);
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    join_parts(&mut site, vec![overview_part?], memo.as_deref_mut().map(|m| &mut m.parts));
-    html_pages.push("/overview/".into());
+    join_parts(&mut site, Vec::from(overview_part?), memo.as_deref_mut().map(|m| &mut m.parts));
+    html_pages.extend(["/overview/".into(), "/overview/by-cost/".into()]);
 
     for p in &content {
         site.add(format!("{}/index.html", p.slug), pages::page(&tera, &common, p)?);
