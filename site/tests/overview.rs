@@ -43,9 +43,9 @@ fn sections(out: &Path, page: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The group of the repository's CoreMark figures, protocols 5 and 6.
-const CPU_GROUP: &str = "Protocols 5 and 6, imported from published reports on Latchkey, StarSling and Ubicloud runners, run dates not \
-     published";
+/// The group of the repository's CoreMark figures, protocols 6 and 5.
+const CPU_GROUP: &str = "Published protocols 6 and 5, imported from published reports on Latchkey, StarSling and \
+                         Ubicloud runners, run dates not published";
 
 const STARSLING: &str = "name = \"StarSling\"\nsite = \"https://starsling.example\"\n\
                          [runners.starsling-linux-x64]\nvcpu = 2\nmemory_gib = 8\ndisk_gb = 75\narch = \"x64\"\n\
@@ -99,9 +99,8 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     // Disk has one group per protocol, named in its cells; cache and
     // internet one for both, like CoreMark (the cache group, of another
     // stage, is named once in the caption).
-    let disk5 =
-        "Protocol 5, imported from published reports on Latchkey and StarSling runners, run dates not published";
-    let disk6 = "Protocol 6, imported from published reports on Ubicloud runners, run dates not published";
+    let disk5 = "Published protocol 5, imported from published reports on Latchkey and StarSling runners, run dates not published";
+    let disk6 = "Published protocol 6, imported from published reports on Ubicloud runners, run dates not published";
     let cache = format!("{CPU_GROUP}, action method");
     let of = |g: &str| format!("<span class=\"reason\">of group: {g}</span>");
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
@@ -416,7 +415,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
     build_into(dir.path(), out.path());
     let sections = sections(out.path(), "overview");
     assert_eq!(sections.len(), 1, "{sections:#?}");
-    assert_eq!(sections[0].0, "Protocol 1, measured");
+    assert_eq!(sections[0].0, "Published protocol 1, measured");
     assert_eq!(
         sections[0].1,
         [format!(
@@ -425,7 +424,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
              (Sharktech, Amsterdam)</span></td></tr>",
             runner("example", "Example Cloud", "example-linux-x64", "not stated", "not stated", "not stated"),
             cell(
-                "Protocol 1, measured, client method",
+                "Published protocol 1, measured, client method",
                 "23.17",
                 "100 %",
                 true,

@@ -34,6 +34,7 @@ pub mod csv;
 pub mod error;
 mod error_page;
 pub mod feed;
+mod group_name;
 mod history;
 mod home;
 pub(crate) mod html;

@@ -21,6 +21,7 @@ use std::collections::hash_map::Entry;
 use serde::Serialize;
 use tera::Tera;
 
+use super::group_name::group_name;
 use super::pages::{Common, render};
 use crate::model::{self, Group, Model, ProfileRef, Row, leading};
 use crate::providers::{MachineView, Providers};
@@ -267,10 +268,8 @@ pub fn by_cost(sections: &[Section]) -> Vec<Section> {
     sections
 }
 
-/// What each table of each group compares, in words, by (group index,
-/// table index): `Protocol 6, measured`, `Protocols 5 and 6, imported from
-/// published reports on Latchkey and Ubicloud runners, run dates not
-/// published`; the second table of a CoreMark or cache group adds what
+/// What each table of each group compares, in words (`group_name`), by
+/// (group index, table index); the second table of a CoreMark or cache group adds what
 /// sets it apart. Names that would be the same for two tables are told
 /// apart by a variant number, never by a key.
 fn group_names(groups: &[Group]) -> HashMap<(usize, usize), String> {
@@ -293,7 +292,7 @@ fn group_names(groups: &[Group]) -> HashMap<(usize, usize), String> {
             if metas.is_empty() {
                 continue;
             }
-            let mut name = format!("{}{what}", words(g, metas));
+            let mut name = format!("{}{what}", group_name(g, metas.iter().copied()));
             let n = seen.entry(format!("{}:{name}", g.stage)).or_insert(0);
             *n += 1;
             if *n > 1 {
@@ -303,39 +302,6 @@ fn group_names(groups: &[Group]) -> HashMap<(usize, usize), String> {
         }
     }
     names
-}
-
-/// A group's protocols, source and dates in words.
-fn words(g: &Group, metas: &[&model::Meta]) -> String {
-    let mut protocols: Vec<u32> = g.profiles.iter().filter_map(|p| p.protocol).collect();
-    protocols.sort_unstable();
-    protocols.dedup();
-    let protocol = match protocols.as_slice() {
-        [] => "No published protocol".to_string(),
-        [one] => format!("Protocol {one}"),
-        many => {
-            let (last, first) = many.split_last().expect("two or more");
-            let first: Vec<String> = first.iter().map(u32::to_string).collect();
-            format!("Protocols {} and {last}", first.join(", "))
-        }
-    };
-    if !g.imported {
-        return format!("{protocol}, measured");
-    }
-    let mut providers: Vec<&str> = metas.iter().map(|m| m.provider_name.as_str()).collect();
-    providers.sort_unstable();
-    providers.dedup();
-    let providers = match providers.as_slice() {
-        [one] => one.to_string(),
-        [first @ .., last] => format!("{} and {last}", first.join(", ")),
-        [] => String::new(),
-    };
-    let dates = match metas.iter().filter(|m| !m.date_measured).count() {
-        0 => "",
-        n if n == metas.len() => ", run dates not published",
-        _ => ", some run dates not published",
-    };
-    format!("{protocol}, imported from published reports on {providers} runners{dates}")
 }
 
 /// A runner's row chosen for a stage, with the best of its table.
