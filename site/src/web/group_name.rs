@@ -22,7 +22,8 @@ pub(super) fn group_words(g: &Group) -> String {
 }
 
 /// `group_words`, capitalized, and for imported rows (`metas`, the rows
-/// of the tables named) whose runners' providers they are and whether
+/// of the tables named) whose runners' providers they are (up to three
+/// named, else how many) and whether
 /// their run dates are published: `Published protocols 6 and 5, imported
 /// from published reports on Latchkey and Ubicloud runners, run dates not
 /// published`.
@@ -41,7 +42,8 @@ pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta
     match providers.as_slice() {
         [] => {}
         [one] => name.push_str(&format!(" on {one} runners")),
-        [first @ .., last] => name.push_str(&format!(" on {} and {last} runners", first.join(", "))),
+        [first @ .., last] if first.len() < 3 => name.push_str(&format!(" on {} and {last} runners", first.join(", "))),
+        many => name.push_str(&format!(" on runners of {} providers", many.len())),
     }
     match metas.iter().filter(|m| !m.date_measured).count() {
         0 => {}
@@ -49,4 +51,14 @@ pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta
         _ => name.push_str(", some run dates not published"),
     }
     name
+}
+
+/// Every row's meta of every table of `g`, for `group_name`.
+pub(super) fn metas(g: &Group) -> impl Iterator<Item = &Meta> {
+    (g.cpu.iter().map(|r| &*r.meta))
+        .chain(g.cpu_eembc.iter().map(|r| &*r.meta))
+        .chain(g.disk.iter().map(|r| &*r.meta))
+        .chain(g.cache.iter().map(|r| &*r.meta))
+        .chain(g.cache_action.iter().map(|r| &*r.meta))
+        .chain(g.internet.iter().map(|r| &*r.meta))
 }
