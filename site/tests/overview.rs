@@ -292,7 +292,8 @@ fn runner_pages_show_the_machine_and_price_or_not_stated() {
     assert!(none.contains("<dt>vCPU</dt><dd>not stated</dd>"), "{none}");
     assert!(none.contains("<dt>Price</dt><dd>not stated</dd>"));
     assert!(none.contains("No provider file states this runner's machine or price"));
-    assert!(!none.contains("per ¢/min"));
+    // No figure per cent per minute (the legend still defines it).
+    assert!(!none.contains("<span class=\"per-cent\""), "{none}");
 }
 
 #[test]
