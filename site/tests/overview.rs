@@ -313,6 +313,36 @@ fn text_from_provider_files_is_escaped() {
     assert!(page.contains("&quot;&gt;&lt;img&#x2F;src=x&#x2F;onerror=alert(4)&gt;"), "{page}");
 }
 
+/// A group's name holds the provider names of its imported results, text
+/// from result files: escaped in every heading, title and caption.
+#[test]
+fn group_names_from_result_files_are_escaped() {
+    let results = tempfile::tempdir().unwrap();
+    copy_dir(Path::new(REPO_RESULTS), results.path());
+    for arch in ["x64", "arm64"] {
+        let rel = format!("ubicloud/ubicloud-linux-{arch}/2026-11-29-imported-2c7ad0467348.json");
+        let mut v: serde_json::Value = serde_json::from_str(&read(results.path(), &rel)).unwrap();
+        v["provider"]["name"] = "<script>alert(6)</script>\" title=\"x".into();
+        put(results.path(), &rel, &v);
+    }
+    let out = tempfile::tempdir().unwrap();
+    build_into(results.path(), out.path());
+    for rel in
+        ["overview/index.html", "overview/by-cost/index.html", "index.html", "tables/ff90bf001f08/cpu/index.html"]
+    {
+        let Ok(page) = std::fs::read_to_string(out.path().join(rel)) else { continue };
+        assert!(!page.contains("<script>alert(6)") && !page.contains("\" title=\"x"), "{rel}: {page}");
+    }
+    let page = read(out.path(), "overview/index.html");
+    assert!(
+        page.contains(
+            "imported from published reports on &lt;script&gt;alert(6)&lt;&#x2F;script&gt;&quot; title=&quot;x, \
+             Latchkey and StarSling runners"
+        ),
+        "{page}"
+    );
+}
+
 #[test]
 fn a_bad_provider_file_fails_the_build_and_the_check() {
     let content = content(&[("starsling", "name = \"StarSling\"\n[runners.starsling-linux-x64]\ncores = 2\n")]);
