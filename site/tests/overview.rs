@@ -96,13 +96,14 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     let sections = sections(out.path(), "overview");
     let no = "<td class=\"num\">—</td>";
     let not_stated = "<td class=\"num\">not stated</td>";
-    // Disk has one group per protocol, named in its cells; cache and
-    // internet one for both, like CoreMark (the cache group, of another
-    // stage, is named once in the caption).
+    // Disk has one group per protocol: the caption names each, with a
+    // letter that its cells show; cache and internet have one for both
+    // protocols, like CoreMark (the cache group, of another stage, is
+    // named once in the caption).
     let disk5 = "Published protocol 5, imported from published reports on Latchkey and StarSling runners, run dates not published";
     let disk6 = "Published protocol 6, imported from published reports on Ubicloud runners, run dates not published";
     let cache = format!("{CPU_GROUP}, action method");
-    let of = |g: &str| format!("<span class=\"reason\">of group: {g}</span>");
+    let (a, b) = ("<span class=\"reason\">group A</span>", "<span class=\"reason\">group B</span>");
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
     let libre = note("LibreSpeed (Sharktech, Amsterdam)");
     let unavailable = format!("<td class=\"num marked\">—{libre}</td>");
@@ -118,14 +119,14 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             runner("starsling", "StarSling", "starsling-linux-x64", "x64", "linux", "2 vCPU, 8 GiB memory, 75 GB disk"),
             cell(CPU_GROUP, "38217.67", "100 %", true, ""),
             price("starsling.example", "0.008", "$0.00400", "2026-11-20", false),
-            cell(disk5, "14237.22", "100 %", true, &of(disk5)),
+            cell(disk5, "14237.22", "100 %", true, a),
             cell(&cache, "63.60", "49 %", false, &note("GitHub Actions cache, action")),
         ),
         format!(
             "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
             runner("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated", "not stated"),
             cell(CPU_GROUP, "33392.77", "87 %", false, ""),
-            cell(disk6, "9757.28", "100 %", true, &of(disk6)),
+            cell(disk6, "9757.28", "100 %", true, b),
             cell(&cache, "45.94", "35 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
@@ -140,7 +141,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             ),
             cell(CPU_GROUP, "30065.35", "79 %", false, ""),
             price("latchkey.example", "0.004", "$0.00100", "2026-06-03", true),
-            cell(disk5, "2051.53", "14 %", false, &of(disk5)),
+            cell(disk5, "2051.53", "14 %", false, a),
             cell(&cache, "130.94", "100 %", true, &note("Latchkey Fast Cache, action")),
             cell(CPU_GROUP, "201.70", "100 %", true, &libre),
         ),
@@ -148,7 +149,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
             runner("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated", "not stated"),
             cell(CPU_GROUP, "21630.02", "57 %", false, ""),
-            cell(disk6, "4346.70", "45 %", false, &of(disk6)),
+            cell(disk6, "4346.70", "45 %", false, b),
             cell(&cache, "48.58", "37 %", false, &note("Ubicloud transparent cache, action")),
         ),
     ];
@@ -173,7 +174,8 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     assert!(
         page.contains(&format!(
             "<caption>4 runners, fastest CoreMark first; the group's fastest one-thread CoreMark: 38217.67 it/s \
-             (starsling-linux-x64). Cache restore MiB&#x2F;s against the group “{cache}”.</caption>"
+             (starsling-linux-x64). Random read IOPS, group A: against “{disk5}”. Random read IOPS, group B: \
+             against “{disk6}”. Cache restore MiB&#x2F;s: against “{cache}”.</caption>"
         )),
         "{page}"
     );

@@ -43,9 +43,11 @@ pub struct Headline {
     pub marked: bool,
     /// The comparison group it is set against, in words (`group_name`).
     pub group: String,
-    /// Whether `group` is not the section's (the figure's stage groups
-    /// other results than CoreMark does): the cell then names it.
-    pub other_group: bool,
+    /// Where `group` is not the section's (the figure's stage groups other
+    /// results than CoreMark does) and the column's figures are set against
+    /// more than one group: which of them, e.g. `group A`, that the caption
+    /// names (`Section::other_groups`).
+    pub tag: Option<String>,
 }
 
 /// One runner's row.
@@ -88,10 +90,11 @@ pub struct Section {
     pub fastest: Option<String>,
     pub fastest_runner: Option<String>,
     pub rows: Vec<OverviewRow>,
-    /// Per stage column whose figures of this section are all set against
-    /// one group other than the section's: the column and that group, said
-    /// once in the caption instead of in every cell.
-    pub other_groups: Vec<(&'static str, String)>,
+    /// The groups other than the section's that its disk, cache and
+    /// internet figures are set against, said once in the caption: the
+    /// column, the cells' tag where the column has more than one group
+    /// (`Headline::tag`), and the group.
+    pub other_groups: Vec<(&'static str, Option<String>, String)>,
     /// The group's index in the model and the table's in the group.
     #[serde(skip)]
     order: (usize, usize),
@@ -115,10 +118,8 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
         let machine = providers.machine(&r.provider_id, &r.label, now);
         let who = (r.provider_id.as_str(), r.label.as_str());
         let c = cpu.remove(&who);
-        let section = c.as_ref().map(|c| (c.group, c.table));
-        let here = section.map(|s| names[&s].as_str()).unwrap_or("");
         let name = |gi: usize, ti: usize| names[&(gi, ti)].clone();
-        let headline = |c: &Chosen<'_, _>, text, note| c.headline(text, note, name(c.group, c.table), here);
+        let headline = |c: &Chosen<'_, _>, text, note| c.headline(text, note, name(c.group, c.table));
         let cost = c.as_ref().and_then(|c| cost_of_work(machine.usd_per_minute, c.value, c.best, c.row.marked));
         let row = OverviewRow {
             provider_id: r.provider_id.clone(),
@@ -129,20 +130,17 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
             cost: cost.map(money),
             cost_usd: cost,
-            disk: disk
-                .remove(&who)
-                .map(|c| c.headline(|f| f.rand_read.clone(), |_| None, name(c.group, c.table), here)),
+            disk: disk.remove(&who).map(|c| c.headline(|f| f.rand_read.clone(), |_| None, name(c.group, c.table))),
             cache: cache.remove(&who).map(|c| {
                 c.headline(
                     |f| f.restore_mib_per_s.clone(),
                     |f| Some(format!("{}, {}", f.backend, f.method_label)),
                     name(c.group, c.table),
-                    here,
                 )
             }),
             internet: internet
                 .remove(&who)
-                .map(|c| c.headline(|f| f.download.clone(), |f| Some(f.service.clone()), name(c.group, c.table), here)),
+                .map(|c| c.headline(|f| f.download.clone(), |f| Some(f.service.clone()), name(c.group, c.table))),
             machine,
         };
         let Some(c) = c else {
@@ -195,8 +193,9 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
     sections
 }
 
-/// Moves a stage column's group to the caption where every figure of the
-/// column is set against the same group, other than the section's.
+/// Names in the caption the groups other than the section's that a stage
+/// column's figures are set against: one such group for the whole column
+/// without a tag in the cells, else each with a letter that its cells show.
 fn caption_groups(s: &mut Section) {
     type Pick = fn(&mut OverviewRow) -> Option<&mut Headline>;
     let columns: [(&str, Pick); 3] = [
@@ -208,11 +207,24 @@ fn caption_groups(s: &mut Section) {
         let mut groups: Vec<String> = s.rows.iter_mut().filter_map(pick).map(|h| h.group.clone()).collect();
         groups.sort_unstable();
         groups.dedup();
-        if let [one] = groups.as_slice()
-            && *one != s.name
-        {
-            s.other_groups.push((column, one.clone()));
-            s.rows.iter_mut().filter_map(pick).for_each(|h| h.other_group = false);
+        let all = groups.len();
+        groups.retain(|g| *g != s.name);
+        if all == 1 && groups.len() == 1 {
+            s.other_groups.push((column, None, groups.remove(0)));
+            continue;
+        }
+        for (i, g) in groups.into_iter().enumerate() {
+            // Past Z, the letters go on as AA, AB…: no section has that many
+            // groups of one stage today.
+            let letter = |n: usize| char::from(b'A' + u8::try_from(n % 26).expect("under 26"));
+            let tag = match i {
+                0..26 => format!("group {}", letter(i)),
+                _ => format!("group {}{}", letter(i / 26 - 1), letter(i)),
+            };
+            for h in s.rows.iter_mut().filter_map(pick).filter(|h| h.group == g) {
+                h.tag = Some(tag.clone());
+            }
+            s.other_groups.push((column, Some(tag), g));
         }
     }
 }
@@ -315,13 +327,7 @@ struct Chosen<'a, T> {
 }
 
 impl<T> Chosen<'_, T> {
-    fn headline(
-        &self,
-        text: impl Fn(&T) -> String,
-        note: impl Fn(&T) -> Option<String>,
-        group: String,
-        section: &str,
-    ) -> Headline {
+    fn headline(&self, text: impl Fn(&T) -> String, note: impl Fn(&T) -> Option<String>, group: String) -> Headline {
         // A marked row (incomplete or excluded) is not compared, as the
         // comparison tables rank it after the others and plot it not at all.
         let (relative, best) = match (self.value, self.best) {
@@ -339,7 +345,7 @@ impl<T> Chosen<'_, T> {
             best,
             note: note(&self.row.fig),
             marked: self.row.marked || self.row.meta.stale,
-            other_group: group != section,
+            tag: None,
             group,
         }
     }
