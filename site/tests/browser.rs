@@ -357,6 +357,8 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
         ("runner", linked("/runners/")),
         ("provider", "/providers/ubicloud/".into()),
         ("methodology", "/methodology/".into()),
+        ("overview", "/overview/".into()),
+        ("overview by cost", "/overview/by-cost/".into()),
         ("build-cache", "/build-cache/".into()),
         ("build-cache document", "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/".into()),
     ];
@@ -418,9 +420,8 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
             // Issue 49: a plot wider than a phone scrolls in its box, and
             // its caption says so (a plot cut at the edge looked cut off).
             if *name == "home" {
-                let hint = browser
-                    .eval("getComputedStyle(document.querySelector('figcaption'), '::before').content")
-                    .unwrap();
+                let hint =
+                    browser.eval("getComputedStyle(document.querySelector('figcaption'), '::before').content").unwrap();
                 let expected = if width == 390 { json!("\"Scroll the plot sideways. \"") } else { json!("none") };
                 assert_eq!(hint, expected, "home at {width} px: the plot caption's hint");
             }
@@ -456,7 +457,10 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
                     browser.eval("document.querySelectorAll('#t-history-cpu td:first-child a').length").unwrap();
                 assert!(stages.as_u64().unwrap() > 0, "runner ({path}): no CoreMark table with dates");
             }
-            if *name == "home" || *name == "runner" {
+            if name.starts_with("overview") {
+                overview_reads_by_group(browser, name, width);
+            }
+            if *name == "home" || *name == "runner" || *name == "overview" {
                 let shot = shots.join(format!("{name}-{width}.png"));
                 browser.screenshot(&shot);
                 assert!(std::fs::read(&shot).unwrap().len() > 10_000, "{name} at {width} px: empty screenshot");
@@ -465,6 +469,70 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
     }
     assert!(!svgs.is_empty(), "no page showed a plot");
     browser.resize(1280);
+}
+
+/// Issue 49: the overview, as the page at `width` shows it. Each table is
+/// one comparison group (its own `<tbody>`), named in its heading without
+/// a hash key, and orders and shares only its own rows: every CoreMark
+/// share names the section's group, the figures run from the fastest down
+/// (on the page by CoreMark), and each group's best is 100 % again. At 390
+/// px the runner and its first figure, CoreMark, are on screen.
+fn overview_reads_by_group(browser: &mut Browser, name: &str, width: u32) {
+    let sections = browser
+        .eval(
+            "Array.from(document.querySelectorAll('section.group')).map(s => ({
+               heading: s.querySelector('h2').textContent,
+               tables: s.querySelectorAll('table').length,
+               bodies: s.querySelectorAll('table > tbody').length,
+               groups: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].querySelector('.rel'))
+                 .filter(Boolean).map(e => e.title.replace('Against the best of its comparison group: ', '')),
+               shares: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].querySelector('.rel'))
+                 .filter(Boolean).map(e => e.textContent),
+               coremark: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1])
+                 .filter(c => c.querySelector('.rel')).map(c => parseFloat(c.textContent)),
+               right: Math.max(...Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].getBoundingClientRect().right)),
+               left: Math.min(...Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[0].getBoundingClientRect().left)),
+             }))",
+        )
+        .unwrap();
+    let sections = sections.as_array().unwrap();
+    assert!(sections.len() > 1, "{name}: the fixture has two CoreMark groups and runners without one: {sections:?}");
+    let headings = browser
+        .eval("Array.from(document.querySelectorAll('h1, h2, h3, caption, summary')).map(h => h.textContent)")
+        .unwrap();
+    for h in headings.as_array().unwrap() {
+        let h = h.as_str().unwrap();
+        let hash = h
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w.len() >= 12 && w.chars().all(|c| c.is_ascii_hexdigit()));
+        assert!(!hash, "{name}: a hash key in the heading {h:?}");
+    }
+    for s in sections {
+        let heading = s["heading"].as_str().unwrap();
+        assert_eq!((s["tables"].as_u64(), s["bodies"].as_u64()), (Some(1), Some(1)), "{name}: {heading}: one table");
+        assert!(
+            s["groups"].as_array().unwrap().iter().all(|g| g == heading),
+            "{name}: {heading}: a share against another group: {s}"
+        );
+        let shares = s["shares"].as_array().unwrap();
+        if !shares.is_empty() {
+            assert_eq!(shares.iter().filter(|x| *x == "100 %").count(), 1, "{name}: {heading}: one best: {s}");
+        }
+        if *name == *"overview" {
+            let figures: Vec<f64> = s["coremark"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            assert!(figures.windows(2).all(|w| w[0] >= w[1]), "{name}: {heading}: not fastest first: {figures:?}");
+            if !figures.is_empty() {
+                assert_eq!(shares[0], "100 %", "{name}: {heading}: the group's order restarts at its best");
+            }
+        }
+        if width == 390 {
+            let (left, right) = (s["left"].as_f64().unwrap(), s["right"].as_f64().unwrap());
+            assert!(
+                left >= 0.0 && right <= 390.0,
+                "{name}: {heading}: CoreMark column at {left}–{right} px, off a 390-px screen"
+            );
+        }
+    }
 }
 
 /// A plot's own width and its smallest `font-size`, px, from its SVG.
@@ -550,7 +618,11 @@ fn pages_load_in_chromium_without_errors() {
         (
             "overview",
             "/overview/",
-            vec!["<table class=\"sortable overview\" id=\"t-overview\">", "<select id=\"filter-arch\">", "per ¢/min"],
+            vec![
+                "<table class=\"sortable overview\" id=\"t-o-ff90bf001f08-cpu\">",
+                "<select id=\"filter-arch\">",
+                "Cost of one-thread work",
+            ],
         ),
         ("runner", "/runners/example/example-linux-x64/", vec!["<dl class=\"machine\">", "per ¢/min"]),
         ("estimate", "/estimate/", vec!["<form id=\"estimate-form\"", "<table class=\"estimate\">", "$0.0"]),
@@ -591,7 +663,7 @@ fn pages_load_in_chromium_without_errors() {
     // The overview's filters, from the address: only the arm64 runner.
     let dom = browser.load(&format!("http://127.0.0.1:{port}/overview/?arch=arm64"));
     let shown = browser.eval(
-        "Array.from(document.querySelectorAll('#t-overview tbody tr')).filter(r => !r.hidden).map(r => r.dataset.arch)",
+        "Array.from(document.querySelectorAll('table.overview tbody tr')).filter(r => !r.hidden).map(r => r.dataset.arch)",
     );
     assert_eq!(shown, Ok(json!(["arm64"])), "the architecture filter was not applied:\n{dom}");
     let problems = browser.problems();

@@ -60,7 +60,7 @@ fn each_implementation_has_its_own_table_plot_and_csv() {
         "{home}"
     );
     assert!(home.contains(
-        "<caption>CoreMark iterations per second (higher is better), median of the accepted samples, compiled from \
+        "<caption>CoreMark iterations per second on one thread (higher is better), median of the accepted samples, compiled from \
          EEMBC's own sources</caption>"
     ));
 

@@ -29,13 +29,23 @@ fn build(content: &Path, out: &Path) -> anyhow::Result<site::output::Built> {
     site::output::build_with(&o, out, &mut site::output::Writer::default())
 }
 
-/// The rows of the overview table, one per line.
-fn overview_rows(out: &Path) -> Vec<String> {
-    let page = read(out, "overview/index.html");
-    let table = &page[page.find("id=\"t-overview\"").unwrap()..];
-    let body = &table[table.find("<tbody>").unwrap() + 7..table.find("</tbody>").unwrap()];
-    body.lines().filter(|l| !l.is_empty()).map(str::to_string).collect()
+/// The overview's sections (`page` is `overview` or `overview/by-cost`):
+/// each one's heading and the rows of its table, one per line.
+fn sections(out: &Path, page: &str) -> Vec<(String, Vec<String>)> {
+    let page = read(out, &format!("{page}/index.html"));
+    page.split("<section class=\"group\"")
+        .skip(1)
+        .map(|s| {
+            let heading = s.split("</h2>").next().unwrap().rsplit("\">").next().unwrap().to_string();
+            let body = &s[s.find("<tbody>").unwrap() + 7..s.find("</tbody>").unwrap()];
+            (heading, body.lines().filter(|l| !l.is_empty()).map(str::to_string).collect())
+        })
+        .collect()
 }
+
+/// The group of the repository's CoreMark figures, protocols 6 and 5.
+const CPU_GROUP: &str = "Published protocols 6 and 5, imported from published reports on Latchkey, StarSling and \
+                         Ubicloud runners, run dates not published";
 
 const STARSLING: &str = "name = \"StarSling\"\nsite = \"https://starsling.example\"\n\
                          [runners.starsling-linux-x64]\nvcpu = 2\nmemory_gib = 8\ndisk_gb = 75\narch = \"x64\"\n\
@@ -50,84 +60,209 @@ const LATCHKEY: &str = "name = \"Latchkey\"\n[runners.latchkey-linux-x64]\nvcpu 
 fn cell(group: &str, value: &str, rel: &str, best: bool, rest: &str) -> String {
     let best = if best { " best" } else { "" };
     format!(
-        "<td class=\"num\">{value} <span class=\"rel{best}\" title=\"Against the best comparable result (group \
-         {group})\">{rel}</span>{rest}</td>"
+        "<td class=\"num\">{value} <span class=\"rel{best}\" title=\"Against the best of its comparison group: \
+         {group}\">{rel}</span>{rest}</td>"
+    )
+}
+
+/// A runner's cell: its name, then provider, architecture, OS and size.
+fn runner(provider: &str, name: &str, label: &str, arch: &str, os: &str, size: &str) -> String {
+    format!(
+        "<tr data-arch=\"{arch}\" data-os=\"{os}\"><th scope=\"row\"><a \
+         href=\"&#x2F;runners&#x2F;{provider}&#x2F;{label}&#x2F;\">{label}</a><span class=\"reason\"><a \
+         href=\"/providers/{provider}/\">{name}</a> · {arch} · {os} · {size}</span></th>"
+    )
+}
+
+/// A stated price's cell.
+fn price(host: &str, usd: &str, per_vcpu: &str, read_on: &str, stale: bool) -> String {
+    let stale = if stale {
+        " <span class=\"mark stale\" title=\"Read more than 180 days before this build\">stale</span>"
+    } else {
+        ""
+    };
+    format!(
+        "<td class=\"num\" data-sort=\"{usd}\"><a href=\"https:&#x2F;&#x2F;{host}&#x2F;pricing\" \
+         rel=\"nofollow noopener\">${usd}&#x2F;min</a><span class=\"reason\">{per_vcpu} per vCPU-minute</span><span \
+         class=\"reason\">read {read_on}</span>{stale}</td>"
     )
 }
 
 #[test]
-fn the_overview_has_a_row_per_runner_with_figures_size_and_price() {
+fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     let content = content(&[("starsling", STARSLING), ("latchkey", LATCHKEY)]);
     let out = tempfile::tempdir().unwrap();
     build(content.path(), out.path()).unwrap();
-    let rows = overview_rows(out.path());
+    let sections = sections(out.path(), "overview");
+    let no = "<td class=\"num\">—</td>";
     let not_stated = "<td class=\"num\">not stated</td>";
-    let ns4 = format!("<td>not stated</td>{not_stated}");
-    // The stages' comparability keys: CoreMark, cache and internet join
-    // protocols 5 and 6; disk has one key per protocol.
-    let (cpu, cache, internet) = ("ff90bf001f08", "1c0e0dc62819", "16beef789e31");
-    let (disk5, disk6) = ("7612454f9ffc", "4c192e28784a");
-    let per = |v: &str| format!("<span class=\"per-cent\" title=\"Per US cent per minute\">{v} per ¢/min</span>");
+    // Disk has one group per protocol: the caption names each, with a
+    // letter that its cells show; cache and internet have one for both
+    // protocols, like CoreMark (the cache group, of another stage, is
+    // named once in the caption).
+    let disk5 = "Published protocol 5, imported from published reports on Latchkey and StarSling runners, run dates not published";
+    let disk6 = "Published protocol 6, imported from published reports on Ubicloud runners, run dates not published";
+    let cache = format!("{CPU_GROUP}, action method");
+    let (a, b) = ("<span class=\"reason\">group A</span>", "<span class=\"reason\">group B</span>");
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
     let libre = note("LibreSpeed (Sharktech, Amsterdam)");
     let unavailable = format!("<td class=\"num marked\">—{libre}</td>");
-    let head = |provider: &str, name: &str, label: &str, arch: &str, os: &str| {
-        format!(
-            "<tr data-arch=\"{arch}\" data-os=\"{os}\"><th scope=\"row\"><a \
-             href=\"&#x2F;runners&#x2F;{provider}&#x2F;{label}&#x2F;\">{label}</a></th><td><a \
-             href=\"/providers/{provider}/\">{name}</a></td><td>{arch}</td><td>{os}</td>"
-        )
-    };
-    // Highest CoreMark first; each figure against the best of its table
-    // (its stage's comparability key); price-performance where a price is
-    // stated. RBCS measured a build-cache server, not a runner: no row.
+    // Highest CoreMark first; each figure against the best of its group;
+    // the cost of one-thread work where a price is stated: StarSling is
+    // the group's fastest, so its cost is its price; Latchkey's is $0.004
+    // × 38217.67 ÷ 30065.35 = $0.005085 (its price is stale, its cost is
+    // still given). RBCS measured a build-cache server, not a runner: no
+    // row.
     let expected = [
         format!(
-            "{}<td data-sort=\"2\">2 vCPU, 8 GiB memory, 75 GB disk</td><td class=\"num\" \
-             data-sort=\"0.008\"><a href=\"https:&#x2F;&#x2F;starsling.example&#x2F;pricing\" rel=\"nofollow \
-             noopener\">$0.008&#x2F;min</a><span class=\"reason\">read 2026-11-20</span></td>{}{}{}{unavailable}</tr>",
-            head("starsling", "StarSling", "starsling-linux-x64", "x64", "linux"),
-            cell(cpu, "38217.67", "100 %", true, &per("47772.09")),
-            cell(disk5, "14237.22", "100 %", true, &per("17796.52")),
-            cell(cache, "63.60", "49 %", false, &format!("{}{}", per("79.50"), note("GitHub Actions cache, action"))),
+            "{}{}<td class=\"num\" data-sort=\"0.00800\">$0.00800</td>{}{}{}{unavailable}</tr>",
+            runner("starsling", "StarSling", "starsling-linux-x64", "x64", "linux", "2 vCPU, 8 GiB memory, 75 GB disk"),
+            cell(CPU_GROUP, "38217.67", "100 %", true, ""),
+            price("starsling.example", "0.008", "$0.00400", "2026-11-20", false),
+            cell(disk5, "14237.22", "100 %", true, a),
+            cell(&cache, "63.60", "49 %", false, &note("GitHub Actions cache, action")),
         ),
         format!(
-            "{}{ns4}{}{}{}{unavailable}</tr>",
-            head("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated"),
-            cell(cpu, "33392.77", "87 %", false, ""),
-            cell(disk6, "9757.28", "100 %", true, ""),
-            cell(cache, "45.94", "35 %", false, &note("Ubicloud transparent cache, action")),
+            "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
+            runner("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated", "not stated"),
+            cell(CPU_GROUP, "33392.77", "87 %", false, ""),
+            cell(disk6, "9757.28", "100 %", true, b),
+            cell(&cache, "45.94", "35 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
-            "{}<td data-sort=\"4\">4 vCPU, memory not stated, disk not stated</td><td class=\"num\" data-sort=\"0.004\"><a \
-             href=\"https:&#x2F;&#x2F;latchkey.example&#x2F;pricing\" rel=\"nofollow noopener\">$0.004&#x2F;min</a><span \
-             class=\"reason\">read 2026-06-03</span> <span class=\"mark stale\" title=\"Read more than 180 days before \
-             this build\">stale</span></td>{}{}{}{}</tr>",
-            head("latchkey", "Latchkey", "latchkey-linux-x64", "x64", "not stated"),
-            cell(cpu, "30065.35", "79 %", false, &per("75163.37")),
-            cell(disk5, "2051.53", "14 %", false, &per("5128.82")),
-            cell(cache, "130.94", "100 %", true, &format!("{}{}", per("327.35"), note("Latchkey Fast Cache, action"))),
-            cell(internet, "201.70", "100 %", true, &format!("{}{libre}", per("504.25"))),
+            "{}{}<td class=\"num\" data-sort=\"0.00508\">$0.00508</td>{}{}{}{}</tr>",
+            runner(
+                "latchkey",
+                "Latchkey",
+                "latchkey-linux-x64",
+                "x64",
+                "not stated",
+                "4 vCPU, memory not stated, disk not stated"
+            ),
+            cell(CPU_GROUP, "30065.35", "79 %", false, ""),
+            price("latchkey.example", "0.004", "$0.00100", "2026-06-03", true),
+            cell(disk5, "2051.53", "14 %", false, a),
+            cell(&cache, "130.94", "100 %", true, &note("Latchkey Fast Cache, action")),
+            cell(CPU_GROUP, "201.70", "100 %", true, &libre),
         ),
         format!(
-            "{}{ns4}{}{}{}{unavailable}</tr>",
-            head("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated"),
-            cell(cpu, "21630.02", "57 %", false, ""),
-            cell(disk6, "4346.70", "45 %", false, ""),
-            cell(cache, "48.58", "37 %", false, &note("Ubicloud transparent cache, action")),
+            "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
+            runner("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated", "not stated"),
+            cell(CPU_GROUP, "21630.02", "57 %", false, ""),
+            cell(disk6, "4346.70", "45 %", false, b),
+            cell(&cache, "48.58", "37 %", false, &note("Ubicloud transparent cache, action")),
         ),
     ];
+    assert_eq!(sections.len(), 1, "{sections:#?}");
+    let (heading, rows) = &sections[0];
+    assert_eq!(heading, CPU_GROUP);
     assert_eq!(rows.len(), expected.len(), "{rows:#?}");
     for (got, want) in rows.iter().zip(&expected) {
         assert_eq!(got, want);
     }
     let page = read(out.path(), "overview/index.html");
+    // The key and fingerprints behind a details element; the column of
+    // one group in the caption.
+    assert!(
+        page.contains(
+            "<details><summary>What the group shares</summary><p>CoreMark comparability key <code>ff90bf001f08</code>; \
+             profiles: protocol 6, fingerprint <code>e021cd7ddc71</code>; protocol 5, fingerprint \
+             <code>866df6f892c3</code>.</p></details>"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!(
+            "<caption>4 runners, fastest CoreMark first; the group's fastest one-thread CoreMark: 38217.67 it/s \
+             (starsling-linux-x64). Random read IOPS, group A: against “{disk5}”. Random read IOPS, group B: \
+             against “{disk6}”. Cache restore MiB&#x2F;s: against “{cache}”.</caption>"
+        )),
+        "{page}"
+    );
+    // The cost column's header leads to the same tables in its order.
+    assert!(page.contains("<a href=\"/overview/by-cost/#o-ff90bf001f08-cpu\">Cost of one-thread work</a>"));
+    assert!(!page.contains("per ¢/min"), "no one-thread figure per whole-runner price");
     // The filters' choices, for the script.
     assert!(page.contains("data-arch=\"not stated,x64\" data-os=\"linux,not stated\""), "{page}");
     // Linked from every page's navigation and from the home page.
     assert!(read(out.path(), "index.html").contains("the <a href=\"/overview/\">overview</a>"));
     assert!(page.contains("<a href=\"&#x2F;overview&#x2F;\">Overview</a>"), "{page}");
-    assert!(read(out.path(), "sitemap.xml").contains("/overview/</loc>"));
+    let sitemap = read(out.path(), "sitemap.xml");
+    assert!(sitemap.contains("/overview/</loc>") && sitemap.contains("/overview/by-cost/</loc>"));
+}
+
+/// Issue 49: a 2-vCPU and an 8-vCPU runner tied on one-thread CoreMark
+/// (site/tests/fixtures/price-performance). The cost of one-thread work is
+/// price per minute × group's fastest ÷ this runner's CoreMark:
+/// - tiecloud-2vcpu: $0.008 × 38217.67 ÷ 33392.77 = $0.0091559 → `$0.00916`;
+/// - tiecloud-8vcpu: $0.032 × 38217.67 ÷ 33392.77 = $0.0366237 → `$0.0366`;
+/// - starsling-linux-x64, the fastest: its price, `$0.0160`;
+/// - latchkey-linux-x64: no price, no cost.
+///
+/// Each vCPU-minute costs $0.004 on all three.
+#[test]
+fn the_cost_of_one_thread_work_counts_the_whole_runners_price() {
+    let fixture = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
+    let mut o = site_options(&fixture.join("results"));
+    o.content = fixture.join("content");
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    // (runner, CoreMark and share, cost, price per vCPU-minute) per row.
+    let figures = |page: &str| -> Vec<(String, String, String, String)> {
+        let sections = sections(out.path(), page);
+        assert_eq!(sections.len(), 1, "{sections:#?}");
+        assert_eq!(
+            sections[0].0,
+            CPU_GROUP.replace("Latchkey, StarSling and Ubicloud", "Latchkey, StarSling and TieCloud")
+        );
+        let between = |s: &str, a: &str, b: &str| s.split(a).nth(1).map(|s| s.split(b).next().unwrap().to_string());
+        sections[0]
+            .1
+            .iter()
+            .map(|row| {
+                let cells: Vec<&str> = row.split("<td").collect();
+                let text = |c: &str| {
+                    let mut t = String::new();
+                    let mut tag = false;
+                    for ch in c.chars() {
+                        match ch {
+                            '<' => tag = true,
+                            '>' => tag = false,
+                            _ if !tag => t.push(ch),
+                            _ => {}
+                        }
+                    }
+                    t
+                };
+                (
+                    row.split("</a>").next().unwrap().rsplit('>').next().unwrap().to_string(),
+                    text(&format!("<{}", cells[1])),
+                    text(&format!("<{}", cells[2])),
+                    between(cells[3], "<span class=\"reason\">", " per vCPU-minute").unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let row = |r: &str, c: &str, cost: &str, v: &str| (r.to_string(), c.to_string(), cost.to_string(), v.to_string());
+    let (stars, two, eight, latch) = (
+        row("starsling-linux-x64", "38217.67 100 %", "$0.0160", "$0.00400"),
+        row("tiecloud-2vcpu", "33392.77 87 %", "$0.00916", "$0.00400"),
+        row("tiecloud-8vcpu", "33392.77 87 %", "$0.0366", "$0.00400"),
+        row("latchkey-linux-x64", "30065.35 79 %", "—", ""),
+    );
+    // By CoreMark: the tie by label; by cost: cheapest first, none last.
+    assert_eq!(figures("overview"), [stars.clone(), two.clone(), eight.clone(), latch.clone()]);
+    assert_eq!(figures("overview/by-cost"), [two, stars, eight, latch]);
+    let page = read(out.path(), "overview/by-cost/index.html");
+    assert!(page.contains("<h1>Overview by cost of one-thread work</h1>"), "{page}");
+    assert!(page.contains("<a href=\"/overview/#o-ff90bf001f08-cpu\">CoreMark one-thread it/s</a>"));
+    // The legend defines it, and says it counts one thread at the whole
+    // runner's price.
+    assert!(page.contains(
+        "<dt>Cost of one-thread work</dt><dd>What this runner costs, at its price for the whole runner, to do the \
+         one-thread CoreMark work that its group's fastest runner does in one minute: price per minute × (the \
+         group's fastest one-thread CoreMark ÷ this runner's)."
+    ));
 }
 
 #[test]
@@ -159,7 +294,8 @@ fn runner_pages_show_the_machine_and_price_or_not_stated() {
     assert!(none.contains("<dt>vCPU</dt><dd>not stated</dd>"), "{none}");
     assert!(none.contains("<dt>Price</dt><dd>not stated</dd>"));
     assert!(none.contains("No provider file states this runner's machine or price"));
-    assert!(!none.contains("per ¢/min"));
+    // No figure per cent per minute (the legend still defines it).
+    assert!(!none.contains("<span class=\"per-cent\""), "{none}");
 }
 
 #[test]
@@ -177,6 +313,36 @@ fn text_from_provider_files_is_escaped() {
     let page = read(out.path(), "runners/starsling/starsling-linux-x64/index.html");
     assert!(page.contains("&lt;script&gt;alert(3)&lt;&#x2F;script&gt;</a>"), "{page}");
     assert!(page.contains("&quot;&gt;&lt;img&#x2F;src=x&#x2F;onerror=alert(4)&gt;"), "{page}");
+}
+
+/// A group's name holds the provider names of its imported results, text
+/// from result files: escaped in every heading, title and caption.
+#[test]
+fn group_names_from_result_files_are_escaped() {
+    let results = tempfile::tempdir().unwrap();
+    copy_dir(Path::new(REPO_RESULTS), results.path());
+    for arch in ["x64", "arm64"] {
+        let rel = format!("ubicloud/ubicloud-linux-{arch}/2026-11-29-imported-2c7ad0467348.json");
+        let mut v: serde_json::Value = serde_json::from_str(&read(results.path(), &rel)).unwrap();
+        v["provider"]["name"] = "<script>alert(6)</script>\" title=\"x".into();
+        put(results.path(), &rel, &v);
+    }
+    let out = tempfile::tempdir().unwrap();
+    build_into(results.path(), out.path());
+    for rel in
+        ["overview/index.html", "overview/by-cost/index.html", "index.html", "tables/ff90bf001f08/cpu/index.html"]
+    {
+        let Ok(page) = std::fs::read_to_string(out.path().join(rel)) else { continue };
+        assert!(!page.contains("<script>alert(6)") && !page.contains("\" title=\"x"), "{rel}: {page}");
+    }
+    let page = read(out.path(), "overview/index.html");
+    assert!(
+        page.contains(
+            "imported from published reports on &lt;script&gt;alert(6)&lt;&#x2F;script&gt;&quot; title=&quot;x, \
+             Latchkey and StarSling runners"
+        ),
+        "{page}"
+    );
 }
 
 #[test]
@@ -280,16 +446,24 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
     put(dir.path(), GOLDEN_PATH, &golden());
     let out = tempfile::tempdir().unwrap();
     build_into(dir.path(), out.path());
+    let sections = sections(out.path(), "overview");
+    assert_eq!(sections.len(), 1, "{sections:#?}");
+    assert_eq!(sections[0].0, "Published protocol 1, measured");
     assert_eq!(
-        overview_rows(out.path()),
-        ["<tr data-arch=\"not stated\" data-os=\"not stated\"><th scope=\"row\"><a \
-             href=\"&#x2F;runners&#x2F;example&#x2F;example-linux-x64&#x2F;\">example-linux-x64</a></th><td><a \
-             href=\"/providers/example/\">Example Cloud</a></td><td>not stated</td><td>not stated</td><td>not \
-             stated</td><td class=\"num\">not stated</td><td class=\"num marked\">33328.37</td><td class=\"num \
-             marked\">9788.01</td><td class=\"num\">23.17 <span class=\"rel best\" title=\"Against the best \
-             comparable result (group ff8b0ca9416e)\">100 %</span><span class=\"reason\">GitHub Actions cache, \
-             client</span></td><td class=\"num marked\">—<span class=\"reason\">LibreSpeed (Sharktech, \
-             Amsterdam)</span></td></tr>"]
+        sections[0].1,
+        [format!(
+            "{}<td class=\"num marked\">33328.37</td><td class=\"num\">—</td><td class=\"num\">not stated</td><td \
+             class=\"num marked\">9788.01</td>{}<td class=\"num marked\">—<span class=\"reason\">LibreSpeed \
+             (Sharktech, Amsterdam)</span></td></tr>",
+            runner("example", "Example Cloud", "example-linux-x64", "not stated", "not stated", "not stated"),
+            cell(
+                "Published protocol 1, measured, client method",
+                "23.17",
+                "100 %",
+                true,
+                "<span class=\"reason\">GitHub Actions cache, client</span>"
+            ),
+        )]
     );
 }
 

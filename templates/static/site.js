@@ -85,8 +85,9 @@
   // The overview: filters by architecture and OS, from the values the page
   // lists (text only: options are made with textContent, never markup).
   var filters = document.getElementById("overview-filters");
-  var overview = document.getElementById("t-overview");
-  if (filters && overview) {
+  // One table per comparison group: the filters apply to every one.
+  var overview = document.querySelectorAll("table.overview");
+  if (filters && overview.length) {
     var selects = {};
     ["arch", "os"].forEach(function (name) {
       var label = document.createElement("label");
@@ -111,8 +112,9 @@
     filters.appendChild(count);
     filters.hidden = false;
     var filter = function () {
-      var n = 0, rows = overview.tBodies[0].rows;
-      Array.prototype.forEach.call(rows, function (row) {
+      var n = 0, rows = [];
+      Array.prototype.forEach.call(overview, function (t) { rows = rows.concat(Array.prototype.slice.call(t.tBodies[0].rows)); });
+      rows.forEach(function (row) {
         var show = ["arch", "os"].every(function (name) {
           var v = selects[name].value;
           return !v || row.getAttribute("data-" + name) === v;

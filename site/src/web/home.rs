@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::Tera;
 
+use super::group_name::{group_name, metas};
 use super::leaders::{Leader, leaders};
 use super::pages::{Common, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
@@ -67,6 +68,7 @@ pub(super) fn home_page(
         group_pages.push(GroupPage {
             id: &g.id,
             stage: g.stage,
+            name: group_name(g, metas(g)),
             key: &g.key,
             imported: g.imported,
             profiles: &g.profiles,
@@ -171,6 +173,8 @@ pub(super) struct GroupPage<'a> {
     pub id: &'a str,
     /// `cpu`, `disk`, `cache`, `internet` or `http_cache`.
     pub stage: &'a str,
+    /// What it compares, in words (`group_name`).
+    pub name: String,
     /// The stage's comparability key; empty for the build-cache stage.
     pub key: &'a str,
     /// Whether its rows are imported.
@@ -299,6 +303,8 @@ struct TableContext<'a> {
 #[derive(Serialize)]
 struct GroupHead<'a> {
     id: &'a str,
+    /// What the group compares, in words (`group_name`).
+    name: String,
     key: &'a str,
     profiles: &'a [ProfileRef],
     disk_buffer: &'a str,
@@ -306,7 +312,13 @@ struct GroupHead<'a> {
 
 /// A key of what `table` shows of `g` besides the rows (its heading).
 pub(super) fn table_head_key(g: &Group) -> anyhow::Result<u64> {
-    let head = GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles, disk_buffer: &g.disk_buffer };
+    let head = GroupHead {
+        id: &g.id,
+        name: group_name(g, metas(g)),
+        key: &g.key,
+        profiles: &g.profiles,
+        disk_buffer: &g.disk_buffer,
+    };
     Ok(key_of((g.label(), serde_json::to_string(&head)?)))
 }
 
@@ -314,12 +326,18 @@ pub(super) fn table_head_key(g: &Group) -> anyhow::Result<u64> {
 /// the home page shows.
 pub(super) fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Result<String> {
     let name = t.name;
-    let group = g.label();
+    let group = group_name(g, metas(g));
     let ctx = TableContext {
         common,
         title: format!("{name}: all {} rows ({group})", t.total),
         description: format!("Every row of the {name} comparison table of {group}, ranked by {}.", t.ranked_by),
-        g: GroupHead { id: &g.id, key: &g.key, profiles: &g.profiles, disk_buffer: &g.disk_buffer },
+        g: GroupHead {
+            id: &g.id,
+            name: group.clone(),
+            key: &g.key,
+            profiles: &g.profiles,
+            disk_buffer: &g.disk_buffer,
+        },
         t,
     };
     splice_rows("table.html", render(tera, "table.html", &ctx)?, [t])

@@ -9,6 +9,7 @@
 
 use serde::Serialize;
 
+use super::group_name::group_words;
 use crate::model::{Group, Model, Row, leading};
 
 /// The comparison tables as `pages::TABLES` lists them: kind, slug, name,
@@ -186,19 +187,4 @@ fn line<T>(
         _ => None,
     };
     (first.into_iter().map(leading_of).collect(), lead, next.map(leading_of))
-}
-
-/// A comparison group in words: its protocol and whether it was measured
-/// here or imported from a published report.
-fn group_words(g: &Group) -> String {
-    let how = if g.imported { "imported from published reports" } else { "measured" };
-    let mut protocols: Vec<u32> = g.profiles.iter().filter_map(|p| p.protocol).collect();
-    protocols.sort_unstable_by(|a, b| b.cmp(a));
-    protocols.dedup();
-    let listed: Vec<String> = protocols.iter().map(u32::to_string).collect();
-    match listed.split_last() {
-        None => format!("no published protocol, {how}"),
-        Some((only, [])) => format!("published protocol {only}, {how}"),
-        Some((last, rest)) => format!("published protocols {} and {last}, {how}", rest.join(", ")),
-    }
 }

@@ -36,6 +36,7 @@ pub mod error;
 mod error_page;
 pub mod estimate;
 pub mod feed;
+mod group_name;
 mod history;
 mod home;
 pub(crate) mod html;
@@ -427,8 +428,15 @@ pub fn build_cached(
     let parts = memo.as_deref().map(|m| &m.parts);
     let (overview_part, (coverage_part, servers)) = rayon::join(
         || {
-            let rows = overview::rows(&model, &providers, opts.now);
-            rows_page(parts, common_key, "overview", &rows, || overview::page(&tera, &common, &rows))
+            let sections = overview::sections(&model, &providers, opts.now);
+            let by_cost = overview::by_cost(&sections);
+            let page = |name, s: &Vec<overview::Section>, order| {
+                rows_page(parts, common_key, name, s, || overview::page(&tera, &common, s, order))
+            };
+            Ok::<_, anyhow::Error>([
+                page("overview", &sections, "coremark")?,
+                page("overview/by-cost", &by_cost, "cost")?,
+            ])
         },
         || {
             rayon::join(
@@ -444,8 +452,8 @@ pub fn build_cached(
     html_pages.extend(servers.urls);
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    join_parts(&mut site, vec![overview_part?], memo.as_deref_mut().map(|m| &mut m.parts));
-    html_pages.push("/overview/".into());
+    join_parts(&mut site, Vec::from(overview_part?), memo.as_deref_mut().map(|m| &mut m.parts));
+    html_pages.extend(["/overview/".into(), "/overview/by-cost/".into()]);
     // A job's estimate, from each runner's ranked rows and price.
     let (estimate_pages, urls) = estimate::pages(&tera, &common, &estimate::figures(&model, &providers, opts.now))?;
     site.join(estimate_pages);

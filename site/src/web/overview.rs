@@ -1,15 +1,19 @@
-//! The overview: one row per runner to choose from, with the headline
-//! figure of each stage (from the runner's newest result that has it), each
-//! relative to the best comparable result, and what the runner is and costs
-//! (`providers`).
+//! The overview: the runners to choose from, one section per comparison
+//! group of CoreMark (`model::Group`, its project's or EEMBC's table), each
+//! section its own table ordered by CoreMark within the group and never
+//! against another group. Per runner: the headline figure of each stage
+//! (from the runner's newest result that has it), each against the best of
+//! its own comparison table, what the runner is and costs (`providers`),
+//! and its cost of one-thread work (`cost_of_work`).
 //!
-//! Comparable means what the comparison tables compare: the rows of one
-//! table of one group of the model (`model::Group`), so this module takes
-//! the groups as they are made and never groups results itself. The
-//! headlines are those the tables rank by where they are speeds, and a
-//! speed where they are not (docs/methodology.md, "The overview"):
-//! CoreMark median iterations/s, disk random-read IOPS, cache restore
-//! MiB/s (the runner's fastest backend), internet download Mbit/s.
+//! This module takes the groups as they are made and never groups results
+//! itself. The headlines are those the tables rank by where they are
+//! speeds, and a speed where they are not (docs/methodology.md, "The
+//! overview"): CoreMark median iterations/s, disk random-read IOPS, cache
+//! restore MiB/s (the runner's fastest backend), internet download Mbit/s.
+//! The page comes twice: ordered by CoreMark (`/overview/`) and by cost of
+//! one-thread work (`/overview/by-cost/`), so that either column sorts
+//! without a script.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -17,8 +21,9 @@ use std::collections::hash_map::Entry;
 use serde::Serialize;
 use tera::Tera;
 
+use super::group_name::group_name;
 use super::pages::{Common, render};
-use crate::model::{self, Group, Model, Row, leading};
+use crate::model::{self, Group, Model, ProfileRef, Row, leading};
 use crate::providers::{MachineView, Providers};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
@@ -32,14 +37,17 @@ pub struct Headline {
     pub relative: Option<String>,
     /// The best comparable result has it.
     pub best: bool,
-    /// The figure per US cent per minute, where a price is stated.
-    pub per_cent: Option<String>,
     /// What else the figure needs to be read, e.g. the cache backend.
     pub note: Option<String>,
     /// The row is marked in its table (incomplete or stale).
     pub marked: bool,
-    /// The group (comparability key) it is compared in.
+    /// The comparison group it is set against, in words (`group_name`).
     pub group: String,
+    /// Where `group` is not the section's (the figure's stage groups other
+    /// results than CoreMark does) and the column's figures are set against
+    /// more than one group: which of them, e.g. `group A`, that the caption
+    /// names (`Section::other_groups`).
+    pub tag: Option<String>,
 }
 
 /// One runner's row.
@@ -50,57 +58,262 @@ pub struct OverviewRow {
     pub label: String,
     pub url: String,
     pub machine: MachineView,
+    /// The price per vCPU-minute, e.g. `$0.004`, where the price and the
+    /// vCPU count are stated.
+    pub per_vcpu: Option<String>,
     pub cpu: Option<Headline>,
+    /// The cost of one-thread work (`cost_of_work`), formatted, e.g.
+    /// `$0.00508`.
+    pub cost: Option<String>,
+    /// Its value in US dollars, for the order by cost and the script.
+    pub cost_usd: Option<f64>,
     pub disk: Option<Headline>,
     pub cache: Option<Headline>,
     pub internet: Option<Headline>,
 }
 
-/// Every runner's row, in the default order: highest CoreMark median
-/// first (runners without one last), then provider and label.
-pub fn rows(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<OverviewRow> {
+/// One section: the runners whose CoreMark headline is in one comparison
+/// table, or (`id` `no-coremark`, no `key`) those without a CoreMark
+/// headline.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Section {
+    /// Anchor and table id stem: `<group id>-cpu`, `<group id>-cpu-eembc`
+    /// or `no-coremark`.
+    pub id: String,
+    /// What the group compares, in words (`group_name`).
+    pub name: String,
+    /// Its comparability key and profiles, for the details element.
+    pub key: String,
+    pub profiles: Vec<ProfileRef>,
+    /// The group's fastest one-thread CoreMark (the best unmarked row of
+    /// its table), as printed, and its runner; none without one.
+    pub fastest: Option<String>,
+    pub fastest_runner: Option<String>,
+    pub rows: Vec<OverviewRow>,
+    /// The groups other than the section's that its disk, cache and
+    /// internet figures are set against, said once in the caption: the
+    /// column, the cells' tag where the column has more than one group
+    /// (`Headline::tag`), and the group.
+    pub other_groups: Vec<(&'static str, Option<String>, String)>,
+    /// The group's index in the model and the table's in the group.
+    #[serde(skip)]
+    order: (usize, usize),
+}
+
+/// The overview's sections: CoreMark groups in the order of the model,
+/// then the runners without a CoreMark headline (a section with no `id`).
+pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Section> {
     // One pass over the groups per stage, not one per runner: a build of
     // thousands of runners stays linear in the rows.
     let g = &model.groups;
+    let names = group_names(g);
     let mut cpu = newest(g, |g| [&g.cpu[..], &g.cpu_eembc[..]], |f: &CpuRow| f.median_value);
     let mut disk = newest(g, |g| [&g.disk[..]], |f: &DiskRow| leading(&f.rand_read));
     let mut cache = newest(g, |g| [&g.cache[..], &g.cache_action[..]], |f: &CacheRow| leading(&f.restore_mib_per_s));
     let mut internet = newest(g, |g| [&g.internet[..]], |f: &InternetRow| leading(&f.download));
-    let mut rows: Vec<(Option<f64>, OverviewRow)> = model
-        .runners
-        .iter()
-        .map(|r| {
-            let machine = providers.machine(&r.provider_id, &r.label, now);
-            let who = (r.provider_id.as_str(), r.label.as_str());
-            let cpu = cpu.remove(&who);
-            let sort = cpu.as_ref().and_then(|c| c.value);
-            let row = OverviewRow {
-                provider_id: r.provider_id.clone(),
-                provider_name: r.provider_name.clone(),
-                label: r.label.clone(),
-                url: format!("/runners/{}/{}/", r.provider_id, r.label),
-                cpu: cpu.map(|c| c.headline(&machine, |f| f.median.clone(), |_| None)),
-                disk: disk.remove(&who).map(|c| c.headline(&machine, |f| f.rand_read.clone(), |_| None)),
-                cache: cache.remove(&who).map(|c| {
-                    c.headline(
-                        &machine,
-                        |f| f.restore_mib_per_s.clone(),
-                        |f| Some(format!("{}, {}", f.backend, f.method_label)),
-                    )
-                }),
-                internet: internet
-                    .remove(&who)
-                    .map(|c| c.headline(&machine, |f| f.download.clone(), |f| Some(f.service.clone()))),
-                machine,
+    let mut sections: Vec<Section> = Vec::new();
+    let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut rest = Vec::new();
+    for r in &model.runners {
+        let machine = providers.machine(&r.provider_id, &r.label, now);
+        let who = (r.provider_id.as_str(), r.label.as_str());
+        let c = cpu.remove(&who);
+        let name = |gi: usize, ti: usize| names[&(gi, ti)].clone();
+        let headline = |c: &Chosen<'_, _>, text, note| c.headline(text, note, name(c.group, c.table));
+        let cost = c.as_ref().and_then(|c| cost_of_work(machine.usd_per_minute, c.value, c.best, c.row.marked));
+        let row = OverviewRow {
+            provider_id: r.provider_id.clone(),
+            provider_name: r.provider_name.clone(),
+            label: r.label.clone(),
+            url: format!("/runners/{}/{}/", r.provider_id, r.label),
+            per_vcpu: per_vcpu(&machine),
+            cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
+            cost: cost.map(money),
+            cost_usd: cost,
+            disk: disk.remove(&who).map(|c| c.headline(|f| f.rand_read.clone(), |_| None, name(c.group, c.table))),
+            cache: cache.remove(&who).map(|c| {
+                c.headline(
+                    |f| f.restore_mib_per_s.clone(),
+                    |f| Some(format!("{}, {}", f.backend, f.method_label)),
+                    name(c.group, c.table),
+                )
+            }),
+            internet: internet
+                .remove(&who)
+                .map(|c| c.headline(|f| f.download.clone(), |f| Some(f.service.clone()), name(c.group, c.table))),
+            machine,
+        };
+        let Some(c) = c else {
+            rest.push(row);
+            continue;
+        };
+        let i = *index.entry((c.group, c.table)).or_insert_with(|| {
+            let group = &g[c.group];
+            let table = if c.table == 0 { &group.cpu } else { &group.cpu_eembc };
+            let fastest = table
+                .iter()
+                .filter(|r| !r.marked)
+                .filter(|r| r.fig.median_value.is_some_and(f64::is_finite))
+                .max_by(|a, b| a.fig.median_value.unwrap_or(0.0).total_cmp(&b.fig.median_value.unwrap_or(0.0)));
+            sections.push(Section {
+                id: format!("{}-{}", group.id, if c.table == 0 { "cpu" } else { "cpu-eembc" }),
+                name: name(c.group, c.table),
+                key: group.key.clone(),
+                profiles: group.profiles.clone(),
+                fastest: fastest.map(|r| r.fig.median.clone()),
+                fastest_runner: fastest.map(|r| r.meta.runner.clone()),
+                rows: Vec::new(),
+                other_groups: Vec::new(),
+                order: (c.group, c.table),
+            });
+            sections.len() - 1
+        });
+        sections[i].rows.push(row);
+    }
+    // The model's group order; within a section, CoreMark order.
+    sections.sort_by_key(|s| s.order);
+    for s in &mut sections {
+        sort_by_coremark(&mut s.rows);
+        caption_groups(s);
+    }
+    if !rest.is_empty() {
+        rest.sort_by(|a, b| (&a.provider_id, &a.label).cmp(&(&b.provider_id, &b.label)));
+        sections.push(Section {
+            id: "no-coremark".into(),
+            name: "Runners without a CoreMark result".into(),
+            key: String::new(),
+            profiles: Vec::new(),
+            fastest: None,
+            fastest_runner: None,
+            rows: rest,
+            other_groups: Vec::new(),
+            order: (usize::MAX, 0),
+        });
+    }
+    sections
+}
+
+/// Names in the caption the groups other than the section's that a stage
+/// column's figures are set against: one such group for the whole column
+/// without a tag in the cells, else each with a letter that its cells show.
+fn caption_groups(s: &mut Section) {
+    type Pick = fn(&mut OverviewRow) -> Option<&mut Headline>;
+    let columns: [(&str, Pick); 3] = [
+        ("Random read IOPS", |r| r.disk.as_mut()),
+        ("Cache restore MiB/s", |r| r.cache.as_mut()),
+        ("Download Mbps", |r| r.internet.as_mut()),
+    ];
+    for (column, pick) in columns {
+        let mut groups: Vec<String> = s.rows.iter_mut().filter_map(pick).map(|h| h.group.clone()).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let all = groups.len();
+        groups.retain(|g| *g != s.name);
+        if all == 1 && groups.len() == 1 {
+            s.other_groups.push((column, None, groups.remove(0)));
+            continue;
+        }
+        for (i, g) in groups.into_iter().enumerate() {
+            // Past Z, the letters go on as AA, AB…: no section has that many
+            // groups of one stage today.
+            let letter = |n: usize| char::from(b'A' + u8::try_from(n % 26).expect("under 26"));
+            let tag = match i {
+                0..26 => format!("group {}", letter(i)),
+                _ => format!("group {}{}", letter(i / 26 - 1), letter(i)),
             };
-            (sort, row)
-        })
-        .collect();
-    rows.sort_by(|(a, ra), (b, rb)| {
-        let key = |v: &Option<f64>| v.map_or(f64::INFINITY, |v| -v);
-        key(a).total_cmp(&key(b)).then_with(|| (&ra.provider_id, &ra.label).cmp(&(&rb.provider_id, &rb.label)))
+            for h in s.rows.iter_mut().filter_map(pick).filter(|h| h.group == g) {
+                h.tag = Some(tag.clone());
+            }
+            s.other_groups.push((column, Some(tag), g));
+        }
+    }
+}
+
+/// The cost of one-thread work: what this runner charges, at its price per
+/// minute for the whole runner, for the one-thread CoreMark work that the
+/// group's fastest runner does in one minute, in US dollars:
+/// `usd_per_minute × fastest ÷ this`. None without a price or a figure, or
+/// for a marked row (it has no share either).
+pub fn cost_of_work(usd_per_minute: Option<f64>, this: Option<f64>, fastest: Option<f64>, marked: bool) -> Option<f64> {
+    let (price, this, fastest) = (usd_per_minute?, this?, fastest?);
+    let cost = price * fastest / this;
+    (!marked && this > 0.0 && cost.is_finite()).then_some(cost)
+}
+
+/// US dollars to at least three significant digits and two decimals:
+/// `$0.00508`, `$0.128`, `$1.50`.
+pub fn money(usd: f64) -> String {
+    let decimals = if usd > 0.0 { (2 - usd.log10().floor() as i32).max(2) } else { 2 };
+    format!("${usd:.prec$}", prec = decimals as usize)
+}
+
+/// The price per vCPU-minute, where the price and the vCPU count are stated.
+fn per_vcpu(m: &MachineView) -> Option<String> {
+    let vcpu: u32 = m.vcpu.parse().ok().filter(|&v| v > 0)?;
+    Some(money(m.usd_per_minute? / f64::from(vcpu)))
+}
+
+/// Highest CoreMark first, runners whose figure is marked (no share) after
+/// those whose figure is not, then provider and label.
+fn sort_by_coremark(rows: &mut [OverviewRow]) {
+    let key = |r: &OverviewRow| {
+        let h = r.cpu.as_ref();
+        let v = h.and_then(|h| leading(&h.value)).filter(|v| v.is_finite());
+        (h.is_none_or(|h| h.relative.is_none()), v.map_or(f64::INFINITY, |v| -v))
+    };
+    rows.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0)
+            .then(ka.1.total_cmp(&kb.1))
+            .then_with(|| (&a.provider_id, &a.label).cmp(&(&b.provider_id, &b.label)))
     });
-    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The same sections, each ordered by cost of one-thread work, cheapest
+/// first; runners without one after, in CoreMark order.
+pub fn by_cost(sections: &[Section]) -> Vec<Section> {
+    let mut sections = sections.to_vec();
+    for s in &mut sections {
+        // Stable: rows without a cost keep the CoreMark order.
+        s.rows.sort_by(|a, b| a.cost_usd.unwrap_or(f64::INFINITY).total_cmp(&b.cost_usd.unwrap_or(f64::INFINITY)));
+    }
+    sections
+}
+
+/// What each table of each group compares, in words (`group_name`), by
+/// (group index, table index); the second table of a CoreMark or cache group adds what
+/// sets it apart. Names that would be the same for two tables are told
+/// apart by a variant number, never by a key.
+fn group_names(groups: &[Group]) -> HashMap<(usize, usize), String> {
+    let mut names = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for (gi, g) in groups.iter().enumerate() {
+        let tables: [(&str, Vec<&model::Meta>); 2] = match g.stage {
+            "cpu" => [
+                ("", g.cpu.iter().map(|r| &*r.meta).collect()),
+                (", EEMBC's CoreMark sources", g.cpu_eembc.iter().map(|r| &*r.meta).collect()),
+            ],
+            "cache" => [
+                (", client method", g.cache.iter().map(|r| &*r.meta).collect()),
+                (", action method", g.cache_action.iter().map(|r| &*r.meta).collect()),
+            ],
+            "disk" => [("", g.disk.iter().map(|r| &*r.meta).collect()), ("", Vec::new())],
+            _ => [("", g.internet.iter().map(|r| &*r.meta).collect()), ("", Vec::new())],
+        };
+        for (ti, (what, metas)) in tables.iter().enumerate() {
+            if metas.is_empty() {
+                continue;
+            }
+            let mut name = format!("{}{what}", group_name(g, metas.iter().copied()));
+            let n = seen.entry(format!("{}:{name}", g.stage)).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                name = format!("{name} (variant {n})");
+            }
+            names.insert((gi, ti), name);
+        }
+    }
+    names
 }
 
 /// A runner's row chosen for a stage, with the best of its table.
@@ -108,16 +321,13 @@ struct Chosen<'a, T> {
     row: &'a Row<T>,
     value: Option<f64>,
     best: Option<f64>,
-    group: &'a str,
+    /// The group's index in the model and the table's among the stage's.
+    group: usize,
+    table: usize,
 }
 
 impl<T> Chosen<'_, T> {
-    fn headline(
-        &self,
-        machine: &MachineView,
-        text: impl Fn(&T) -> String,
-        note: impl Fn(&T) -> Option<String>,
-    ) -> Headline {
+    fn headline(&self, text: impl Fn(&T) -> String, note: impl Fn(&T) -> Option<String>, group: String) -> Headline {
         // A marked row (incomplete or excluded) is not compared, as the
         // comparison tables rank it after the others and plot it not at all.
         let (relative, best) = match (self.value, self.best) {
@@ -133,10 +343,10 @@ impl<T> Chosen<'_, T> {
             value: text(&self.row.fig),
             relative,
             best,
-            per_cent: machine.per_cent(self.value),
             note: note(&self.row.fig),
             marked: self.row.marked || self.row.meta.stale,
-            group: self.group.to_string(),
+            tag: None,
+            group,
         }
     }
 }
@@ -152,12 +362,12 @@ fn newest<'a, T, const N: usize>(
 ) -> HashMap<(&'a str, &'a str), Chosen<'a, T>> {
     let value = |r: &Row<T>| value(&r.fig).filter(|v| v.is_finite());
     let mut chosen: HashMap<(&'a str, &'a str), Chosen<'a, T>> = HashMap::new();
-    for g in groups {
-        for table in tables(g) {
+    for (gi, g) in groups.iter().enumerate() {
+        for (ti, table) in tables(g).into_iter().enumerate() {
             let best = table.iter().filter(|r| !r.marked).filter_map(value).reduce(f64::max);
             for row in table.iter().filter(|r| r.meta.excluded.is_none()) {
                 let v = value(row);
-                let new = Chosen { row, value: v, best, group: &g.id };
+                let new = Chosen { row, value: v, best, group: gi, table: ti };
                 match chosen.entry((row.meta.provider_id.as_str(), row.meta.runner.as_str())) {
                     Entry::Vacant(e) => {
                         e.insert(new);
@@ -189,9 +399,10 @@ fn newer_key(m: &model::Meta) -> (&str, &str) {
 }
 
 /// The architectures and OSes of the rows, sorted, for the filters.
-pub fn choices(rows: &[OverviewRow]) -> (Vec<String>, Vec<String>) {
-    let mut arch: Vec<String> = rows.iter().map(|r| r.machine.arch.clone()).collect();
-    let mut os: Vec<String> = rows.iter().map(|r| r.machine.os.clone()).collect();
+pub fn choices(sections: &[Section]) -> (Vec<String>, Vec<String>) {
+    let rows = || sections.iter().flat_map(|s| &s.rows);
+    let mut arch: Vec<String> = rows().map(|r| r.machine.arch.clone()).collect();
+    let mut os: Vec<String> = rows().map(|r| r.machine.os.clone()).collect();
     for v in [&mut arch, &mut os] {
         v.sort();
         v.dedup();
@@ -204,21 +415,25 @@ struct OverviewContext<'a> {
     common: &'a Common,
     title: &'a str,
     description: &'a str,
-    rows: &'a [OverviewRow],
+    sections: &'a [Section],
+    /// `coremark` or `cost`: which column orders the rows.
+    order: &'a str,
     /// The filters' choices.
     arch: Vec<String>,
     os: Vec<String>,
 }
 
-/// The overview: one row per runner (`overview::rows`).
-pub fn page(tera: &Tera, common: &Common, rows: &[OverviewRow]) -> anyhow::Result<String> {
-    let (arch, os) = choices(rows);
+/// The overview ordered by CoreMark (`order` `coremark`, `/overview/`) or
+/// by cost of one-thread work (`cost`, `/overview/by-cost/`).
+pub fn page(tera: &Tera, common: &Common, sections: &[Section], order: &str) -> anyhow::Result<String> {
+    let (arch, os) = choices(sections);
     let ctx = OverviewContext {
         common,
-        title: "Overview",
-        description: "Every runner in one table: the headline figure of each stage against the best comparable \
-                      result, with size and price.",
-        rows,
+        title: if order == "cost" { "Overview by cost of one-thread work" } else { "Overview" },
+        description: "The runners to choose from, one table per comparison group: the headline figure of each stage \
+                      against the best of its group, with size, price and the cost of one-thread work.",
+        sections,
+        order,
         arch,
         os,
     };

@@ -239,7 +239,7 @@ fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
         h,
         "t-history-cpu",
         true,
-        "CoreMark iterations per second (higher is better), median of the accepted samples",
+        "CoreMark iterations per second on one thread (higher is better), median of the accepted samples",
         "<th scope=\"col\">Date</th><th scope=\"col\">Binary</th><th scope=\"col\" class=\"num\">Median it/s</th><th scope=\"col\" class=\"num\">Min–max</th><th scope=\"col\" class=\"num\">Variation</th><th scope=\"col\" class=\"num\">Samples</th><th scope=\"col\">Status</th>",
     );
     for r in rows {
