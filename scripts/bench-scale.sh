@@ -26,9 +26,9 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# The last commit before the module layers and the streaming build: every
-# output file must stay byte-identical to its build.
-base=${BASE:-4917e1c}
+# The last commit before the streaming build: every output file must stay
+# byte-identical to its build.
+base=${BASE:-394769a}
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 2; }
 
 work=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")}

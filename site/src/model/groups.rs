@@ -386,7 +386,7 @@ fn add_rows(g: &mut Group, e: &Entry, stage: &str) {
                 table.push(Row::new(m, fig, incomplete));
             }
         }
-        "disk" => g.disk.extend(e.disk.clone().map(|fig| {
+        "disk" => g.disk.extend(e.disk.as_deref().cloned().map(|fig| {
             let incomplete = disk_incomplete(&fig);
             Row::new(m, fig, incomplete)
         })),
@@ -400,7 +400,7 @@ fn add_rows(g: &mut Group, e: &Entry, stage: &str) {
                 table.push(Row::new(m, fig, incomplete));
             }
         }
-        "internet" => g.internet.extend(e.internet.clone().map(|fig| {
+        "internet" => g.internet.extend(e.internet.as_deref().cloned().map(|fig| {
             let incomplete = internet_incomplete(&fig);
             Row::new(m, fig, incomplete)
         })),

@@ -62,7 +62,7 @@ pub(super) fn runner_page(
 fn machine_spans<'a>(model: &'a Model, entries: &[usize], rows: &'a [HistoryRow<'a>]) -> Vec<MachineSpan<'a>> {
     let mut spans: Vec<MachineSpan<'a>> = Vec::new();
     for (&i, row) in entries.iter().rev().zip(rows) {
-        let machine = &model.entries[i].details.machine;
+        let machine = &model.entries[i].details().machine;
         let at = (row.anchor.as_str(), row.meta.date.as_str());
         match spans.last_mut() {
             Some(span) if span.machine == machine => {
@@ -146,7 +146,7 @@ pub(super) fn history_plot(
 /// stage greys its own row, with the reason the file gives.
 fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &MachineView) -> HistoryRow<'a> {
     let iv = changes::intervals(e);
-    let why = &e.details.reasons;
+    let why = &e.details().reasons;
     let ci = |i: Option<Interval>| i.map(|i| figures::range(i.lo, i.hi));
     // The comparison tables' rule (`groups::rank`): the samples' variation,
     // else the one a report published.
@@ -165,7 +165,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         variable: variable(&c.headline_samples, leading(&c.variation)),
         per_cent: per_cent(c),
     });
-    let disk = e.disk.as_ref().map(|d| StageRow {
+    let disk = e.disk.as_deref().map(|d| StageRow {
         fig: d,
         incomplete: model::disk_incomplete(d),
         reason: why.disk.as_deref(),
@@ -186,7 +186,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
             per_cent: per_cent(c),
         })
         .collect();
-    let internet = e.internet.as_ref().map(|n| StageRow {
+    let internet = e.internet.as_deref().map(|n| StageRow {
         fig: n,
         incomplete: model::internet_incomplete(n),
         reason: why.internet.as_deref(),

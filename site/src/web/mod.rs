@@ -340,6 +340,51 @@ pub fn build_cached(
         release_free_memory();
     }
 
+    // Runners: the history across runs, newest first. A few hundred pages
+    // at a time, each batch written before the next is made: all 1,000
+    // pages of 10,000 results, held at once, were 50 MiB on top of the
+    // build's peak.
+    for runners in model.runners.chunks(RUNNER_PAGES_AT_ONCE) {
+        let old = memo.as_deref();
+        let parts = runners
+            .par_iter()
+            .map(|r| {
+                let part = format!("runners/{}/{}", r.provider_id, r.label);
+                let machine = providers.machine(&r.provider_id, &r.label, opts.now);
+                let file = providers.provider(&r.provider_id);
+                let machine = MachinePart {
+                    machine: &machine,
+                    provider_file_name: file.map(|f| f.name.as_str()),
+                    provider_site: file.and_then(|f| f.site.as_deref()),
+                };
+                // The machine view has numbers, which do not hash: its JSON does.
+                let stated = serde_json::to_string(&machine)?;
+                let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
+                let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
+                    runner_page(&tera, &common, &model, &changes, r, &machine)
+                })?;
+                Ok((part, key, site))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
+        emit_files(&mut site, &mut emit)?;
+    }
+    end_stage(&mut site, &mut emit)?;
+    crate::timing::log_time(start, "  runners");
+    // What the stages below read of each entry is a small part of it: a
+    // build lets go of the rest (`model::Entry::keep_summary`), so that
+    // the home page and the data files are not made beside every result's
+    // runner-page rows. `site serve` keeps whole entries for its next build.
+    let mut model = model;
+    if trim {
+        model.entries.par_iter_mut().for_each(|e| {
+            if let Some(e) = Arc::get_mut(e) {
+                e.keep_summary();
+            }
+        });
+        release_free_memory();
+    }
+
     // Home (the comparison, with each group's plots) and the data files
     // that list every result do not depend on each other: make them at
     // the same time.
@@ -378,35 +423,6 @@ pub fn build_cached(
         site.providers.push(id.clone());
     }
 
-    // Runners: the history across runs, newest first. A few hundred pages
-    // at a time, each batch written before the next is made: all 1,000
-    // pages of 10,000 results, held at once, were 50 MiB on top of the
-    // build's peak.
-    for runners in model.runners.chunks(RUNNER_PAGES_AT_ONCE) {
-        let old = memo.as_deref();
-        let parts = runners
-            .par_iter()
-            .map(|r| {
-                let part = format!("runners/{}/{}", r.provider_id, r.label);
-                let machine = providers.machine(&r.provider_id, &r.label, opts.now);
-                let file = providers.provider(&r.provider_id);
-                let machine = MachinePart {
-                    machine: &machine,
-                    provider_file_name: file.map(|f| f.name.as_str()),
-                    provider_site: file.and_then(|f| f.site.as_deref()),
-                };
-                // The machine view has numbers, which do not hash: its JSON does.
-                let stated = serde_json::to_string(&machine)?;
-                let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
-                let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
-                    runner_page(&tera, &common, &model, &changes, r, &machine)
-                })?;
-                Ok((part, key, site))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
-        emit_files(&mut site, &mut emit)?;
-    }
     let mut coverage = Vec::new();
     for r in &model.runners {
         html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
@@ -421,8 +437,6 @@ pub fn build_cached(
             missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
-    end_stage(&mut site, &mut emit)?;
-    crate::timing::log_time(start, "  runners");
     // The overview, the coverage page and the build-cache section are made
     // from the model alone: all three at the same time.
     let parts = memo.as_deref().map(|m| &m.parts);
