@@ -617,3 +617,32 @@ fn imported_rows_are_dated_by_their_measurement_day_only() {
     let feed = read(out.path(), "feed.xml");
     assert!(feed.contains("(Latchkey) from 2026-05-04: CoreMark median"), "{feed}");
 }
+
+/// Issue 49: a column that holds one value in every row of a table is said
+/// once in its caption, and the table leaves it out; a column whose rows
+/// differ stays.
+#[test]
+fn a_column_of_one_value_moves_to_the_caption() {
+    let out = tempfile::tempdir().unwrap();
+    build_into(Path::new(REPO_RESULTS), out.path());
+    let home = read(out.path(), "index.html");
+    let table = |id: &str| {
+        let at = home.find(&format!("<table class=\"sortable\" id=\"t-{id}\">")).unwrap_or_else(|| panic!("{id}"));
+        home[at..at + home[at..].find("</table>").unwrap()].to_string()
+    };
+    let internet = table("16beef789e31-internet");
+    assert!(
+        internet.contains(
+            "<caption>Internet: download and upload in decimal Mbps (higher is better) and HTTPS request ms (lower is \
+             better), medians; Service in every row: LibreSpeed (Sharktech, Amsterdam)</caption>"
+        ),
+        "{internet}"
+    );
+    assert!(!internet.contains(">Service</th>") && !internet.contains("<td>LibreSpeed"), "{internet}");
+    let cache = table("1c0e0dc62819-cache-action");
+    assert!(cache.contains("; Method in every row: action</caption>") && !cache.contains(">Method</th>"), "{cache}");
+    // x64 and arm64: the Binary column stays.
+    let cpu = table("ff90bf001f08-cpu");
+    assert!(cpu.contains("<th scope=\"col\">Binary</th>") && !cpu.contains("in every row"), "{cpu}");
+    assert_eq!(cpu.matches("<td>x64 (64-bit)</td>").count(), 3, "{cpu}");
+}

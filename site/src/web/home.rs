@@ -11,7 +11,7 @@ use tera::Tera;
 
 use super::group_name::{group_name, metas};
 use super::leaders::{Leader, leaders};
-use super::pages::{Common, PerCent, PlotRef, Speeds, render};
+use super::pages::{Common, OneValue, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
 use super::plots::{PlotCache, group_plots};
 use super::site::Site;
@@ -61,9 +61,9 @@ pub(super) fn home_page(
             .then_some(home_rows);
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
-        let mut table = |kind: &'static str, rows: Vec<(u64, String)>| {
+        let mut table = |kind: &'static str, (rows, same): (Vec<(u64, String)>, Option<SameColumn>)| {
             let long = LongTables { old: parts, pages_key, parts: &mut tables };
-            comparison_table(tera, common, g, kind, rows, home_rows, long)
+            comparison_table(tera, common, g, kind, rows, same, home_rows, long)
         };
         group_pages.push(GroupPage {
             id: &g.id,
@@ -134,6 +134,7 @@ fn comparison_table(
     g: &Group,
     kind: &'static str,
     rows: Vec<(u64, String)>,
+    same: Option<SameColumn>,
     home_rows: usize,
     long: LongTables<'_>,
 ) -> anyhow::Result<Table> {
@@ -144,7 +145,7 @@ fn comparison_table(
     let all_url = (total > shown).then(|| format!("/tables/{}/{slug}/", g.id));
     let rows_marker = format!("<!--rows:{}:{slug}-->", g.id);
     let html = rows[..shown].iter().map(|(_, html)| html.as_str()).collect();
-    let home = Table { kind, slug, name, ranked_by, html, rows_marker, shown, total, all_url };
+    let home = Table { kind, slug, name, ranked_by, html, rows_marker, shown, total, all_url, same };
     if let Some(url) = &home.all_url {
         let path = format!("{}index.html", &url[1..]);
         let key = match long.old {
@@ -233,6 +234,26 @@ pub(super) struct Table {
     pub total: usize,
     /// The page with every row, where this shows only the first ones.
     pub all_url: Option<String>,
+    /// The column whose every row holds one value, which the caption says
+    /// instead of the rows (`same_column`).
+    pub same: Option<SameColumn>,
+}
+
+/// A column of a table whose every row holds one value: said once, in the
+/// caption, where a column repeating it down the table only took room.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct SameColumn {
+    pub name: &'static str,
+    pub value: String,
+}
+
+/// The column of `rows` (`OneValue`) that holds one value in every row; a
+/// table of one row has none (every column would).
+fn same_column<T: OneValue>(rows: &[Row<T>]) -> Option<SameColumn> {
+    let (first, rest) = rows.split_first()?;
+    let (name, value) = first.fig.one_value_column()?;
+    let same = !rest.is_empty() && rest.iter().all(|r| r.fig.one_value_column().map(|c| c.1) == Some(value));
+    same.then(|| SameColumn { name, value: value.to_string() })
 }
 
 /// Rendered table rows by a key of their template and content, which
@@ -243,6 +264,9 @@ pub(super) type RowCache = HashMap<u64, String>;
 struct RowContext<'a, T> {
     kind: &'a str,
     r: &'a Row<T>,
+    /// Whether the table says the row's `OneValue` column in its caption,
+    /// so the row leaves that cell out.
+    same: bool,
     /// Its speed figures per US cent per minute, where the runner's price
     /// is stated.
     pc: PerCent,
@@ -258,7 +282,7 @@ pub(super) type Prices = HashMap<String, HashMap<String, f64>>;
 /// templates it has seen is taken from it, and every row made is added to
 /// `made`. Each row comes with its key (0 without a cache).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn render_rows<T: Serialize + Sync + Speeds>(
+pub(super) fn render_rows<T: Serialize + Sync + Speeds + OneValue>(
     tera: &Tera,
     templates_key: u64,
     kind: &str,
@@ -266,17 +290,19 @@ pub(super) fn render_rows<T: Serialize + Sync + Speeds>(
     prices: &Prices,
     cache: Option<&RowCache>,
     made: &Mutex<RowCache>,
-) -> anyhow::Result<Vec<(u64, String)>> {
-    rows.par_iter()
+) -> anyhow::Result<(Vec<(u64, String)>, Option<SameColumn>)> {
+    let same = same_column(rows);
+    let html = rows
+        .par_iter()
         .map(|r| {
             let usd = prices.get(&r.meta.provider_id).and_then(|p| p.get(&r.meta.runner)).copied();
             let pc = usd.map(|usd| r.fig.per_cent(usd)).unwrap_or_default();
-            let ctx = RowContext { kind, r, pc };
+            let ctx = RowContext { kind, r, same: same.is_some(), pc };
             let Some(cache) = cache else { return Ok((0, render(tera, "home_row.html", &ctx)?)) };
             // The row's content but its meta, which its entry's key stands
             // for: serializing every row's meta for its key was most of the
             // home page's time in a rebuild.
-            let own = (kind, &r.fig, r.incomplete, r.marked, &r.place, &r.ci, r.variable, &ctx.pc);
+            let own = (kind, &r.fig, r.incomplete, r.marked, &r.place, &r.ci, r.variable, &ctx.pc, ctx.same);
             let json = serde_json::to_vec(&own).context("a home-page row does not serialize")?;
             let key = key_of((templates_key, r.meta.entry_key, json));
             let html = match cache.get(&key) {
@@ -286,7 +312,8 @@ pub(super) fn render_rows<T: Serialize + Sync + Speeds>(
             made.lock().unwrap_or_else(|e| e.into_inner()).insert(key, html.clone());
             Ok((key, html))
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    Ok((html, same))
 }
 
 #[derive(Serialize)]

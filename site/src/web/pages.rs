@@ -108,6 +108,38 @@ pub trait Speeds {
     fn per_cent(&self, usd_per_minute: f64) -> PerCent;
 }
 
+/// The column of a table row that tends to hold one value down a whole
+/// table (its name and this row's value), which the table then says once
+/// in its caption instead (`home::same_column`); `None` for a kind without
+/// one.
+pub trait OneValue {
+    fn one_value_column(&self) -> Option<(&'static str, &str)>;
+}
+
+impl OneValue for CpuRow {
+    fn one_value_column(&self) -> Option<(&'static str, &str)> {
+        Some(("Binary", &self.binary))
+    }
+}
+
+impl OneValue for DiskRow {
+    fn one_value_column(&self) -> Option<(&'static str, &str)> {
+        None
+    }
+}
+
+impl OneValue for CacheRow {
+    fn one_value_column(&self) -> Option<(&'static str, &str)> {
+        Some(("Method", &self.method_label))
+    }
+}
+
+impl OneValue for InternetRow {
+    fn one_value_column(&self) -> Option<(&'static str, &str)> {
+        Some(("Service", &self.service))
+    }
+}
+
 /// `figure` per US cent per minute, two decimals; `None` without a number.
 fn pc(figure: &str, usd_per_minute: f64) -> Option<String> {
     let v = crate::model::leading(figure)?;
