@@ -61,9 +61,9 @@ pub(super) fn home_page(
             .then_some(home_rows);
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
-        let mut table = |kind: &'static str, (rows, same): (Vec<(u64, String)>, Option<SameColumn>)| {
+        let mut table = |kind: &'static str, rendered: Rendered| {
             let long = LongTables { old: parts, pages_key, parts: &mut tables };
-            comparison_table(tera, common, g, kind, rows, same, home_rows, long)
+            comparison_table(tera, common, g, kind, rendered, home_rows, long)
         };
         group_pages.push(GroupPage {
             id: &g.id,
@@ -133,8 +133,7 @@ fn comparison_table(
     common: &Common,
     g: &Group,
     kind: &'static str,
-    rows: Vec<(u64, String)>,
-    same: Option<SameColumn>,
+    Rendered { rows, same }: Rendered,
     home_rows: usize,
     long: LongTables<'_>,
 ) -> anyhow::Result<Table> {
@@ -290,7 +289,7 @@ pub(super) fn render_rows<T: Serialize + Sync + Speeds + OneValue>(
     prices: &Prices,
     cache: Option<&RowCache>,
     made: &Mutex<RowCache>,
-) -> anyhow::Result<(Vec<(u64, String)>, Option<SameColumn>)> {
+) -> anyhow::Result<Rendered> {
     let same = same_column(rows);
     let html = rows
         .par_iter()
@@ -313,7 +312,14 @@ pub(super) fn render_rows<T: Serialize + Sync + Speeds + OneValue>(
             Ok((key, html))
         })
         .collect::<anyhow::Result<_>>()?;
-    Ok((html, same))
+    Ok(Rendered { rows: html, same })
+}
+
+/// A table's rows as `render_rows` makes them, each with its memo key, and
+/// the column they leave to the caption.
+pub(super) struct Rendered {
+    rows: Vec<(u64, String)>,
+    same: Option<SameColumn>,
 }
 
 #[derive(Serialize)]
@@ -440,6 +446,7 @@ mod tests {
             shown: total,
             total,
             all_url: None,
+            same: None,
         }
     }
 
