@@ -2,9 +2,10 @@
 //! group of CoreMark (`model::Group`, its project's or EEMBC's table), each
 //! section its own table ordered by CoreMark within the group and never
 //! against another group. Per runner: the headline figure of each stage
-//! (from the runner's newest result that has it), each against the best of
-//! its own comparison table, what the runner is and costs (`providers`),
-//! and its cost of one-thread work (`cost_of_work`).
+//! (from the runner's newest complete result that has it, else its
+//! newest), each against the best of its own comparison table, what the
+//! runner is and costs (`providers`), and its cost of one-thread work
+//! (`cost_of_work`).
 //!
 //! This module takes the groups as they are made and never groups results
 //! itself. The headlines are those the tables rank by where they are
