@@ -50,8 +50,9 @@ fn a_result_whose_interval_leaves_the_previous_one_is_flagged_on_the_page_and_in
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"The 95 % intervals of this \
-                   result and the previous one do not overlap\">changed</span> CoreMark median iterations&#x2F;s lower \
+    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"The intervals of this result and \
+                   the previous one (the samples' ranges where there are 3 to 5) do not overlap\">changed</span> \
+                   CoreMark median iterations&#x2F;s lower \
                    (worse): 33291.95–33421.78 → 16629.39–16694.26 <small>since 2026-11-29</small></span>";
     let third = history_row(&page, "2026-11-29-18342215519-1");
     assert!(third.contains(&format!("<td>{changed}</td>")), "{third}");
@@ -72,8 +73,9 @@ fn a_result_whose_interval_leaves_the_previous_one_is_flagged_on_the_page_and_in
     assert!(
         entry.contains(
             "<summary>Result of example-linux-x64 (Example Cloud) from 2026-11-29: CoreMark median 16664.25 \
-             iterations/s. Changed beyond the 95 % intervals: CoreMark median iterations/s lower (worse) since \
-             2026-11-29: 33291.95–33421.78 → 16629.39–16694.26.</summary>"
+             iterations/s. Changed beyond the intervals of the medians (the ranges of the samples where there are \
+             3 to 5): CoreMark median iterations/s lower (worse) since 2026-11-29: 33291.95–33421.78 → \
+             16629.39–16694.26.</summary>"
         ),
         "{entry}"
     );
@@ -102,16 +104,18 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     let row = history_row(&page, "2026-11-29-18342215518-1");
     assert!(
         row.contains(
-            "<span class=\"mark change better\" title=\"The 95 % intervals of this result and the previous one do \
-             not overlap\">changed</span> CoreMark median iterations&#x2F;s higher (better): 33258.65–33388.35 → \
+            "<span class=\"mark change better\" title=\"The intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap\">changed</span> CoreMark median \
+             iterations&#x2F;s higher (better): 33258.65–33388.35 → \
              66517.34–66776.74 <small>since 2026-11-29</small></span>"
         ),
         "{row}"
     );
     assert!(
         row.contains(
-            "<span class=\"mark change worse\" title=\"The 95 % intervals of this result and the previous one do \
-             not overlap\">changed</span> Cache restore s, GitHub Actions cache (client) higher (worse): \
+            "<span class=\"mark change worse\" title=\"The intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap\">changed</span> Cache restore s, GitHub \
+             Actions cache (client) higher (worse): \
              18.53–66.84 → 185.30–668.40 <small>since 2026-11-29</small></span>"
         ),
         "{row}"

@@ -91,3 +91,26 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     let link = first.split("href=\"#").nth(1).unwrap().split('"').next().unwrap();
     assert!(home.contains(&format!("<h3 id=\"{link}\">")), "no table with id {link}");
 }
+
+#[test]
+fn a_lead_whose_next_place_overlaps_the_weakest_leader_is_said_to_be_uncertain() {
+    // The price-performance fixture: starsling-linux-x64 (37001.79–38403.09)
+    // shares place 1 with the TieCloud runners (29068.42–37639.26); latchkey-
+    // linux-x64 (30043.11–30096.09) is ranked apart, place 4, because places
+    // compare with a place's first row, yet lies inside the TieCloud
+    // runners' range: their 11.1 % lead is the medians', not a sure one.
+    let fixture = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
+    let mut o = site_options(&fixture.join("results"));
+    o.content = fixture.join("content");
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    assert_eq!(
+        leader_lines(&home)[0],
+        "CoreMark, one thread: starsling-linux-x64 (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and \
+         tiecloud-8vcpu (TieCloud: 33392.77) share the lead (≈: too close to tell apart) in median iterations/s, \
+         11.1 % ahead of the next place (latchkey-linux-x64: 30065.35), whose range overlaps that of tiecloud-8vcpu: \
+         the lead of the medians may not hold. 4 runners ranked, published protocols 6 and 5, imported from \
+         published reports."
+    );
+}

@@ -504,3 +504,55 @@ fn the_home_tables_show_price_performance_where_a_price_is_stated() {
     let ubicloud: Vec<&str> = table.split("<tr").filter(|r| r.contains(">ubicloud-linux-x64</a></th>")).collect();
     assert!(!ubicloud.is_empty() && ubicloud.iter().all(|r| !r.contains("per ¢/min")), "{table}");
 }
+
+/// Copies the files below `from` into `to`, keeping their paths.
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_newer_try_out_never_hides_a_runners_complete_result() {
+    // The price-performance fixture, and a newer quick-profile result
+    // (a try-out, marked, of another key) of tiecloud-2vcpu: the overview
+    // keeps the runner's complete imported row, its share and its cost
+    // (docs/methodology.md: "its newest complete result that has the
+    // stage, else its newest"), and no section of the try-out alone.
+    let fixture = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
+    let results = tempfile::tempdir().unwrap();
+    copy_tree(&fixture.join("results"), results.path());
+    let quick = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/quick/results/example/example-linux-x64/2026-12-05-63cfaa38f746.json"
+    ));
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(quick).unwrap()).unwrap();
+    v["provider"]["id"] = "tiecloud".into();
+    v["runner"]["label"] = "tiecloud-2vcpu".into();
+    put(results.path(), "tiecloud/tiecloud-2vcpu/2026-12-05-834c301a95bc.json", &v);
+    let mut o = site_options(results.path());
+    o.content = fixture.join("content");
+    let out = tempfile::tempdir().unwrap();
+    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    let sections = sections(out.path(), "overview");
+    let headings: Vec<&str> = sections.iter().map(|s| s.0.as_str()).collect();
+    assert_eq!(headings, [CPU_GROUP.replace("Latchkey, StarSling and Ubicloud", "Latchkey, StarSling and TieCloud")]);
+    let row = sections[0].1.iter().find(|r| r.contains(">tiecloud-2vcpu</a>")).expect("tiecloud-2vcpu in the group");
+    let group = CPU_GROUP.replace("Latchkey, StarSling and Ubicloud", "Latchkey, StarSling and TieCloud");
+    assert!(
+        row.contains(&format!(
+            "<td class=\"num\">33392.77 <span class=\"rel\" title=\"Against the best of its comparison group: \
+             {group}\">87 %</span></td><td class=\"num\" data-sort=\"0.00916\">$0.00916</td>"
+        )),
+        "{row}"
+    );
+    // The disk figure too is the complete imported one, not the try-out's.
+    assert!(row.contains("<td class=\"num\">9757.28 <span class=\"rel\""), "{row}");
+}

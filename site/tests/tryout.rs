@@ -41,6 +41,18 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
         assert!(body.contains("<td class=\"num place\">—</td>"), "{table}: {body}");
         assert!(body.contains("<span class=\"mark tryout\">try-out</span>"), "{table}: {body}");
     }
+    // Each section says it holds try-outs, not a published profile's
+    // ranked results, and so does the overview's.
+    let tryouts = "Try-outs of the quick profile, never ranked (published protocol 1, measured)";
+    assert!(home.contains(&format!("<h2 id=\"g-41c02367d53c\">CoreMark: {tryouts}</h2>")), "{home}");
+    assert!(home.contains(&format!("<h2 id=\"g-185464aeae24\">Disk: {tryouts}</h2>")), "{home}");
+    let overview = std::fs::read_to_string(out.path().join("overview/index.html")).unwrap();
+    assert!(overview.contains(&format!("<h2 id=\"o-41c02367d53c-cpu\">{tryouts}</h2>")), "{overview}");
+    // Its figures are greyed without a share, and the legend says why.
+    assert!(
+        overview
+            .contains("Greyed figures are incomplete, try-outs or stale; incomplete ones and try-outs have no share.")
+    );
     // Nothing is ranked, so no stage has a leader.
     assert!(!home.contains("<h2 id=\"leaders\""));
     let runner = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();

@@ -53,7 +53,10 @@ pub fn render(model: &Model, changes: &Changes, base_url: &str) -> anyhow::Resul
             stages.dedup();
             title.push_str(&format!(", changed: {}", stages.join(", ")));
             let lines: Vec<String> = moved.iter().map(|c| c.sentence()).collect();
-            summary.push_str(&format!(" Changed beyond the 95 % intervals: {}.", lines.join("; ")));
+            summary.push_str(&format!(
+                " Changed beyond the intervals of the medians (the ranges of the samples where there are 3 to 5): {}.",
+                lines.join("; ")
+            ));
         }
         feed.entries.push(Entry {
             title: Text::plain(title),

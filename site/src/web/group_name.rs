@@ -26,16 +26,23 @@ pub(super) fn group_words(g: &Group) -> String {
 /// named, else how many) and whether
 /// their run dates are published: `Published protocols 6 and 5, imported
 /// from published reports on Latchkey and Ubicloud runners, run dates not
-/// published`.
+/// published`. A measured group whose every row is a try-out (quick
+/// profile) says so first: `Try-outs of the quick profile, never ranked
+/// (published protocol 1, measured)`.
 pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta>) -> String {
     let mut name = group_words(g);
     if let Some(first) = name.get_mut(..1) {
         first.make_ascii_uppercase();
     }
+    let metas: Vec<&Meta> = metas.into_iter().collect();
     if !g.imported {
+        // A group of quick-profile results only: never ranked, and not
+        // the protocol's published profile, so said before anything else.
+        if !metas.is_empty() && metas.iter().all(|m| m.tryout) {
+            return format!("Try-outs of the quick profile, never ranked ({})", group_words(g));
+        }
         return name;
     }
-    let metas: Vec<&Meta> = metas.into_iter().collect();
     let mut providers: Vec<&str> = metas.iter().map(|m| m.provider_name.as_str()).collect();
     providers.sort_unstable();
     providers.dedup();

@@ -10,7 +10,8 @@
 use serde::Serialize;
 
 use super::group_name::group_words;
-use crate::model::{Group, Model, Row, leading};
+use crate::model::{Group, Model, Row, leading, range};
+use crate::report::CpuRow;
 
 /// The comparison tables as `pages::TABLES` lists them: kind, slug, name,
 /// the figure they rank by.
@@ -40,6 +41,11 @@ pub(super) struct Leader {
     pub(super) higher_is_better: bool,
     /// The runner of the next place.
     pub(super) next: Option<Leading>,
+    /// The next place's interval (or published range) overlaps that of
+    /// place 1's weakest row: ranked apart only because `model::rank`
+    /// compares each row with the first row of a place, so the lead of
+    /// that row may not hold. Its runner, where so.
+    pub(super) overlapped_by: Option<String>,
     /// Rows ranked in the table.
     pub(super) compared: usize,
     /// What a row of the table is: `runner`, or `runner and backend` where
@@ -100,15 +106,18 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
     let &(g, kind, compared) = tables.iter().find(|t| t.2 == largest)?;
     let (_, slug, _, ranked_by) = all.iter().find(|t| t.0 == kind).copied()?;
     let higher_is_better = !kind.starts_with("cache");
-    let (first, lead_pct, next) = match kind {
-        "cpu" => line(&g.cpu, |f| (f.median_value, f.median.clone(), String::new()), true),
-        "cpu_eembc" => line(&g.cpu_eembc, |f| (f.median_value, f.median.clone(), String::new()), true),
-        "disk" => line(&g.disk, |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()), true),
-        "cache" => line(&g.cache, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), false),
+    // CoreMark's published range stands for an imported row's interval,
+    // as in the ranking (`model::rank`); other stages publish none.
+    let cpu_range = |f: &CpuRow| if f.headline_samples.is_empty() { range(&f.range) } else { None };
+    let (first, lead_pct, next, overlapped_by) = match kind {
+        "cpu" => line(&g.cpu, |f| (f.median_value, f.median.clone(), String::new()), cpu_range, true),
+        "cpu_eembc" => line(&g.cpu_eembc, |f| (f.median_value, f.median.clone(), String::new()), cpu_range, true),
+        "disk" => line(&g.disk, |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()), none, true),
+        "cache" => line(&g.cache, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), none, false),
         "cache_action" => {
-            line(&g.cache_action, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), false)
+            line(&g.cache_action, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), none, false)
         }
-        _ => line(&g.internet, |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()), true),
+        _ => line(&g.internet, |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()), none, true),
     };
     let first_count = first.len();
     let first: Vec<Leading> = first.into_iter().take(NAMED).collect();
@@ -121,6 +130,7 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
         lead_pct,
         higher_is_better,
         next,
+        overlapped_by,
         compared,
         rows_word: match kind {
             "cache" | "cache_action" => "runner and backend row",
@@ -158,13 +168,23 @@ fn lead_figure(shown: &str) -> String {
     shown.split(|c: char| c.is_whitespace() || c == ';').next().unwrap_or_default().to_string()
 }
 
-/// Place 1's rows, the lead over the next place and its first row, from a
-/// table's rows; `figure` gives a row's value, its text and what it is of.
+/// No published range: a stage whose imported rows rank by their medians
+/// alone.
+fn none<T>(_: &T) -> Option<(f64, f64)> {
+    None
+}
+
+/// Place 1's rows, the lead over the next place, its first row and, where
+/// that row's interval overlaps the interval of place 1's weakest row, the
+/// weakest row's runner, from a table's rows; `figure` gives a row's value,
+/// its text and what it is of, `published` the range that stands for an
+/// imported row's interval.
 fn line<T>(
     rows: &[Row<T>],
     figure: impl Fn(&T) -> (Option<f64>, String, String),
+    published: impl Fn(&T) -> Option<(f64, f64)>,
     higher_is_better: bool,
-) -> (Vec<Leading>, Option<String>, Option<Leading>) {
+) -> (Vec<Leading>, Option<String>, Option<Leading>, Option<String>) {
     let leading_of = |r: &Row<T>| {
         let (_, text, of) = figure(&r.fig);
         Leading {
@@ -186,5 +206,14 @@ fn line<T>(
         }
         _ => None,
     };
-    (first.into_iter().map(leading_of).collect(), lead, next.map(leading_of))
+    let interval =
+        |r: &Row<T>| r.interval.or_else(|| published(&r.fig).map(|(lo, hi)| crate::stats::Interval { lo, hi }));
+    let overlapped_by = match (first.last(), next) {
+        (Some(weakest), Some(next)) => match (interval(weakest), interval(next)) {
+            (Some(a), Some(b)) if a.overlaps(&b) => Some(weakest.meta.runner.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    (first.into_iter().map(leading_of).collect(), lead, next.map(leading_of), overlapped_by)
 }

@@ -2,9 +2,10 @@
 //! group of CoreMark (`model::Group`, its project's or EEMBC's table), each
 //! section its own table ordered by CoreMark within the group and never
 //! against another group. Per runner: the headline figure of each stage
-//! (from the runner's newest result that has it), each against the best of
-//! its own comparison table, what the runner is and costs (`providers`),
-//! and its cost of one-thread work (`cost_of_work`).
+//! (from the runner's newest complete result that has it, else its
+//! newest), each against the best of its own comparison table, what the
+//! runner is and costs (`providers`), and its cost of one-thread work
+//! (`cost_of_work`).
 //!
 //! This module takes the groups as they are made and never groups results
 //! itself. The headlines are those the tables rank by where they are
@@ -351,10 +352,12 @@ impl<T> Chosen<'_, T> {
     }
 }
 
-/// Each runner's row of a stage (by provider id and label) from its newest
-/// result that the groups show (excluded results are never a headline; of
-/// several rows of one result, such as cache backends, an unmarked one,
-/// then the fastest), and the best unmarked figure of the table it is in.
+/// Each runner's row of a stage (by provider id and label): of the rows
+/// the groups show, an unmarked one (complete, not a try-out) from its
+/// newest result, else a marked one from its newest (excluded results are
+/// never a headline; of several rows of one result, such as cache
+/// backends, the fastest), and the best unmarked figure of the table it
+/// is in.
 fn newest<'a, T, const N: usize>(
     groups: &'a [Group],
     tables: impl Fn(&'a Group) -> [&'a [Row<T>]; N],
@@ -373,15 +376,17 @@ fn newest<'a, T, const N: usize>(
                         e.insert(new);
                     }
                     Entry::Occupied(mut e) => {
-                        // The newest result; of its rows, an unmarked one,
-                        // then the fastest.
+                        // An unmarked row (complete, not a try-out) before
+                        // a marked one, as the comparison tables choose;
+                        // then the newest result; of its rows, the fastest.
+                        // A newer try-out or incomplete result of another
+                        // key never hides a complete one.
                         let c = e.get();
                         let (newer, older) = (newer_key(&row.meta), newer_key(&c.row.meta));
                         let fig = |v: Option<f64>| v.unwrap_or(f64::NEG_INFINITY);
-                        if newer > older
-                            || (newer == older
-                                && (!row.marked, fig(v)).partial_cmp(&(!c.row.marked, fig(c.value)))
-                                    == Some(std::cmp::Ordering::Greater))
+                        if (!row.marked, newer) > (!c.row.marked, older)
+                            || ((!row.marked, newer) == (!c.row.marked, older)
+                                && fig(v).partial_cmp(&fig(c.value)) == Some(std::cmp::Ordering::Greater))
                         {
                             e.insert(new);
                         }

@@ -110,7 +110,7 @@ pub(super) fn group_plots(
         (&g.cpu, "coremark.svg", "CoreMark iterations/s", "CoreMark"),
         (&g.cpu_eembc, "coremark-eembc.svg", "CoreMark iterations/s, EEMBC's sources", "CoreMark (EEMBC's sources)"),
     ] {
-        // Measured rows' whiskers are the median's 95 % interval, the one
+        // Measured rows' whiskers are the median's interval, the one
         // the table ranks by; imported rows have none and show min–max.
         // (Measured and imported rows never share a group.)
         let cpu: Vec<Bar> = rows
@@ -122,7 +122,8 @@ pub(super) fn group_plots(
             })
             .collect();
         let whiskers = if rows.iter().any(|r| r.interval.is_some()) {
-            "whiskers from the 95 % bootstrap confidence interval of each median"
+            "whiskers from each median's interval (the range of its samples where there are 3 to 5, the 95 % bootstrap \
+             interval where there are 6 or more)"
         } else {
             "min–max whiskers (imported figures: no interval can be computed without samples)"
         };
