@@ -58,3 +58,30 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
     let runner = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();
     assert!(runner.contains("<span class=\"mark tryout\">try-out</span>"));
 }
+
+/// Issue 49: try-outs are shown apart, after every ranked group of their
+/// stage, whatever their keys or protocols.
+#[test]
+fn try_out_groups_come_after_the_ranked_ones() {
+    let results = tempfile::tempdir().unwrap();
+    common::copy_dir(Path::new(QUICK), results.path());
+    let mut ranked = common::golden();
+    ranked["runner"]["label"] = serde_json::json!("ranked-linux-x64");
+    common::put(results.path(), "example/ranked-linux-x64/2026-11-29-18342215517-1.json", &ranked);
+    let out = tempfile::tempdir().unwrap();
+    common::build_into(results.path(), out.path());
+    let home = common::read(out.path(), "index.html");
+    let headings: Vec<&str> = home
+        .split("<h2 id=\"g-")
+        .skip(1)
+        .map(|h| h.split('>').nth(1).unwrap().split('<').next().unwrap())
+        .filter(|h| h.starts_with("CoreMark"))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "CoreMark: Published protocol 1, measured",
+            "CoreMark: Try-outs of the quick profile, never ranked (published protocol 1, measured)"
+        ]
+    );
+}

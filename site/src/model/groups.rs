@@ -200,6 +200,23 @@ pub struct Group {
 }
 
 impl Group {
+    /// The metadata of every row, table by table.
+    pub fn metas(&self) -> impl Iterator<Item = &Meta> {
+        (self.cpu.iter().map(|r| &*r.meta))
+            .chain(self.cpu_eembc.iter().map(|r| &*r.meta))
+            .chain(self.disk.iter().map(|r| &*r.meta))
+            .chain(self.cache.iter().map(|r| &*r.meta))
+            .chain(self.cache_action.iter().map(|r| &*r.meta))
+            .chain(self.internet.iter().map(|r| &*r.meta))
+    }
+
+    /// Whether every row is a try-out (the quick profile's): shown, never
+    /// ranked.
+    pub fn tryouts(&self) -> bool {
+        let mut metas = self.metas().peekable();
+        metas.peek().is_some() && metas.all(|m| m.tryout)
+    }
+
     /// What its rows share, for titles and plot descriptions: `key K
     /// (fingerprint F)` or `key K (fingerprints F, G)` for a keyed stage,
     /// `fingerprint F` for the build-cache stage.
@@ -293,14 +310,16 @@ pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
         rank(&mut g.cache_action);
         rank(&mut g.internet);
     });
-    // By stage; within a stage measured before imported (an imported
-    // report's protocol number is its publisher's claim, so however large
-    // it never puts the report first), then newest protocol first (results
-    // without a stated protocol last), then by id.
+    // By stage; within a stage ranked groups before try-outs, measured
+    // before imported (an imported report's protocol number is its
+    // publisher's claim, so however large it never puts the report first),
+    // then newest protocol first (results without a stated protocol last),
+    // then by id.
     let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
     groups.sort_by(|a, b| {
         stage_index(a)
             .cmp(&stage_index(b))
+            .then_with(|| a.tryouts().cmp(&b.tryouts()))
             .then_with(|| a.imported.cmp(&b.imported))
             .then_with(|| b.protocol.cmp(&a.protocol))
             .then_with(|| a.id.cmp(&b.id))

@@ -59,13 +59,3 @@ pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta
     }
     name
 }
-
-/// Every row's meta of every table of `g`, for `group_name`.
-pub(super) fn metas(g: &Group) -> impl Iterator<Item = &Meta> {
-    (g.cpu.iter().map(|r| &*r.meta))
-        .chain(g.cpu_eembc.iter().map(|r| &*r.meta))
-        .chain(g.disk.iter().map(|r| &*r.meta))
-        .chain(g.cache.iter().map(|r| &*r.meta))
-        .chain(g.cache_action.iter().map(|r| &*r.meta))
-        .chain(g.internet.iter().map(|r| &*r.meta))
-}

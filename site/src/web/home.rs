@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use tera::Tera;
 
-use super::group_name::{group_name, metas};
+use super::group_name::group_name;
 use super::leaders::{Leader, leaders};
 use super::pages::{Common, OneValue, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
@@ -68,7 +68,7 @@ pub(super) fn home_page(
         group_pages.push(GroupPage {
             id: &g.id,
             stage: g.stage,
-            name: group_name(g, metas(g)),
+            name: group_name(g, g.metas()),
             key: &g.key,
             imported: g.imported,
             profiles: &g.profiles,
@@ -347,7 +347,7 @@ struct GroupHead<'a> {
 pub(super) fn table_head_key(g: &Group) -> anyhow::Result<u64> {
     let head = GroupHead {
         id: &g.id,
-        name: group_name(g, metas(g)),
+        name: group_name(g, g.metas()),
         key: &g.key,
         profiles: &g.profiles,
         disk_buffer: &g.disk_buffer,
@@ -359,7 +359,7 @@ pub(super) fn table_head_key(g: &Group) -> anyhow::Result<u64> {
 /// the home page shows.
 pub(super) fn table(tera: &Tera, common: &Common, g: &Group, t: &Table) -> anyhow::Result<String> {
     let name = t.name;
-    let group = group_name(g, metas(g));
+    let group = group_name(g, g.metas());
     let ctx = TableContext {
         common,
         title: format!("{name}: all {} rows ({group})", t.total),
