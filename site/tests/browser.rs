@@ -357,6 +357,7 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
         ("runner", linked("/runners/")),
         ("provider", "/providers/ubicloud/".into()),
         ("methodology", "/methodology/".into()),
+        ("estimate", "/estimate/".into()),
         ("overview", "/overview/".into()),
         ("overview by cost", "/overview/by-cost/".into()),
         ("build-cache", "/build-cache/".into()),

@@ -15,7 +15,7 @@
   var HEAD = ["#", "Runner", "Provider", "CPU s", "Disk s", "Cache s", "Download s", "Job s, fastest–slowest", "Cost per run", "Per 1,000 runs", "Cost #"];
   var MBIT_PER_MIB = 8.388608;
   var ZERO = { med: 0, lo: 0, hi: 0 };
-  var figures = null;
+  var figures = null, names = {};
 
   function add(a, b) { return { med: a.med + b.med, lo: a.lo + b.lo, hi: a.hi + b.hi }; }
   function scale(t, k) { return { med: t.med * k, lo: t.lo * k, hi: t.hi * k }; }
@@ -101,13 +101,26 @@
   function place(p) { return p ? (p.tied ? "≈" : "") + p.place : "—"; }
   function numCell(text, sub) { var td = el("td", text, "num"); if (sub != null) { td.appendChild(el("span", sub, "ci")); } return td; }
 
+  // site/src/web/estimate.rs's `caption`: each group in words, once, with
+  // the parts compared within it.
+  function caption(groups) {
+    var named = [];
+    groups.forEach(function (g) {
+      var at = g.indexOf(" "), part = at < 0 ? g : g.slice(0, at), id = at < 0 ? "" : g.slice(at + 1);
+      var name = Object.prototype.hasOwnProperty.call(names, id) ? names[id] : id;
+      var n = named.find(function (x) { return x[0] === name; });
+      if (n) { n[1].push(part); } else { named.push([name, [part]]); }
+    });
+    return "Compared within one group each: " + named.map(function (n) { return n[1].join(", ") + " (" + n[0] + ")"; }).join("; ");
+  }
+
   // The same markup as templates/estimate.html's #estimate-result.
   function render(runners, e) {
     var frag = document.createDocumentFragment();
     if (e.noReference) { frag.appendChild(el("p", "The reference runner has no CoreMark figure, so CPU seconds cannot be scaled: choose another.", "note")); }
     e.tables.forEach(function (t) {
       var table = el("table", null, "estimate");
-      table.appendChild(el("caption", "Comparison group: " + t.groups.join(", ")));
+      table.appendChild(el("caption", caption(t.groups)));
       var hr = table.appendChild(el("thead")).appendChild(el("tr"));
       HEAD.forEach(function (h, j) { var th = hr.appendChild(el("th", h, j > 2 || !j ? "num" : null)); th.scope = "col"; });
       var body = table.appendChild(el("tbody"));
@@ -157,7 +170,7 @@
     }
     var run = function () { render(figures, estimate(figures, job())); };
     if (figures) { run(); return; }
-    fetch(form.getAttribute("data-figures")).then(function (r) { return r.json(); }).then(function (f) { figures = f; run(); })
+    fetch(form.getAttribute("data-figures")).then(function (r) { return r.json(); }).then(function (f) { figures = f.runners; names = f.names; run(); })
       .catch(function (err) { root.dataset.jsErrors = (root.dataset.jsErrors || "") + err + "\n"; });
   }
   form.addEventListener("submit", function (ev) { ev.preventDefault(); });

@@ -9,11 +9,12 @@
 //! whatever the reader types, from those figures with the same arithmetic,
 //! and keeps the job in the address so that an estimate can be shared.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 use tera::Tera;
 
+use super::group_name::group_name;
 use super::pages::{Common, render};
 use super::site::Site;
 use crate::figures;
@@ -77,10 +78,31 @@ const PRESETS: [Preset; 3] = [
     },
 ];
 
+/// What `/estimate/figures.json` holds: every runner's figures, and the
+/// name in words of each group they name (`group_name`), which the tables'
+/// captions print in place of the keys.
+#[derive(Debug, Serialize)]
+pub struct Figures {
+    pub names: BTreeMap<String, String>,
+    pub runners: Vec<Runner>,
+}
+
 /// Every runner's figures: its rows that the comparison tables give a
 /// place (clean, current, with the headline figure), by group, at two
 /// decimals as the tables print them; and its provider's price.
-pub fn figures(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Runner> {
+pub fn figures(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Figures {
+    let mut names = BTreeMap::new();
+    for g in &model.groups {
+        let name = group_name(g, g.metas());
+        names.insert(format!("{}/eembc", g.id), format!("{name}, EEMBC's CoreMark sources"));
+        names.insert(format!("{}/client", g.id), format!("{name}, client method"));
+        names.insert(format!("{}/action", g.id), format!("{name}, action method"));
+        names.insert(g.id.clone(), name);
+    }
+    Figures { names, runners: runners(model, providers, now) }
+}
+
+fn runners(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Runner> {
     let mut out: Vec<Runner> = model
         .runners
         .iter()
@@ -237,12 +259,30 @@ fn place(r: crate::stats::Rank) -> String {
     format!("{}{}", if r.tied { "≈" } else { "" }, r.place)
 }
 
-fn shown(runners: &[Runner], e: &estimate::Estimate) -> Shown {
+/// A table's caption: the groups its parts are compared within, in words,
+/// each named once with the parts it holds (`CPU`, `disk`, …), as
+/// `estimate.js`'s `caption` prints it.
+fn caption(groups: &[String], names: &BTreeMap<String, String>) -> String {
+    let mut named: Vec<(&str, Vec<&str>)> = Vec::new();
+    for g in groups {
+        let (part, id) = g.split_once(' ').unwrap_or((g, ""));
+        let name = names.get(id).map_or(id, String::as_str);
+        match named.iter_mut().find(|n| n.0 == name) {
+            Some(n) => n.1.push(part),
+            None => named.push((name, vec![part])),
+        }
+    }
+    let named: Vec<String> = named.iter().map(|(name, parts)| format!("{} ({name})", parts.join(", "))).collect();
+    format!("Compared within one group each: {}", named.join("; "))
+}
+
+fn shown(figures: &Figures, e: &estimate::Estimate) -> Shown {
+    let runners = &figures.runners;
     let tables = e
         .tables
         .iter()
         .map(|t| ShownTable {
-            caption: format!("Comparison group: {}", t.groups.join(", ")),
+            caption: caption(&t.groups, &figures.names),
             rows: t
                 .rows
                 .iter()
@@ -305,10 +345,11 @@ fn caches(runners: &[Runner]) -> Vec<String> {
 
 /// The figures file, the default page and a page per other preset, and
 /// the pages' paths for the sitemap.
-pub fn pages(tera: &Tera, common: &Common, runners: &[Runner]) -> anyhow::Result<(Site, Vec<String>)> {
+pub fn pages(tera: &Tera, common: &Common, figures: &Figures) -> anyhow::Result<(Site, Vec<String>)> {
     let mut site = Site::default();
     let mut urls = Vec::new();
-    site.add(FIGURES_URL.trim_start_matches('/'), serde_json::to_vec(runners)?);
+    site.add(FIGURES_URL.trim_start_matches('/'), serde_json::to_vec(figures)?);
+    let runners = &figures.runners;
     let caches = caches(runners);
     // The presets' reference: the first runner, by provider and label, of
     // the CoreMark group with the most runners (then the first by key), so
@@ -359,7 +400,7 @@ pub fn pages(tera: &Tera, common: &Common, runners: &[Runner]) -> anyhow::Result
                 .map(|c| Choice { value: c.clone(), label: c.clone(), selected: *c == job.cache })
                 .collect(),
             figures_url: FIGURES_URL,
-            shown: shown(runners, &e),
+            shown: shown(figures, &e),
         };
         let path = url(i);
         site.add(format!("{}index.html", path.trim_start_matches('/')), render(tera, "estimate.html", &ctx)?);
