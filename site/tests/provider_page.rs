@@ -42,3 +42,19 @@ fn a_provider_page_shows_each_runners_size_and_price_and_links_the_provider() {
     // Every runner's size and price are stated: no note on how to add them.
     assert!(!page.contains("\"Not stated\""));
 }
+
+/// Issue 49: the provider page's report tables link each runner they name
+/// to its page, while the published report (`reports/<id>.md`) keeps the
+/// plain name.
+#[test]
+fn the_report_tables_link_each_runner() {
+    let out = tempfile::tempdir().unwrap();
+    common::build_into(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../results")), out.path());
+    let page = read(out.path(), "providers/ubicloud/index.html");
+    let link = "<td><a href=\"/runners/ubicloud/ubicloud-linux-x64/\">ubicloud-linux-x64</a></td>";
+    // Pinned results, disk, two cache backends, internet and the machine.
+    assert_eq!(page.matches(link).count(), 6, "{page}");
+    assert!(!page.contains("<td>ubicloud-linux-x64</td>"), "{page}");
+    let report = read(out.path(), "reports/ubicloud.md");
+    assert!(report.contains("\n| ubicloud-linux-x64 | x64 (64-bit) | 33392.77 |"), "{report}");
+}

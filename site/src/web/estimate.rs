@@ -45,7 +45,7 @@ const PRESETS: [Preset; 3] = [
     Preset {
         slug: "rust-build",
         title: "Rust build and test",
-        what: "8 minutes of compiling and testing, the crates and a 1.2 GiB target folder restored from the cache \
+        what: "8 minutes of compiling and testing, the crates and target folder (1,200 MiB) restored from the cache \
                and saved, nothing else downloaded",
         cpu_s: 480.0,
         read_mib: 1500.0,

@@ -4,7 +4,9 @@
 //! names the macros these stand for), and every text from a result goes
 //! through `Html::text`, Tera's own escaping.
 
-use pulldown_cmark::{Event, Options, Parser};
+use std::collections::HashMap;
+
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::model::Meta;
 
@@ -123,10 +125,33 @@ pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
 /// Markdown → HTML. Raw HTML in the markdown is shown as text, never
 /// passed through: results are untrusted.
 pub fn markdown_to_html(markdown: &str) -> String {
+    report_to_html(markdown, &HashMap::new())
+}
+
+/// A provider report's markdown → HTML, as `markdown_to_html`, with each
+/// table row's first cell linked where its whole text is a key of `links`
+/// (a runner's label → its page): the markdown stays the published report's
+/// text, and the page links every runner it names in a table.
+pub(super) fn report_to_html(markdown: &str, links: &HashMap<String, String>) -> String {
     let options = Options::ENABLE_TABLES;
-    let events = Parser::new_ext(markdown, options).map(|e| match e {
-        Event::Html(s) | Event::InlineHtml(s) => Event::Text(s),
-        other => other,
+    let (mut head, mut cell) = (false, 0_usize);
+    let events = Parser::new_ext(markdown, options).flat_map(|e| {
+        match &e {
+            Event::Start(Tag::TableHead) => head = true,
+            Event::End(TagEnd::TableHead) => head = false,
+            Event::Start(Tag::TableRow) => cell = 0,
+            Event::Start(Tag::TableCell) => cell += 1,
+            _ => {}
+        }
+        match e {
+            Event::Html(s) | Event::InlineHtml(s) => vec![Event::Text(s)],
+            Event::Text(t) if !head && cell == 1 && links.contains_key(t.as_ref()) => {
+                let dest = CowStr::from(links[t.as_ref()].clone());
+                let link = Tag::Link { link_type: LinkType::Inline, dest_url: dest, title: "".into(), id: "".into() };
+                vec![Event::Start(link), Event::Text(t), Event::End(TagEnd::Link)]
+            }
+            other => vec![other],
+        }
     });
     let mut out = String::new();
     pulldown_cmark::html::push_html(&mut out, events);

@@ -73,13 +73,19 @@ pub(super) fn provider_page(
     let lines: Vec<Line> =
         model.runners.iter().filter(|r| r.provider_id == id).map(|r| cpu_line(model, &r.label, &r.entries)).collect();
     plots.extend(history_plot(&mut site, &format!("plots/providers/{id}/history.svg"), name, lines)?);
+    let runner_links = model
+        .runners
+        .iter()
+        .filter(|r| r.provider_id == id)
+        .map(|r| (r.label.clone(), format!("/runners/{id}/{}/", r.label)))
+        .collect();
     let html = provider(
         tera,
         common,
         id,
         name,
         &view.title,
-        &super::html::markdown_to_html(&markdown),
+        &super::html::report_to_html(&markdown, &runner_links),
         &notes,
         &runners,
         &servers,
