@@ -78,8 +78,15 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     );
     // The golden's disk stage is incomplete (a timed-out sample) and its
     // internet stage ranks no row either, so neither has a line; equal
-    // cache figures share the lead, and no place follows.
-    assert_eq!(lines.len(), 2, "{lines:?}");
+    // cache figures share the lead, and no place follows; so do save
+    // figures, in a line of their own ordered by save seconds.
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(
+        lines[2],
+        "Cache save, client method: fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 \
+         (Example Cloud, GitHub Actions cache: 7.76) share the lead (≈: too close to tell apart) in median save \
+         seconds. 2 runner and backend rows ranked, published protocol 1, measured."
+    );
     assert_eq!(
         lines[1],
         "Cache restore, client method: fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 \

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::group_name::group_words;
 use crate::model::{Group, Model, Row, leading, range};
-use crate::report::CpuRow;
+use crate::report::{CacheRow, CpuRow};
+use crate::stats::{Interval, Rank, ranks};
 
 /// The comparison tables as `pages::TABLES` lists them: kind, slug, name,
 /// the figure they rank by.
@@ -73,21 +74,54 @@ pub(super) struct Leading {
 
 /// The lines of the stages whose tables rank rows, in the order of the
 /// home page's tables: CoreMark (both implementations' tables together:
-/// the largest is shown), disk, cache restore per method, internet.
+/// the largest is shown), disk, cache restore and save per method,
+/// internet.
 pub(super) fn leaders(model: &Model, tables: &Tables) -> Vec<Leader> {
-    let stages: [(&'static str, &[&str]); 4] = [
+    let stages: [(&'static str, &[&str]); 7] = [
         ("CoreMark, one thread", &["cpu", "cpu_eembc"]),
         ("Disk, random read", &["disk"]),
         ("Cache restore, client method", &["cache"]),
+        ("Cache save, client method", &[SAVE_CLIENT]),
+        ("Cache restore, action method", &["cache_action"]),
+        ("Cache save, action method", &[SAVE_ACTION]),
         ("Internet download", &["internet"]),
     ];
-    let mut out: Vec<Leader> =
-        stages.iter().filter_map(|(stage, kinds)| stage_line(model, tables, stage, kinds)).collect();
-    if let Some(action) = stage_line(model, tables, "Cache restore, action method", &["cache_action"]) {
-        let at = out.iter().position(|l| l.stage.starts_with("Internet")).unwrap_or(out.len());
-        out.insert(at, action);
-    }
-    out
+    stages.iter().filter_map(|(stage, kinds)| stage_line(model, tables, stage, kinds)).collect()
+}
+
+/// The save lines' kinds: a cache table's rows in the order of their
+/// median save seconds (`save_order`), where the table ranks by restore.
+const SAVE_CLIENT: &str = "cache save";
+const SAVE_ACTION: &str = "cache_action save";
+
+/// The rows of a cache table that it places, in the order of their median
+/// save seconds, shortest first, each placed as the tables place rows
+/// (`stats::ranks`): rows whose save ranges (the samples' min–max, or the
+/// published one) overlap share a place.
+fn save_order(rows: &[Row<CacheRow>]) -> Vec<(&Row<CacheRow>, Rank, Option<Interval>)> {
+    let mut placed: Vec<&Row<CacheRow>> = rows.iter().filter(|r| r.place.is_some()).collect();
+    placed.sort_by(|a, b| {
+        let (a, b) = (leading(&a.fig.save), leading(&b.fig.save));
+        a.is_none().cmp(&b.is_none()).then(a.unwrap_or(0.0).total_cmp(&b.unwrap_or(0.0)))
+    });
+    let intervals: Vec<Option<Interval>> =
+        placed.iter().map(|r| range(&r.fig.save).map(|(lo, hi)| Interval { lo, hi })).collect();
+    let places = ranks(&intervals);
+    placed.into_iter().zip(places).zip(intervals).map(|((r, p), i)| (r, p, i)).collect()
+}
+
+/// A table's placed rows in its order, each with its place and interval
+/// (or published range).
+fn table_order<T>(
+    rows: &[Row<T>],
+    published: impl Fn(&T) -> Option<(f64, f64)>,
+) -> Vec<(&Row<T>, Rank, Option<Interval>)> {
+    rows.iter()
+        .filter_map(|r| {
+            let interval = r.interval.or_else(|| published(&r.fig).map(|(lo, hi)| Interval { lo, hi }));
+            Some((r, r.place?, interval))
+        })
+        .collect()
 }
 
 /// The line of the largest table of `kinds` over every group (the first
@@ -104,20 +138,33 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
     }
     let largest = tables.iter().map(|t| t.2).max()?;
     let &(g, kind, compared) = tables.iter().find(|t| t.2 == largest)?;
-    let (_, slug, _, ranked_by) = all.iter().find(|t| t.0 == kind).copied()?;
+    let table_kind = kind.trim_end_matches(" save");
+    let (_, slug, _, ranked_by) = all.iter().find(|t| t.0 == table_kind).copied()?;
+    let ranked_by = if kind == table_kind { ranked_by } else { "median save seconds" };
     let higher_is_better = !kind.starts_with("cache");
     // CoreMark's published range stands for an imported row's interval,
     // as in the ranking (`model::rank`); other stages publish none.
     let cpu_range = |f: &CpuRow| if f.headline_samples.is_empty() { range(&f.range) } else { None };
+    let cpu = |f: &CpuRow| (f.median_value, f.median.clone(), String::new());
+    let restore = |f: &CacheRow| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone());
+    let save = |f: &CacheRow| (leading(&f.save), lead_figure(&f.save), f.backend.clone());
     let (first, lead_pct, next, overlapped_by) = match kind {
-        "cpu" => line(&g.cpu, |f| (f.median_value, f.median.clone(), String::new()), cpu_range, true),
-        "cpu_eembc" => line(&g.cpu_eembc, |f| (f.median_value, f.median.clone(), String::new()), cpu_range, true),
-        "disk" => line(&g.disk, |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()), none, true),
-        "cache" => line(&g.cache, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), none, false),
-        "cache_action" => {
-            line(&g.cache_action, |f| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone()), none, false)
-        }
-        _ => line(&g.internet, |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()), none, true),
+        "cpu" => line(&table_order(&g.cpu, cpu_range), cpu, true),
+        "cpu_eembc" => line(&table_order(&g.cpu_eembc, cpu_range), cpu, true),
+        "disk" => line(
+            &table_order(&g.disk, none),
+            |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()),
+            true,
+        ),
+        "cache" => line(&table_order(&g.cache, none), restore, false),
+        "cache_action" => line(&table_order(&g.cache_action, none), restore, false),
+        SAVE_CLIENT => line(&save_order(&g.cache), save, false),
+        SAVE_ACTION => line(&save_order(&g.cache_action), save, false),
+        _ => line(
+            &table_order(&g.internet, none),
+            |f| (leading(&f.download), lead_figure(&f.download), f.service.clone()),
+            true,
+        ),
     };
     let first_count = first.len();
     let first: Vec<Leading> = first.into_iter().take(NAMED).collect();
@@ -132,7 +179,7 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
         next,
         overlapped_by,
         compared,
-        rows_word: match kind {
+        rows_word: match table_kind {
             "cache" | "cache_action" => "runner and backend row",
             "internet" => "runner and service row",
             _ => "runner",
@@ -157,8 +204,8 @@ fn ranked_rows(g: &Group, kind: &str) -> usize {
         "cpu" => placed(&g.cpu),
         "cpu_eembc" => placed(&g.cpu_eembc),
         "disk" => placed(&g.disk),
-        "cache" => placed(&g.cache),
-        "cache_action" => placed(&g.cache_action),
+        "cache" | SAVE_CLIENT => placed(&g.cache),
+        "cache_action" | SAVE_ACTION => placed(&g.cache_action),
         _ => placed(&g.internet),
     }
 }
@@ -176,13 +223,12 @@ fn none<T>(_: &T) -> Option<(f64, f64)> {
 
 /// Place 1's rows, the lead over the next place, its first row and, where
 /// that row's interval overlaps the interval of place 1's weakest row, the
-/// weakest row's runner, from a table's rows; `figure` gives a row's value,
-/// its text and what it is of, `published` the range that stands for an
-/// imported row's interval.
+/// weakest row's runner, from a table's placed rows in order (each with its
+/// place and interval); `figure` gives a row's value, its text and what it
+/// is of.
 fn line<T>(
-    rows: &[Row<T>],
+    placed: &[(&Row<T>, Rank, Option<Interval>)],
     figure: impl Fn(&T) -> (Option<f64>, String, String),
-    published: impl Fn(&T) -> Option<(f64, f64)>,
     higher_is_better: bool,
 ) -> (Vec<Leading>, Option<String>, Option<Leading>, Option<String>) {
     let leading_of = |r: &Row<T>| {
@@ -195,25 +241,22 @@ fn line<T>(
             of,
         }
     };
-    let placed: Vec<&Row<T>> = rows.iter().filter(|r| r.place.is_some()).collect();
-    let first: Vec<&Row<T>> = placed.iter().copied().filter(|r| r.place.is_some_and(|p| p.place == 1)).collect();
-    let next = placed.iter().copied().find(|r| r.place.is_some_and(|p| p.place > 1));
+    let first: Vec<&(&Row<T>, Rank, Option<Interval>)> = placed.iter().filter(|r| r.1.place == 1).collect();
+    let next = placed.iter().find(|r| r.1.place > 1);
     // Against the weakest row sharing place 1: the least the lead can be.
-    let lead = match (first.last().and_then(|r| figure(&r.fig).0), next.and_then(|r| figure(&r.fig).0)) {
+    let lead = match (first.last().and_then(|r| figure(&r.0.fig).0), next.and_then(|r| figure(&r.0.fig).0)) {
         (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
             let ratio = if higher_is_better { a / b } else { b / a };
             Some(format!("{:.1}", (ratio - 1.0) * 100.0))
         }
         _ => None,
     };
-    let interval =
-        |r: &Row<T>| r.interval.or_else(|| published(&r.fig).map(|(lo, hi)| crate::stats::Interval { lo, hi }));
     let overlapped_by = match (first.last(), next) {
-        (Some(weakest), Some(next)) => match (interval(weakest), interval(next)) {
-            (Some(a), Some(b)) if a.overlaps(&b) => Some(weakest.meta.runner.clone()),
+        (Some(weakest), Some(next)) => match (weakest.2, next.2) {
+            (Some(a), Some(b)) if a.overlaps(&b) => Some(weakest.0.meta.runner.clone()),
             _ => None,
         },
         _ => None,
     };
-    (first.into_iter().map(leading_of).collect(), lead, next.map(leading_of), overlapped_by)
+    (first.into_iter().map(|r| leading_of(r.0)).collect(), lead, next.map(|r| leading_of(r.0)), overlapped_by)
 }
