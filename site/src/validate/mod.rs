@@ -136,7 +136,7 @@ pub fn validate_with<D: Send>(
         for claim in &j.check.claims {
             match claims.get(&claim.key) {
                 Some(&first) if !copy => {
-                    c.push(&file, claim.field, format!("{} {}", claim.reason, claimants[first]));
+                    c.push(&file, claim.field(), format!("{} {}", claim.reason(), claimants[first]));
                     copy = true;
                 }
                 Some(_) => {}
