@@ -296,9 +296,15 @@ type CacheEntries = HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTi
 /// reusing `old` entries (`ParseCache`) whose file has not changed, and
 /// judges each (`Judge::judge`) on the same CPU; `keep`, where a cache
 /// keeps the checks.
+///
+/// Each CPU takes its files last first: a runner's files are named by date,
+/// so its newest comes first and `derive` (`web::Intake`) lets go of the
+/// older ones at once, instead of making each one's report rows in turn
+/// as the newest so far (`report::ReportRuns`).
 fn check_all<D: Send>(files: &[LoadedFile], old: &CacheEntries, keep: bool, judge: &Judge<'_, D>) -> Vec<Judged<D>> {
-    files
+    let mut judged: Vec<Judged<D>> = files
         .par_iter()
+        .rev()
         .map(|f| {
             let check = match old.get(&f.path) {
                 Some((size, modified, check)) if *size == f.size && *modified == f.modified && f.modified.is_some() => {
@@ -308,7 +314,9 @@ fn check_all<D: Send>(files: &[LoadedFile], old: &CacheEntries, keep: bool, judg
             };
             judge.judge(f, check, keep)
         })
-        .collect()
+        .collect();
+    judged.reverse();
+    judged
 }
 
 /// A file that could not be read as a result: its problems, and its
