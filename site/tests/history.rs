@@ -312,8 +312,8 @@ fn the_provider_report_reads_the_same_runs_in_whatever_order_the_check_offers_th
             kept.offer(&runs[i]);
         }
         let kept = kept.into_runs(&order);
-        let kept_paths: Vec<&str> = kept.iter().map(|r| r.rel_path.as_str()).collect();
+        let kept_paths: Vec<&str> = kept.iter().map(|r| r.rel_path()).collect();
         assert_eq!(kept_paths, [paths[3].as_str(), paths[4].as_str()]);
-        assert_eq!(render("example", &kept), report);
+        assert_eq!(render_kept("example", &kept), report);
     }
 }

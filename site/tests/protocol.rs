@@ -10,10 +10,9 @@
 mod common;
 
 use common::*;
-use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Parameters};
 use serde_json::{Value, json};
-use site::report::protocol::{self, ProtocolText};
+use site::report::protocol::{self, Facts, ProtocolText};
 
 const NOT_ONLY_THE_RUNNER: &str = "These are runner + compiler measurements; VM host scheduling, other workloads, \
                                    turbo, and image updates can affect them.";
@@ -36,14 +35,14 @@ fn text_of(values: &[(&str, Value)]) -> ProtocolText {
         put(dir.path(), rel, v);
     }
     let runs = accepted_any_profile(dir.path());
-    let results: Vec<&MeasuredResult> = runs
+    let facts: Vec<Facts> = runs
         .iter()
         .map(|r| match &*r.result {
-            AnyResult::Measured(m) => &**m,
+            AnyResult::Measured(m) => Facts::of(m),
             AnyResult::Imported(_) => panic!("a measured fixture"),
         })
         .collect();
-    protocol::measured(&results)
+    protocol::measured(&facts.iter().collect::<Vec<_>>())
 }
 
 fn text(v: Value) -> ProtocolText {

@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 
 use runner_bench_format::AnyResult;
-use runner_bench_format::measured::{CacheMethod, MeasuredResult};
+use runner_bench_format::measured::CacheMethod;
 
-use super::protocol::{self, Published};
+use super::protocol::{self, Facts, Published};
 use super::sentence::{Paragraph, ProtocolText};
 use super::view::{
     CacheKindView, CacheMethodView, CpuRow, ExcludedView, GroupView, ReportView, RunnerPart, SourceView, Wording,
@@ -24,25 +24,108 @@ pub(crate) fn part(run: &Run) -> RunnerPart {
     }
 }
 
-/// The newest result not excluded of each runner, by `key` (the runner):
-/// the latest date wins, then the later path.
-fn newest_per_runner<'a, K: Ord>(runs: impl Iterator<Item = &'a Run>, key: impl Fn(&Run) -> K) -> BTreeMap<K, &'a Run> {
-    let mut newest: BTreeMap<K, &Run> = BTreeMap::new();
+/// What a provider report reads of one result (`build_view_of`): the
+/// rows it adds and the few facts its wording and grouping read, instead of
+/// the parsed result, of which a build would otherwise keep one a runner.
+#[derive(Debug, Clone)]
+pub struct ReportRun {
+    provider_id: String,
+    runner_label: String,
+    /// The path below the results folder.
+    rel_path: String,
+    /// When it was measured (or imported), as RFC 3339 (`Run::date`).
+    date: String,
+    /// Why maintainers keep it out of comparisons, if they do.
+    excluded: Option<String>,
+    /// The provider's display name, where the file gives one.
+    provider_name: Option<String>,
+    /// The rows it adds (`part`).
+    part: RunnerPart,
+    source: Source,
+}
+
+/// What a report reads of a result of each kind besides its rows.
+#[derive(Debug, Clone)]
+enum Source {
+    Measured {
+        fingerprint: String,
+        /// What `protocol::measured` reads (boxed: the larger variant by
+        /// far).
+        facts: Box<Facts>,
+    },
+    Imported {
+        /// The published profile's fingerprint, or an empty one.
+        fingerprint: String,
+        document: SourceView,
+        /// Whether it has build-cache server figures, whose document's
+        /// title a report takes as its own.
+        http_cache: bool,
+    },
+}
+
+impl ReportRun {
+    /// What a report reads of `run`.
+    pub fn of(run: &Run) -> ReportRun {
+        let (provider_name, source) = match &*run.result {
+            AnyResult::Measured(m) => (
+                m.provider.name.as_ref().map(|n| n.to_string()),
+                Source::Measured { fingerprint: m.fingerprint.to_string(), facts: Box::new(Facts::of(m)) },
+            ),
+            AnyResult::Imported(i) => (
+                i.provider.name.as_ref().map(|n| n.to_string()),
+                Source::Imported {
+                    fingerprint: i.published_profile.as_ref().map(|p| p.fingerprint.to_string()).unwrap_or_default(),
+                    document: SourceView {
+                        title: i.source.title.to_string(),
+                        document: i.source.document.to_string(),
+                        sha256: i.source.document_sha256.to_string(),
+                    },
+                    http_cache: i.stages.http_cache.is_some(),
+                },
+            ),
+        };
+        ReportRun {
+            provider_id: run.provider_id(),
+            runner_label: run.runner_label(),
+            rel_path: run.rel_path.clone(),
+            date: run.date().to_string(),
+            excluded: run.excluded.clone(),
+            provider_name,
+            part: part(run),
+            source,
+        }
+    }
+
+    /// The path below the results folder.
+    pub fn rel_path(&self) -> &str {
+        &self.rel_path
+    }
+
+    /// Whether it is newer than `other`: the later date, then the later path.
+    fn newer_than(&self, other: &ReportRun) -> bool {
+        (other.date.as_str(), &other.rel_path) < (self.date.as_str(), &self.rel_path)
+    }
+}
+
+/// The newest result not excluded of each runner, by runner label: the
+/// latest date wins, then the later path.
+fn newest_per_runner<'a>(runs: impl Iterator<Item = &'a ReportRun>) -> BTreeMap<&'a str, &'a ReportRun> {
+    let mut newest: BTreeMap<&str, &ReportRun> = BTreeMap::new();
     for run in runs.filter(|r| r.excluded.is_none()) {
-        let key = key(run);
-        let replace = newest.get(&key).is_none_or(|old| (old.date(), &old.rel_path) < (run.date(), &run.rel_path));
-        if replace {
+        let key = run.runner_label.as_str();
+        if newest.get(key).is_none_or(|old| run.newer_than(old)) {
             newest.insert(key, run);
         }
     }
     newest
 }
 
-/// The runs the provider reports read (`build_view`), offered one at a
-/// time from any thread as the check accepts them: the excluded ones
+/// What the provider reports read (`build_view_of`), offered one result at
+/// a time from any thread as the check accepts them: the excluded ones
 /// (their paths and reasons) and each runner's newest of the rest, chosen
-/// as `newest_per_runner` chooses. A build keeps only these of the parsed
-/// results; the reports are the same from these as from all the runs.
+/// as `newest_per_runner` chooses. A build keeps only these, and of each
+/// only its `ReportRun`; the reports are the same from these as from all
+/// the runs.
 #[derive(Debug, Default)]
 pub struct ReportRuns {
     kept: std::sync::Mutex<Kept>,
@@ -51,36 +134,53 @@ pub struct ReportRuns {
 #[derive(Debug, Default)]
 struct Kept {
     /// (Provider id, runner label) → its newest run not excluded so far.
-    newest: HashMap<(String, String), Run>,
-    excluded: Vec<Run>,
+    newest: HashMap<(String, String), ReportRun>,
+    excluded: Vec<ReportRun>,
 }
 
 impl ReportRuns {
-    /// Keeps `run` where a report may read it; lets go of the run it
-    /// replaces as its runner's newest.
+    /// Keeps what a report reads of `run` where a report may read it; lets
+    /// go of the run it replaces as its runner's newest.
     pub fn offer(&self, run: &Run) {
         // (A poisoned lock means a thread panicked while holding it, and
         // the build has failed already: its runs are still whole.)
-        let mut kept = self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let lock = || self.kept.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if run.excluded.is_some() {
-            kept.excluded.push(run.clone());
+            let kept = ReportRun::of(run);
+            lock().excluded.push(kept);
             return;
         }
         let key = (run.provider_id(), run.runner_label());
-        let newer = kept.newest.get(&key).is_none_or(|old| (old.date(), &old.rel_path) < (run.date(), &run.rel_path));
-        if newer {
-            kept.newest.insert(key, run.clone());
+        let older = |kept: &Kept| {
+            kept.newest.get(&key).is_some_and(|old| (run.date(), &run.rel_path) <= (old.date.as_str(), &old.rel_path))
+        };
+        if older(&lock()) {
+            return;
+        }
+        // Made without the lock, so that the other threads go on offering
+        // theirs; a newer run may have come meanwhile.
+        let report_run = ReportRun::of(run);
+        let mut kept = lock();
+        if !older(&kept) {
+            kept.newest.insert(key, report_run);
         }
     }
 
     /// The runs kept, in the order of `order` (each run's place in path
     /// order, by its path below the results folder).
-    pub fn into_runs(self, order: &HashMap<&str, usize>) -> Vec<Run> {
+    pub fn into_runs(self, order: &HashMap<&str, usize>) -> Vec<ReportRun> {
         let kept = self.kept.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut runs: Vec<Run> = kept.newest.into_values().chain(kept.excluded).collect();
+        let mut runs: Vec<ReportRun> = kept.newest.into_values().chain(kept.excluded).collect();
         runs.sort_by_key(|r| order.get(r.rel_path.as_str()).copied().unwrap_or(usize::MAX));
         runs
     }
+}
+
+/// Builds the report of provider `provider_id` from parsed runs
+/// (`build_view_of` from what it reads of each).
+pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
+    let runs: Vec<ReportRun> = runs.iter().filter(|r| r.provider_id() == provider_id).map(ReportRun::of).collect();
+    build_view_of(provider_id, &runs)
 }
 
 /// Builds the report of provider `provider_id` from the accepted runs.
@@ -90,8 +190,8 @@ impl ReportRuns {
 /// do: CoreMark tables by median iterations/s, best first (the reader's
 /// question is "which is fastest"); every other table by runner label, then
 /// backend name, so that one runner's rows stay together.
-pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
-    let mine: Vec<&Run> = runs.iter().filter(|r| r.provider_id() == provider_id).collect();
+pub fn build_view_of(provider_id: &str, runs: &[ReportRun]) -> ReportView {
+    let mine: Vec<&ReportRun> = runs.iter().filter(|r| r.provider_id == provider_id).collect();
     let excluded = mine
         .iter()
         .filter_map(|r| {
@@ -99,41 +199,33 @@ pub fn build_view(provider_id: &str, runs: &[Run]) -> ReportView {
         })
         .collect();
 
-    let newest = newest_per_runner(mine.iter().copied(), Run::runner_label);
+    let newest = newest_per_runner(mine.iter().copied());
 
     let mut groups: BTreeMap<(bool, String), GroupView> = BTreeMap::new();
-    let mut measured_of: BTreeMap<(bool, String), Vec<&MeasuredResult>> = BTreeMap::new();
+    let mut measured_of: BTreeMap<(bool, String), Vec<&Facts>> = BTreeMap::new();
     let mut sources = Vec::new();
     let mut provider_name = provider_id.to_string();
     let mut title = None;
     for run in newest.values() {
-        let (imported, fingerprint, part) = match &*run.result {
-            AnyResult::Measured(m) => {
-                if let Some(n) = &m.provider.name {
-                    provider_name = n.to_string();
-                }
-                measured_of.entry((false, m.fingerprint.to_string())).or_default().push(m);
-                (false, m.fingerprint.to_string(), measured::part(m))
+        if let Some(n) = &run.provider_name {
+            provider_name = n.clone();
+        }
+        let (imported, fingerprint) = match &run.source {
+            Source::Measured { fingerprint, facts } => {
+                measured_of.entry((false, fingerprint.clone())).or_default().push(&**facts);
+                (false, fingerprint.clone())
             }
-            AnyResult::Imported(i) => {
-                if let Some(n) = &i.provider.name {
-                    provider_name = n.to_string();
+            Source::Imported { fingerprint, document, http_cache } => {
+                if title.is_none() && *http_cache {
+                    title = Some(document.title.clone());
                 }
-                let source = SourceView {
-                    title: i.source.title.to_string(),
-                    document: i.source.document.to_string(),
-                    sha256: i.source.document_sha256.to_string(),
-                };
-                if title.is_none() && i.stages.http_cache.is_some() {
-                    title = Some(source.title.clone());
+                if !sources.contains(document) {
+                    sources.push(document.clone());
                 }
-                if !sources.contains(&source) {
-                    sources.push(source);
-                }
-                let fp = i.published_profile.as_ref().map(|p| p.fingerprint.to_string()).unwrap_or_default();
-                (true, fp, imported::part(i))
+                (true, fingerprint.clone())
             }
         };
+        let part = run.part.clone();
         let group =
             groups.entry((imported, fingerprint)).or_insert_with(|| GroupView { imported, ..Default::default() });
         add(group, part);

@@ -5,18 +5,17 @@
 
 use std::collections::BTreeSet;
 
-use runner_bench_format::measured::{
-    CacheKind, CacheMethod, CachePair, CacheStage, CacheTransfer, Conclusion, MeasuredResult, Observation,
-};
+use runner_bench_format::measured::{CacheKind, CacheMethod, CacheStage, Observation};
 use runner_bench_format::{Affinity, Parameters, Slug};
 
+use super::facts::{Facts, PairFacts, TransferFacts};
 use super::sentence::{
     ACTION_TIME, CHECKS, GAP_SHARED, MethodText, ORDER_REVERSES, PUBLISHED_ACTION_AFFINITY, PUBLISHED_PAIRS,
     PUBLISHED_THREADS, Paragraph, SEPARATE_JOB, affinity, by_runner, counted, is_pinned, label, list, strings,
 };
 use crate::figures::escape_markdown;
 
-pub(super) fn cache(results: &[&MeasuredResult], p: &Parameters, fingerprint: &str) -> Paragraph {
+pub(super) fn cache(results: &[&Facts], p: &Parameters, fingerprint: &str) -> Paragraph {
     let mut text = vec![if p.protocol >= 2 && p.cache_trials == 3 {
         PUBLISHED_PAIRS.to_string()
     } else {
@@ -31,7 +30,8 @@ pub(super) fn cache(results: &[&MeasuredResult], p: &Parameters, fingerprint: &s
     text.push(SEPARATE_JOB.to_string());
     // Said where the recorded order shows it: pairs are in the order they
     // ran, and a result with one backend or one trial has none to reverse.
-    let reversals: Vec<bool> = results.iter().filter_map(|m| reversed(m.stages.cache.as_ref()?, p)).collect();
+    let reversals: Vec<bool> =
+        results.iter().filter_map(|m| m.cache.as_ref()?.reversed.filter(|_| p.cache_trials >= 2)).collect();
     if !reversals.is_empty() && reversals.iter().all(|r| *r) {
         text.push(ORDER_REVERSES.to_string());
     }
@@ -39,15 +39,10 @@ pub(super) fn cache(results: &[&MeasuredResult], p: &Parameters, fingerprint: &s
     // `*`: any host passes, so its routing is not checked.
     let mut unrouted: Vec<String> = Vec::new();
     for m in results {
-        let Some(stage) = &m.stages.cache else { continue };
+        let Some(stage) = &m.cache else { continue };
         for b in &stage.backends {
-            let any_host = stage
-                .pairs
-                .iter()
-                .filter(|pair| pair.backend == b.id)
-                .any(|pair| pair.verification.as_ref().is_some_and(|v| v.routing.expected.as_str().trim() == "*"));
-            let name = escape_markdown(b.name.as_str());
-            if any_host && !unrouted.contains(&name) {
+            let name = escape_markdown(&b.name);
+            if b.any_host && !unrouted.contains(&name) {
                 unrouted.push(name);
             }
         }
@@ -65,39 +60,18 @@ pub(super) fn cache(results: &[&MeasuredResult], p: &Parameters, fingerprint: &s
     text
 }
 
-/// Whether trial 2 ran the backends in trial 1's order reversed; `None`
-/// where there is nothing to reverse.
-fn reversed(stage: &CacheStage, p: &Parameters) -> Option<bool> {
-    if stage.backends.len() < 2 || p.cache_trials < 2 {
-        return None;
-    }
-    let order = |trial: u32| stage.pairs.iter().filter(|x| x.trial == trial).map(|x| &x.backend).collect::<Vec<_>>();
-    let (one, two) = (order(1), order(2));
-    Some(one.len() >= 2 && one.iter().eq(two.iter().rev()))
-}
-
-pub(super) fn gap(results: &[&MeasuredResult], p: &Parameters, fingerprint: &str) -> Paragraph {
+pub(super) fn gap(results: &[&Facts], p: &Parameters, fingerprint: &str) -> Paragraph {
     let seconds = p.cache_publication_gap_s;
     if seconds == 0 {
         return vec![format!("Profile `{fingerprint}` has no publication gap."), GAP_SHARED[2].to_string()];
     }
-    let restored: Vec<(&MeasuredResult, &CachePair)> = results
-        .iter()
-        .flat_map(|m| m.stages.cache.iter().flat_map(|c| &c.pairs).map(move |pair| (*m, pair)))
-        .filter(|(_, pair)| pair.restore.is_some())
-        .collect();
+    let restored: Vec<(bool, Option<f64>)> =
+        results.iter().flat_map(|m| m.cache.iter().flat_map(|c| c.restored.iter().copied())).collect();
     // Where the gap was waited: the benchmark workflow's `gap-N` job waits
     // it before `restore-N`'s runner is allocated. Said only where every
     // restored trial records that job's success.
-    let in_gap_jobs = !restored.is_empty()
-        && restored.iter().all(|(m, pair)| {
-            let job = format!("gap-{}", pair.trial);
-            m.provenance
-                .jobs
-                .iter()
-                .any(|j| j.job.as_str() == job && j.trial == Some(pair.trial) && j.conclusion == Conclusion::Success)
-        });
-    let gaps: Vec<f64> = restored.iter().filter_map(|(_, pair)| pair.publication_gap_s.map(|g| g.get())).collect();
+    let in_gap_jobs = !restored.is_empty() && restored.iter().all(|(in_gap_job, _)| *in_gap_job);
+    let gaps: Vec<f64> = restored.iter().filter_map(|(_, gap)| *gap).collect();
     let first = if in_gap_jobs {
         format!(
             "Profile `{fingerprint}` waits {} after the save job finishes, before allocating its first restore runner.",
@@ -121,32 +95,31 @@ pub(super) fn gap(results: &[&MeasuredResult], p: &Parameters, fingerprint: &str
 
 /// A backend of one result and its pairs.
 struct Backend<'a> {
-    result: &'a MeasuredResult,
+    result: &'a Facts,
     kind: CacheKind,
-    pairs: Vec<&'a CachePair>,
+    pairs: &'a [PairFacts],
 }
 
 impl<'a> Backend<'a> {
     /// Its saves and restores.
-    fn transfers(&self) -> impl Iterator<Item = &'a CacheTransfer> + '_ {
+    fn transfers(&self) -> impl Iterator<Item = &'a TransferFacts> + '_ {
         self.pairs.iter().flat_map(|pair| std::iter::once(&pair.save).chain(pair.restore.as_ref()))
     }
 }
 
 /// The backends of `method` in `results`, in runner then backend order.
-fn backends<'a>(results: &[&'a MeasuredResult], method: CacheMethod) -> Vec<Backend<'a>> {
+fn backends<'a>(results: &[&'a Facts], method: CacheMethod) -> Vec<Backend<'a>> {
     let mut out = Vec::new();
     for m in results {
-        let Some(stage) = &m.stages.cache else { continue };
-        for b in stage.backends.iter().filter(|b| method_of(stage, &b.id) == method) {
-            let pairs = stage.pairs.iter().filter(|pair| pair.backend == b.id).collect();
-            out.push(Backend { result: m, kind: b.kind, pairs });
+        let Some(stage) = &m.cache else { continue };
+        for b in stage.backends.iter().filter(|b| b.method == method) {
+            out.push(Backend { result: m, kind: b.kind, pairs: &b.pairs });
         }
     }
     out
 }
 
-pub(super) fn methods(results: &[&MeasuredResult], p: &Parameters) -> Vec<MethodText> {
+pub(super) fn methods(results: &[&Facts], p: &Parameters) -> Vec<MethodText> {
     [CacheMethod::Client, CacheMethod::Action]
         .into_iter()
         .filter_map(|method| {
@@ -207,11 +180,11 @@ fn client(backends: &[Backend<'_>], p: &Parameters) -> Paragraph {
 
 fn action(backends: &[Backend<'_>]) -> Paragraph {
     let mut text = Vec::new();
-    let uses = |half: fn(&CachePair) -> Option<&CacheTransfer>| -> Vec<String> {
+    let uses = |half: fn(&PairFacts) -> Option<&TransferFacts>| -> Vec<String> {
         let mut uses: Vec<String> = Vec::new();
         for t in backends.iter().flat_map(|b| b.pairs.iter().filter_map(|pair| half(pair))) {
-            if let Some(a) = &t.action {
-                let u = escape_markdown(&short_uses(a.uses.as_str()));
+            if let Some(a) = t.uses() {
+                let u = escape_markdown(&short_uses(a));
                 if !uses.contains(&u) {
                     uses.push(u);
                 }
@@ -229,9 +202,8 @@ fn action(backends: &[Backend<'_>]) -> Paragraph {
 
     let archives: Vec<&Backend<'_>> = backends.iter().filter(|b| b.kind == CacheKind::ArchiveService).collect();
     let volumes = backends.iter().any(|b| b.kind == CacheKind::AttachedVolume);
-    let single = |b: &Backend<'_>| -> Vec<Observation> {
-        b.transfers().filter_map(|t| t.action.as_ref()).map(|a| a.single_thread).collect()
-    };
+    let single =
+        |b: &Backend<'_>| -> Vec<Observation> { b.transfers().filter_map(TransferFacts::single_thread).collect() };
     let all_held = archives.iter().any(|b| !single(b).is_empty())
         && archives.iter().all(|b| single(b).iter().all(|o| *o == Observation::Held));
     if all_held && !volumes {
@@ -241,7 +213,7 @@ fn action(backends: &[Backend<'_>]) -> Paragraph {
             text.push("Archive services use zstd `--single-thread`.".to_string());
         } else if !archives.is_empty() {
             let observed = by_runner(per_runner(archives.iter().copied(), |transfers| {
-                let s = seen(transfers.iter().filter_map(|t| t.action.as_ref()).map(|a| a.single_thread))?;
+                let s = seen(transfers.iter().filter_map(|t| t.single_thread()))?;
                 Some(
                     match s {
                         Seen::Held => "forced to one thread in every observed run",
@@ -265,8 +237,8 @@ fn action(backends: &[Backend<'_>]) -> Paragraph {
     // inherited by every observed process; on macOS every one unpinned.
     let as_published = backends.iter().all(|b| {
         b.transfers().all(|t| {
-            if b.result.machine.os.pins() {
-                is_pinned(t.affinity) && t.action.as_ref().is_some_and(|a| a.affinity_inherited == Observation::Held)
+            if b.result.pins {
+                is_pinned(t.affinity) && t.affinity_inherited() == Some(Observation::Held)
             } else {
                 !is_pinned(t.affinity)
             }
@@ -280,7 +252,7 @@ fn action(backends: &[Backend<'_>]) -> Paragraph {
             if transfers.iter().all(|t| !is_pinned(t.affinity)) {
                 return Some(pinned);
             }
-            let observed = transfers.iter().filter_map(|t| t.action.as_ref()).map(|a| a.affinity_inherited);
+            let observed = transfers.iter().filter_map(|t| t.affinity_inherited());
             let inherited = match seen(observed) {
                 Some(Seen::Held) => "inherited by every observed process",
                 Some(Seen::Failed) => "not inherited by every observed process",
@@ -330,9 +302,9 @@ fn seen(observations: impl Iterator<Item = Observation>) -> Option<Seen> {
 /// runner order; a runner `describe` says nothing of is left out.
 fn per_runner<'a, 'b: 'a>(
     backends: impl IntoIterator<Item = &'a Backend<'b>>,
-    describe: impl Fn(&[&CacheTransfer]) -> Option<String>,
+    describe: impl Fn(&[&TransferFacts]) -> Option<String>,
 ) -> Vec<(String, String)> {
-    let mut runners: Vec<(&MeasuredResult, Vec<&CacheTransfer>)> = Vec::new();
+    let mut runners: Vec<(&Facts, Vec<&TransferFacts>)> = Vec::new();
     for b in backends {
         match runners.iter_mut().find(|(m, _)| std::ptr::eq(*m, b.result)) {
             Some((_, transfers)) => transfers.extend(b.transfers()),
@@ -342,11 +314,11 @@ fn per_runner<'a, 'b: 'a>(
     runners
         .into_iter()
         .filter(|(_, transfers)| !transfers.is_empty())
-        .filter_map(|(m, transfers)| Some((label(m), describe(&transfers)?)))
+        .filter_map(|(m, transfers)| Some((label(&m.label), describe(&transfers)?)))
         .collect()
 }
 
-fn affinities(transfers: &[&CacheTransfer]) -> Vec<Affinity> {
+fn affinities(transfers: &[&TransferFacts]) -> Vec<Affinity> {
     transfers.iter().map(|t| t.affinity).collect()
 }
 

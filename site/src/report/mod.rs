@@ -7,10 +7,12 @@
 //! how the figures were measured is made sentence by sentence in
 //! `protocol.rs` (the cache stage's in `cache_protocol.rs`, the pieces both
 //! share in `sentence.rs`): the published wording for imported results, and
-//! for measured ones sentences made from what each file records.
+//! for measured ones sentences made from what each file records, as
+//! `facts.rs` keeps it.
 
 mod assemble;
 mod cache_protocol;
+mod facts;
 mod imported;
 mod measured;
 pub mod protocol;
@@ -19,7 +21,7 @@ mod sentence;
 mod view;
 
 pub(crate) use assemble::part;
-pub use assemble::{ReportRuns, build_view};
+pub use assemble::{ReportRun, ReportRuns, build_view, build_view_of};
 pub(crate) use imported::published_text;
 pub use render::{markdown_filter, render_report};
 pub(crate) use view::RunnerPart;

@@ -10,10 +10,10 @@
 //! for word; where it is not, a sentence that is true takes its place
 //! (docs/methodology.md, "What a report says").
 
-use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{Affinity, Parameters};
 
 use super::cache_protocol::{cache, gap, methods};
+pub use super::facts::Facts;
 use super::sentence::{
     ACTION_TIME, CACHE_BYPASS, CHECKS, FULLY_VERIFIED, GAP_SHARED, HIGHER_IS_BETTER, INCOMPLETE_VISIBLE, INTERNET_TAIL,
     NOT_ONLY_THE_RUNNER, ORDER_REVERSES, PUBLISHED_ACTION_AFFINITY, PUBLISHED_PAIRS, PUBLISHED_PINNING,
@@ -97,40 +97,41 @@ pub(super) fn published(p: &Published<'_>) -> ProtocolText {
 
 /// The sentences that describe `results`, measured results of one
 /// fingerprint (so of one set of parameters).
-pub fn measured(results: &[&MeasuredResult]) -> ProtocolText {
+pub fn measured(results: &[&Facts]) -> ProtocolText {
     let mut results = results.to_vec();
-    results.sort_by(|a, b| a.runner.label.as_str().cmp(b.runner.label.as_str()));
+    results.sort_by(|a, b| a.label.cmp(&b.label));
     let Some(first) = results.first() else { return ProtocolText::default() };
     let p = &first.parameters;
     let fingerprint = first.fingerprint.as_str();
-    let has = |stage: fn(&MeasuredResult) -> bool| results.iter().any(|m| stage(m));
-    let cached = has(|m| m.stages.cache.is_some());
+    let has = |stage: fn(&Facts) -> bool| results.iter().any(|m| stage(m));
+    let cached = has(|m| m.cache.is_some());
     ProtocolText {
-        cpu: if has(|m| m.stages.cpu.is_some()) { cpu(&results, p) } else { Vec::new() },
-        disk: if has(|m| m.stages.disk.is_some()) { disk(p) } else { Vec::new() },
+        cpu: if has(|m| m.cpu.is_some()) { cpu(&results, p) } else { Vec::new() },
+        disk: if has(|m| m.disk) { disk(p) } else { Vec::new() },
         cache: if cached { cache(&results, p, fingerprint) } else { Vec::new() },
         gap: if cached { gap(&results, p, fingerprint) } else { Vec::new() },
         cache_methods: if cached { methods(&results, p) } else { Vec::new() },
-        internet: if has(|m| m.stages.internet.is_some()) { internet(p) } else { Vec::new() },
+        internet: if has(|m| m.internet) { internet(p) } else { Vec::new() },
     }
 }
 
-fn cpu(results: &[&MeasuredResult], p: &Parameters) -> Vec<Paragraph> {
+fn cpu(results: &[&Facts], p: &Parameters) -> Vec<Paragraph> {
     let workload = match data_size(&p.cpu_workload) {
         Some(bytes) => format!("CoreMark, one execution thread, {bytes}-byte dataset."),
         None => format!("CoreMark, one execution thread, workload {}.", escape_markdown(&p.cpu_workload)),
     };
-    let with_cpu: Vec<(&MeasuredResult, Vec<Affinity>)> = results
-        .iter()
-        .filter_map(|m| Some((*m, m.stages.cpu.as_ref()?.samples.iter().map(|s| s.affinity).collect())))
-        .collect();
+    let with_cpu: Vec<(&Facts, &[Affinity])> = results.iter().filter_map(|m| Some((*m, m.cpu.as_deref()?))).collect();
     // As published: every Linux and Windows sample pinned, every macOS one not.
-    let as_published = with_cpu.iter().all(|(m, samples)| samples.iter().all(|a| is_pinned(*a) == m.machine.os.pins()));
+    let as_published = with_cpu.iter().all(|(m, samples)| samples.iter().all(|a| is_pinned(*a) == m.pins));
     let mut pinning = if as_published {
         strings(&PUBLISHED_PINNING)
     } else {
         let ran = by_runner(
-            with_cpu.iter().filter(|(_, s)| !s.is_empty()).map(|(m, s)| (label(m), affinity(s, "samples"))).collect(),
+            with_cpu
+                .iter()
+                .filter(|(_, s)| !s.is_empty())
+                .map(|(m, s)| (label(&m.label), affinity(s, "samples")))
+                .collect(),
         );
         let mut text = vec![format!("As recorded, CoreMark ran {ran}.")];
         if with_cpu.iter().any(|(_, samples)| samples.iter().any(|a| !is_pinned(*a))) {

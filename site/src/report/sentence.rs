@@ -4,7 +4,7 @@
 //! counts into words.
 
 use runner_bench_format::Affinity;
-use runner_bench_format::measured::{CacheMethod, MeasuredResult};
+use runner_bench_format::measured::CacheMethod;
 use serde::Serialize;
 
 use crate::figures::escape_markdown;
@@ -74,8 +74,8 @@ pub(super) const INTERNET_TAIL: [&str; 4] = [
 ];
 
 /// The runner's label, escaped for the paragraph it goes into.
-pub(super) fn label(m: &MeasuredResult) -> String {
-    escape_markdown(m.runner.label.as_str())
+pub(super) fn label(runner: &str) -> String {
+    escape_markdown(runner)
 }
 
 /// `n` in words (up to ten) with the noun: `one second`, `three files`;

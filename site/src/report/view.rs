@@ -357,7 +357,7 @@ pub struct HttpCacheRowView {
 }
 
 /// What one result adds to its group.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct RunnerPart {
     pub(crate) profile: Option<ProfileView>,
     pub(crate) cpu: Option<CpuRow>,

@@ -28,42 +28,88 @@ use super::digest;
 
 /// One identity of a run: the key two copies share (the SHA-256 of its
 /// text, e.g. `sha256 …`, made here on the file's own CPU so that the
-/// check's one serial pass over every file only looks it up), the field a
-/// second copy is reported at, and what the report says before the first
-/// file's name.
+/// check's one serial pass over every file only looks it up), and which
+/// identity it is, with what its report quotes of the run. The report's
+/// text is made only where a second copy is reported (`reason`): made for
+/// every claim of every file, it was most of the claims' memory at the
+/// check's peak.
 #[derive(Debug)]
 pub(super) struct Claim {
     pub(super) key: [u8; 32],
-    pub(super) field: &'static str,
-    pub(super) reason: String,
+    pub(super) kind: Kind,
+}
+
+/// Which identity a claim is (see the module's list).
+#[derive(Debug)]
+pub(super) enum Kind {
+    /// The file's bytes.
+    Content,
+    /// A measured run's GitHub run and attempt, and its runner's label.
+    GithubRun { run_id: u64, attempt: u32, runner: Box<str> },
+    /// A measured run's samples.
+    Samples,
+    /// A measured run's OS instance (its boot id) and start.
+    Instance { boot_id: Box<str>, started_at: Box<str> },
+    /// An imported runner's document, and the runner's label.
+    ImportedRunner { runner: Box<str> },
+    /// An imported runner's document and figures.
+    ImportedFigures,
+}
+
+impl Claim {
+    /// The field a second copy is reported at.
+    pub(super) fn field(&self) -> &'static str {
+        match self.kind {
+            Kind::Content => "$",
+            Kind::GithubRun { .. } => "$.provenance.github.run_id",
+            Kind::Samples => "$.stages",
+            Kind::Instance { .. } => "$.machine.instance.boot_id",
+            Kind::ImportedRunner { .. } => "$.source.document_sha256",
+            Kind::ImportedFigures => "$.stages",
+        }
+    }
+
+    /// What the report of a second copy says before the first file's name.
+    pub(super) fn reason(&self) -> String {
+        match &self.kind {
+            Kind::Content => "has the same content as".into(),
+            Kind::GithubRun { run_id, attempt, runner } => {
+                format!("GitHub run {run_id} attempt {attempt} of runner {runner} is already claimed by")
+            }
+            Kind::Samples => "has the same samples as".into(),
+            Kind::Instance { boot_id, started_at } => {
+                format!("OS instance {boot_id} started this run at {started_at}, as it did the run of")
+            }
+            Kind::ImportedRunner { runner } => format!("runner {runner} of this document is already imported by"),
+            Kind::ImportedFigures => "has the same figures from the same document as".into(),
+        }
+    }
 }
 
 /// The identities of a result whose bytes hash to `sha`.
 pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
-    let mut claims =
-        vec![Claim { key: key(format!("sha256 {sha}")), field: "$", reason: "has the same content as".into() }];
+    let mut claims = vec![Claim { key: key(format!("sha256 {sha}")), kind: Kind::Content }];
     match result {
         AnyResult::Measured(m) => {
             if let Some(g) = &m.provenance.github {
                 claims.push(Claim {
                     key: key(format!("github {} {} {}", g.run_id, g.run_attempt, m.runner.label)),
-                    field: "$.provenance.github.run_id",
-                    reason: format!(
-                        "GitHub run {} attempt {} of runner {} is already claimed by",
-                        g.run_id, g.run_attempt, m.runner.label
-                    ),
+                    kind: Kind::GithubRun {
+                        run_id: g.run_id,
+                        attempt: g.run_attempt,
+                        runner: m.runner.label.as_str().into(),
+                    },
                 });
             }
             if let Some(key) = samples_key(&m.stages) {
-                claims.push(Claim { key, field: "$.stages", reason: "has the same samples as".into() });
+                claims.push(Claim { key, kind: Kind::Samples });
             }
             claims.extend(instance_claim(m));
         }
         AnyResult::Imported(i) => {
             claims.push(Claim {
                 key: key(format!("imported {} {}", i.source.document_sha256, i.runner.label)),
-                field: "$.source.document_sha256",
-                reason: format!("runner {} of this document is already imported by", i.runner.label),
+                kind: Kind::ImportedRunner { runner: i.runner.label.as_str().into() },
             });
             let s = &i.stages;
             let figures = s.cpu.is_some()
@@ -74,8 +120,7 @@ pub(super) fn claims(result: &AnyResult, sha: &str) -> Vec<Claim> {
             if figures {
                 claims.push(Claim {
                     key: digest::key(&format!("imported-figures {}", i.source.document_sha256), s),
-                    field: "$.stages",
-                    reason: "has the same figures from the same document as".into(),
+                    kind: Kind::ImportedFigures,
                 });
             }
         }
@@ -109,10 +154,9 @@ fn instance_claim(m: &MeasuredResult) -> Option<Claim> {
     let instance = &m.machine.instance;
     (instance.same_as(instance) == Some(true)).then(|| Claim {
         key: key(format!("instance {} {} {}", instance.boot_id, instance.machine_id, m.provenance.started_at)),
-        field: "$.machine.instance.boot_id",
-        reason: format!(
-            "OS instance {} started this run at {}, as it did the run of",
-            instance.boot_id, m.provenance.started_at
-        ),
+        kind: Kind::Instance {
+            boot_id: instance.boot_id.as_str().into(),
+            started_at: m.provenance.started_at.as_str().into(),
+        },
     })
 }

@@ -147,12 +147,13 @@ pub fn build(opts: &Options, runs: Vec<Run>) -> anyhow::Result<Site> {
 pub type Taken = (Arc<model::Entry>, (String, Body));
 
 /// What a build needs of the accepted results, in path order: their model
-/// entries and files, and the parsed results the provider reports read.
+/// entries and files, and what the provider reports read of the results
+/// (`report::ReportRuns`).
 #[derive(Debug)]
 pub struct Accepted {
     pub entries: Vec<Arc<model::Entry>>,
     pub copies: Vec<(String, Body)>,
-    pub report_runs: Vec<Run>,
+    pub report_runs: Vec<crate::report::ReportRun>,
 }
 
 /// Takes each accepted result as the check hands it over (the `derive` of
@@ -332,9 +333,10 @@ pub fn build_cached(
     join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
     emit_files(&mut site, &mut emit)?;
     crate::timing::log_time(start, "  providers");
-    // Nothing else needs the parsed results: they are freed on every CPU
-    // (a thousand results, one at a time on one CPU, were about 20 ms of a
-    // 10,000-result build under perf while the other CPU waited).
+    // Nothing else needs what the reports read of the results: it is freed
+    // on every CPU (a thousand parsed results, one at a time on one CPU,
+    // were about 20 ms of a 10,000-result build under perf while the other
+    // CPU waited).
     runs.into_par_iter().for_each(drop);
     if trim {
         release_free_memory();

@@ -10,8 +10,7 @@ use serde::Serialize;
 use tera::Tera;
 
 use super::site::Site;
-use crate::Run;
-use crate::report::{build_view, render_report};
+use crate::report::{ReportRun, build_view_of, render_report};
 
 /// One provider's page, report and plots.
 #[allow(clippy::too_many_arguments)]
@@ -19,14 +18,14 @@ pub(super) fn provider_page(
     tera: &tera::Tera,
     common: &Common,
     model: &Model,
-    runs: &[Run],
+    runs: &[ReportRun],
     id: &str,
     name: &str,
     providers: &Providers,
     now: jiff::Timestamp,
 ) -> anyhow::Result<Site> {
     let mut site = Site::default();
-    let view = build_view(id, runs);
+    let view = build_view_of(id, runs);
     let markdown = render_report(tera, &view)?;
     let notes: Vec<String> = view
         .sources

@@ -105,6 +105,13 @@ pub fn render(provider: &str, runs: &[Run]) -> String {
     site::report::render_report(&tera, &site::report::build_view(provider, runs)).unwrap()
 }
 
+/// The same from what a build keeps of the runs for the reports.
+pub fn render_kept(provider: &str, runs: &[site::report::ReportRun]) -> String {
+    let templates = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../templates"));
+    let (tera, _) = site::web::pages::templates(templates, None).unwrap();
+    site::report::render_report(&tera, &site::report::build_view_of(provider, runs)).unwrap()
+}
+
 /// Stops a server process when the test ends, passed or not.
 pub struct Server(pub std::process::Child);
 
