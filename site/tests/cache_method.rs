@@ -79,7 +79,9 @@ fn built() -> tempfile::TempDir {
     out
 }
 
-/// `(runner, backend, method)` of each row of the table `id`, in order.
+/// `(runner, backend, method)` of each row of the table `id`, in order:
+/// the method from the row's cell, or from the caption where every row has
+/// the same one (the table then leaves the column out).
 fn rows(html: &str, id: &str) -> Vec<(String, String, String)> {
     let table = html
         .split(&format!("id=\"{id}\">"))
@@ -88,6 +90,8 @@ fn rows(html: &str, id: &str) -> Vec<(String, String, String)> {
         .split("</table>")
         .next()
         .unwrap();
+    let caption = table.split("<caption>").nth(1).unwrap().split("</caption>").next().unwrap();
+    let same = caption.split("; Method in every row: ").nth(1);
     let body = table.split("<tbody>").nth(1).unwrap();
     body.split("<tr")
         .skip(1)
@@ -95,7 +99,8 @@ fn rows(html: &str, id: &str) -> Vec<(String, String, String)> {
             let runner = row.split("</a></th>").next().unwrap().rsplit('>').next().unwrap().to_string();
             let cells: Vec<&str> = row.split("<td>").skip(1).map(|c| c.split("</td>").next().unwrap()).collect();
             // Provider, backend, method.
-            (runner, cells[1].to_string(), cells[2].replace("&#x2F;", "/"))
+            let method = same.unwrap_or_else(|| cells[2]);
+            (runner, cells[1].to_string(), method.replace("&#x2F;", "/"))
         })
         .collect()
 }
