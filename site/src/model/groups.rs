@@ -314,15 +314,10 @@ pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     // before imported (an imported report's protocol number is its
     // publisher's claim, so however large it never puts the report first),
     // then newest protocol first (results without a stated protocol last),
-    // then by id.
-    let stage_index = |g: &Group| GROUP_STAGES.iter().position(|s| *s == g.stage);
-    groups.sort_by(|a, b| {
-        stage_index(a)
-            .cmp(&stage_index(b))
-            .then_with(|| a.tryouts().cmp(&b.tryouts()))
-            .then_with(|| a.imported.cmp(&b.imported))
-            .then_with(|| b.protocol.cmp(&a.protocol))
-            .then_with(|| a.id.cmp(&b.id))
+    // then by id. Keyed once per group: `tryouts` reads every row.
+    groups.sort_by_cached_key(|g| {
+        let stage = GROUP_STAGES.iter().position(|s| *s == g.stage);
+        (stage, g.tryouts(), g.imported, std::cmp::Reverse(g.protocol), g.id.clone())
     });
     groups
 }

@@ -93,11 +93,21 @@ pub struct Figures {
 pub fn figures(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Figures {
     let mut names = BTreeMap::new();
     for g in &model.groups {
+        // The group ids `runners` gives each stage's figures.
         let name = group_name(g, g.metas());
-        names.insert(format!("{}/eembc", g.id), format!("{name}, EEMBC's CoreMark sources"));
-        names.insert(format!("{}/client", g.id), format!("{name}, client method"));
-        names.insert(format!("{}/action", g.id), format!("{name}, action method"));
-        names.insert(g.id.clone(), name);
+        match g.stage {
+            "cpu" => {
+                names.insert(format!("{}/eembc", g.id), format!("{name}, EEMBC's CoreMark sources"));
+                names.insert(g.id.clone(), name);
+            }
+            "cache" => {
+                names.insert(format!("{}/client", g.id), format!("{name}, client method"));
+                names.insert(format!("{}/action", g.id), format!("{name}, action method"));
+            }
+            _ => {
+                names.insert(g.id.clone(), name);
+            }
+        }
     }
     Figures { names, runners: runners(model, providers, now) }
 }
