@@ -10,12 +10,12 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::pages::{Common, PlotRef, render};
-use super::parts::Parts;
+use super::parts::{Part, Parts};
 use super::plot::Spec;
 use super::plot::requests::{self, Series};
 use super::site::Site;
 use crate::memo_key::key_of;
-use crate::model::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, shared_tables};
+use crate::model::build_cache::{NamedValue, SECTION_URL, ServerDoc, ServerTable, SharedTable, shared_tables};
 use crate::model::{Meta, Model};
 
 /// A condition beside a table: the document's, or the table's own.
@@ -62,84 +62,96 @@ struct DocContext<'a> {
     tables: Vec<TableView<'a>>,
 }
 
-/// The pages of one build: a part per server document (its page and
-/// plots, named and keyed for `Memo`), the section's index, and the pages'
-/// addresses (for the sitemap).
-pub(super) struct Pages {
-    pub(super) docs: Vec<(String, u64, Site)>,
-    pub(super) section: Site,
-    pub(super) urls: Vec<String>,
+/// The section of one build: every server document with the shared tables
+/// that hold its rows. Its index page is one page (`index_page`); the
+/// documents' pages are made a batch at a time (`doc_parts`), each batch
+/// written before the next is made: with 100,000 results the pages and
+/// plots of 10,000 documents, held at once, were the build's peak.
+pub(super) struct Section<'m> {
+    docs: Vec<(&'m Meta, &'m ServerDoc, u64)>,
+    shared: Vec<SharedTable>,
+    /// (document, table) → the shared tables holding its rows, in order.
+    holding: HashMap<(usize, usize), Vec<usize>>,
 }
 
-/// The section's index and a page per server document. Document pages are
-/// independent: each is made on any CPU, or reused from `old` when the key
-/// of its inputs (the site-wide inputs, its entry and the shared tables it
-/// links to) is the last build's.
-pub(super) fn build_cache_pages(
-    tera: &tera::Tera,
-    common: &Common,
-    common_key: u64,
-    model: &Model,
-    old: Option<&Parts>,
-) -> anyhow::Result<Pages> {
-    let mut urls = vec![SECTION_URL.to_string()];
-    let docs: Vec<(&Meta, &ServerDoc, u64)> = model
-        .servers
-        .iter()
-        .filter_map(|&i| Some((&*model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
-        .collect();
-    let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
-    let shared = shared_tables(&only_docs);
-    // (document, table) → the shared tables holding its rows, in order.
-    let mut holding: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-    for (s, t) in shared.iter().enumerate() {
-        for r in &t.rows {
-            let tables = holding.entry((r.doc, r.table)).or_default();
-            if tables.last() != Some(&s) {
-                tables.push(s);
+impl<'m> Section<'m> {
+    /// The section of `model`'s server documents.
+    pub(super) fn of(model: &'m Model) -> Section<'m> {
+        let docs: Vec<(&Meta, &ServerDoc, u64)> = model
+            .servers
+            .iter()
+            .filter_map(|&i| Some((&*model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
+            .collect();
+        let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
+        let shared = shared_tables(&only_docs);
+        let mut holding: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        for (s, t) in shared.iter().enumerate() {
+            for r in &t.rows {
+                let tables = holding.entry((r.doc, r.table)).or_default();
+                if tables.last() != Some(&s) {
+                    tables.push(s);
+                }
             }
         }
+        Section { docs, shared, holding }
     }
 
-    urls.extend(docs.iter().map(|d| d.1.url.clone()));
-    // The section's page, which lists every document, is made beside the
-    // documents' pages: made after them, it was the end of its stage on one
-    // CPU while the other waited.
-    let (parts, section) = rayon::join(
-        || {
-            docs.par_iter()
-                .enumerate()
-                .map(|(d, &(meta, doc, entry_key))| {
-                    // Per table, the anchors of the shared tables holding its rows.
-                    let anchors: Vec<Vec<String>> = (0..doc.tables.len())
-                        .map(|i| {
-                            holding.get(&(d, i)).map_or_else(Vec::new, |tables| {
-                                tables.iter().map(|&s| format!("{SECTION_URL}#{}", shared[s].id)).collect()
-                            })
+    /// The addresses of its pages, the index first (for the sitemap).
+    pub(super) fn urls(&self) -> impl Iterator<Item = String> + '_ {
+        std::iter::once(SECTION_URL.to_string()).chain(self.docs.iter().map(|d| d.1.url.clone()))
+    }
+
+    /// How many document pages it has.
+    pub(super) fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// The index page, which lists every document.
+    pub(super) fn index_page(&self, tera: &tera::Tera, common: &Common) -> anyhow::Result<Site> {
+        let docs: Vec<(&Meta, &ServerDoc)> = self.docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
+        let ctx = SectionContext {
+            common,
+            title: "Build-cache servers",
+            description: "PUT and GET requests per second of remote build-cache servers, one page per benchmark \
+                          document; servers are not runners and are never ranked with them.",
+            body: super::build_cache_tables::section_body(&docs, &self.shared),
+        };
+        let mut section = Site::default();
+        section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
+        Ok(section)
+    }
+
+    /// The pages of the documents `range` (in path order), a part each,
+    /// named and keyed for `Memo`. Document pages are independent: each is
+    /// made on any CPU, or reused from `old` when the key of its inputs
+    /// (the site-wide inputs, its entry and the shared tables it links to)
+    /// is the last build's.
+    pub(super) fn doc_parts(
+        &self,
+        range: std::ops::Range<usize>,
+        tera: &tera::Tera,
+        common: &Common,
+        common_key: u64,
+        old: Option<&Parts>,
+    ) -> anyhow::Result<Vec<Part>> {
+        self.docs[range.clone()]
+            .par_iter()
+            .zip(range)
+            .map(|(&(meta, doc, entry_key), d)| {
+                // Per table, the anchors of the shared tables holding its rows.
+                let anchors: Vec<Vec<String>> = (0..doc.tables.len())
+                    .map(|i| {
+                        self.holding.get(&(d, i)).map_or_else(Vec::new, |tables| {
+                            tables.iter().map(|&s| format!("{SECTION_URL}#{}", self.shared[s].id)).collect()
                         })
-                        .collect();
-                    let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
-                    let site = Parts::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
-                    Ok((part, key, site))
-                })
-                .collect::<anyhow::Result<Vec<_>>>()
-        },
-        || -> anyhow::Result<Site> {
-            let docs: Vec<(&Meta, &ServerDoc)> = docs.iter().map(|&(meta, doc, _)| (meta, doc)).collect();
-            let ctx = SectionContext {
-                common,
-                title: "Build-cache servers",
-                description: "PUT and GET requests per second of remote build-cache servers, one page per \
-                              benchmark document; servers are not runners and are never ranked with them.",
-                body: super::build_cache_tables::section_body(&docs, &shared),
-            };
-            let mut section = Site::default();
-            section.add(format!("{}index.html", &SECTION_URL[1..]), render(tera, "build_cache.html", &ctx)?);
-            Ok(section)
-        },
-    );
-    let (parts, section) = (parts?, section?);
-    Ok(Pages { docs: parts, section, urls })
+                    })
+                    .collect();
+                let (part, key) = (doc.url.clone(), key_of((common_key, entry_key, &anchors)));
+                let site = Parts::part(old, &part, key, || doc_page(tera, common, meta, doc, anchors))?;
+                Ok((part, key, site))
+            })
+            .collect()
+    }
 }
 
 /// One server document's page and plots; `anchors` are, per table, the

@@ -60,7 +60,6 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use self::build_cache_pages::build_cache_pages;
 use self::coverage::CoverageRow;
 pub use self::error_page::error_page;
 use self::history::MachinePart;
@@ -86,9 +85,10 @@ pub const STATIC: [(&str, &str); 3] = [
     ("estimate.js", include_str!("../../../templates/static/estimate.js")),
 ];
 
-/// How many runner pages a build makes before it writes them (see the
-/// runners' stage of `build_cached`): enough to keep every CPU busy.
-const RUNNER_PAGES_AT_ONCE: usize = 200;
+/// How many runner or server-document pages a build makes before it writes
+/// them (see the runners' stage of `build_cached`): enough to keep every
+/// CPU busy.
+const PAGES_AT_ONCE: usize = 200;
 
 /// What a build reads and how it marks results.
 #[derive(Debug, Clone)]
@@ -346,7 +346,7 @@ pub fn build_cached(
     // at a time, each batch written before the next is made: all 1,000
     // pages of 10,000 results, held at once, were 50 MiB on top of the
     // build's peak.
-    for runners in model.runners.chunks(RUNNER_PAGES_AT_ONCE) {
+    for runners in model.runners.chunks(PAGES_AT_ONCE) {
         let old = memo.as_deref();
         let parts = runners
             .par_iter()
@@ -439,10 +439,11 @@ pub fn build_cached(
             missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
-    // The overview, the coverage page and the build-cache section are made
-    // from the model alone: all three at the same time.
+    // The overview, the coverage page and the build-cache section's index
+    // are made from the model alone: all three at the same time.
     let parts = memo.as_deref().map(|m| &m.parts);
-    let (overview_part, (coverage_part, servers)) = rayon::join(
+    let section = build_cache_pages::Section::of(&model);
+    let (overview_part, (coverage_part, section_index)) = rayon::join(
         || {
             let sections = overview::sections(&model, &providers, opts.now);
             let by_cost = overview::by_cost(&sections);
@@ -457,15 +458,22 @@ pub fn build_cached(
         || {
             rayon::join(
                 || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(&tera, &common, &coverage)),
-                || build_cache_pages(&tera, &common, common_key, &model, parts),
+                || section.index_page(&tera, &common),
             )
         },
     );
     join_parts(&mut site, vec![coverage_part?], memo.as_deref_mut().map(|m| &mut m.parts));
-    let servers = servers?;
-    join_parts(&mut site, servers.docs, memo.as_deref_mut().map(|m| &mut m.parts));
-    site.join(servers.section);
-    html_pages.extend(servers.urls);
+    site.join(section_index?);
+    html_pages.extend(section.urls());
+    end_stage(&mut site, &mut emit)?;
+    // The server documents' pages, a batch at a time, each batch written
+    // before the next is made (`build_cache_pages::Section`).
+    for start in (0..section.len()).step_by(PAGES_AT_ONCE) {
+        let range = start..section.len().min(start + PAGES_AT_ONCE);
+        let docs = section.doc_parts(range, &tera, &common, common_key, memo.as_deref().map(|m| &m.parts))?;
+        join_parts(&mut site, docs, memo.as_deref_mut().map(|m| &mut m.parts));
+        emit_files(&mut site, &mut emit)?;
+    }
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
     join_parts(&mut site, Vec::from(overview_part?), memo.as_deref_mut().map(|m| &mut m.parts));
