@@ -90,7 +90,7 @@ pub fn check_with<D: Send>(
     paths: &[PathBuf],
     releases: Option<&Path>,
     cache: Option<&mut validate::ParseCache>,
-    derive: &(dyn Fn(&Run) -> D + Sync),
+    derive: &dyn validate::Derive<D>,
 ) -> anyhow::Result<Checked<D>> {
     let releases = releases.map(releases::load).unwrap_or_default();
     Ok(validate::validate_with(load::load(paths)?, &releases, cache, validate::Context::default(), derive))

@@ -52,26 +52,53 @@ pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyho
         Some(_) => web::memory::keep_free_memory(),
         None => web::memory::hold_free_memory(),
     }
+    // A build without a memo (`site build`) streams: it writes each
+    // provider's runner pages as soon as the check has gone through the
+    // provider's results (`web::Intake`), so it begins writing before the
+    // check. `site serve` checks first and keeps its last site where the
+    // check fails.
+    let streaming = memo.is_none();
+    if streaming {
+        writer.begin(out)?;
+    }
+    let mut parsed = writer.parsed.take();
     let accepted = {
-        let intake = web::Intake::new(opts, memo.as_ref());
+        let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
+        let intake = match streaming {
+            true => web::Intake::streaming(opts, web::PageInputs::load(opts, None), &mut emit),
+            false => web::Intake::new(opts, memo.as_ref()),
+        };
         let results = std::slice::from_ref(&opts.results);
-        match crate::check_with(results, Some(&releases), writer.parsed.as_mut(), &|run| intake.take(run)) {
-            Ok(checked) if checked.problems.is_empty() => Ok(intake.finish(checked.runs)),
+        match crate::check_with(results, Some(&releases), parsed.as_mut(), &intake) {
+            Ok(checked) if checked.problems.is_empty() => intake.finish(checked.runs),
             Ok(checked) => {
                 Err(anyhow::anyhow!("the results do not pass the check:\n{}", checked.human_report().trim_end()))
             }
             Err(e) => Err(e),
         }
     };
-    // A failed check leaves `site serve` its cache of the last build.
-    let accepted = accepted.inspect_err(|_| writer.memo = memo.take())?;
+    writer.parsed = parsed;
+    let accepted = match accepted {
+        Ok(accepted) => accepted,
+        Err(e) => {
+            // A failed check leaves `site serve` its cache of the last
+            // build, and a streaming build no half-written site.
+            writer.memo = memo.take();
+            if streaming {
+                writer.discard(out)?;
+            }
+            return Err(e);
+        }
+    };
     if memo.is_none() {
         web::memory::release_free_memory();
     }
     log_time(start, "checked the results");
     // Each stage's files are written as soon as they are made, so that the
     // build never holds every page (see `web::Emit`).
-    writer.begin(out)?;
+    if !streaming {
+        writer.begin(out)?;
+    }
     let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
     let site = web::build_cached(opts, accepted, memo.as_mut(), Some(&mut emit));
     writer.memo = memo;
@@ -173,6 +200,15 @@ impl Writer {
         self.changed += hashed.iter().filter(|f| f.3).count();
         self.next.extend(hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)));
         Ok(())
+    }
+
+    /// Ends a streaming build whose check failed after it wrote some of its
+    /// files: the folder is emptied again, as a failed build leaves no
+    /// site (the first write of this writer emptied it, `begin`).
+    fn discard(&mut self, out: &Path) -> anyhow::Result<()> {
+        self.written.clear();
+        self.next.clear();
+        prepare(out)
     }
 
     /// Ends a build that failed after writing some of its files: they are

@@ -303,6 +303,27 @@ fn build_stops_with_the_problems_when_a_file_is_rejected() {
     assert!(!out.path().join("index.html").exists());
 }
 
+/// `site build` writes each provider's runner pages as soon as the check has
+/// gone through the provider's results; a check that then fails leaves the
+/// folder without any of them.
+#[test]
+fn a_build_whose_check_fails_late_leaves_no_pages() {
+    let dir = results_dir();
+    copy_dir(Path::new(REPO_RESULTS), dir.path());
+    // The last file in path order: the providers before it are finished
+    // (and their pages written) when the check reaches it.
+    let mut v = golden();
+    v["provider"]["id"] = json!("zz");
+    v["format_version"] = json!(2);
+    put(dir.path(), "zz/example-linux-x64/2026-11-29-1-1.json", &v);
+    let out = tempfile::tempdir().unwrap();
+    let err = site::output::build_site(dir.path(), out.path()).unwrap_err();
+    assert!(format!("{err:#}").starts_with("the results do not pass the check:\n"), "{err:#}");
+    let left: Vec<String> =
+        std::fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(left, [site::output::MARKER]);
+}
+
 #[test]
 fn serve_maps_urls_to_files() {
     let out = tempfile::tempdir().unwrap();

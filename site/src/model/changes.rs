@@ -61,6 +61,12 @@ impl Changes {
     pub fn of(&self, i: usize) -> &[Change] {
         self.0.get(i).map_or(&[], Vec::as_slice)
     }
+
+    /// Adds the changes of entries that come after all of these (a build
+    /// flags each provider's runners as the check finishes them).
+    pub fn append(&mut self, later: Changes) {
+        self.0.extend(later.0);
+    }
 }
 
 /// A cache row's figure: one backend by one method.

@@ -137,14 +137,33 @@ impl Entry {
     /// alone. At 100,000 results those stages held 1,190 MiB with whole
     /// entries, more than the check's peak.
     pub fn keep_summary(&mut self) {
-        self.profile = None;
-        self.disk = None;
-        self.cache = Vec::new();
-        self.internet = None;
+        self.keep_shown([false; 4]);
+    }
+
+    /// `keep_summary`, but where the comparison tables of a stage show the
+    /// result (`shown`, by stage in `picks::GROUP_STAGES` order: CoreMark,
+    /// disk, cache, internet) keeping that stage's rows and the profile,
+    /// which the ranked groups read: a build lets go of the rest as soon as
+    /// the result's runner page is made and its runner's picks are known
+    /// (`web::Intake`).
+    pub fn keep_shown(&mut self, shown: [bool; 4]) {
+        let [cpu, disk, cache, internet] = shown;
+        if !shown.contains(&true) {
+            self.profile = None;
+        }
+        if !disk {
+            self.disk = None;
+        }
+        if !cache {
+            self.cache = Vec::new();
+        }
+        if !internet {
+            self.internet = None;
+        }
         self.details = None;
         self.intervals = std::sync::OnceLock::new();
-        if let Some(cpu) = &mut self.cpu {
-            cpu.headline_samples = Vec::new();
+        if !cpu && let Some(row) = &mut self.cpu {
+            row.headline_samples = Vec::new();
         }
     }
 }

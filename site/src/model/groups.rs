@@ -6,13 +6,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use runner_bench_format::StageKind;
 use runner_bench_format::measured::CacheMethod;
 use serde::Serialize;
 
 use super::entry::{
-    Entry, Meta, cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, leading, newer_key, range,
+    Entry, Meta, cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, leading, range,
 };
+use super::picks::{GROUP_STAGES, Picks};
 use crate::figures;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow, ProfileView};
 use crate::stats::{self, Interval, Rank};
@@ -240,10 +240,6 @@ pub struct ProfileRef {
     pub protocol: Option<u32>,
 }
 
-/// The stages of the home page's groups, in page order. Build-cache servers
-/// are not runners: they have a section of their own (`build_cache`).
-const GROUP_STAGES: [&str; 4] = ["cpu", "disk", "cache", "internet"];
-
 /// What a disk group's note says of its samples' buffers; empty where
 /// the results do not record them.
 pub fn disk_buffer_text(pages_kib: &[u32]) -> String {
@@ -267,29 +263,17 @@ pub fn disk_buffer_text(pages_kib: &[u32]) -> String {
     }
 }
 
-/// The stage `name`'s key of an entry, where the entry has rows of that
-/// stage.
-fn group_key<'e>(e: &'e Entry, name: &str) -> Option<&'e str> {
-    let keyed = |s: StageKind, has: bool| has.then(|| e.meta.keys.get(s));
-    match name {
-        "cpu" => keyed(StageKind::Cpu, e.cpu.is_some()),
-        "disk" => keyed(StageKind::Disk, e.disk.is_some()),
-        "cache" => keyed(StageKind::Cache, !e.cache.is_empty()),
-        "internet" => keyed(StageKind::Internet, e.internet.is_some()),
-        _ => None,
-    }
-}
-
-/// Per stage, per comparability key (`keys`) and runner: the newest
-/// complete result that is not excluded, else the newest one not excluded
-/// (marked incomplete); every excluded result is shown too, marked. Results
-/// of different profiles share a stage's table wherever that stage's key is
-/// equal.
-pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
+/// The comparison groups of the results that `picks` chose
+/// (`picks::picks`): per stage, one group per comparability key, measured
+/// and imported apart. Results of different profiles share a stage's table
+/// wherever that stage's key is equal.
+pub(crate) fn groups(entries: &[Arc<Entry>], picks: &Picks) -> Vec<Group> {
     // The stages' groups are made from the same entries independently: on
     // every CPU (a `site serve` rebuild makes them all again).
-    let stages: Vec<Vec<Group>> =
-        (0..GROUP_STAGES.len()).into_par_iter().map(|i| stage_groups(entries, GROUP_STAGES[i])).collect();
+    let stages: Vec<Vec<Group>> = (0..GROUP_STAGES.len())
+        .into_par_iter()
+        .map(|i| stage_groups(entries, GROUP_STAGES[i], picks.of_stage(i)))
+        .collect();
     let mut groups: Vec<Group> = stages.into_iter().flatten().collect();
     groups.par_iter_mut().for_each(|g| {
         // Newest protocol first; results without a stated protocol last.
@@ -322,42 +306,14 @@ pub(crate) fn groups(entries: &[Arc<Entry>]) -> Vec<Group> {
     groups
 }
 
-/// The groups of one stage, in key order, measured before imported.
-fn stage_groups(entries: &[Arc<Entry>], stage: &'static str) -> Vec<Group> {
-    // Hash maps, not ordered ones: keys are long strings that share long
-    // prefixes, and comparing them a dozen times per entry was 4 % of a
-    // `site serve` rebuild's CPU time (`perf`). The sorts below give the
-    // order.
-    let mut chosen: HashMap<(&str, bool, &str, &str), usize> = HashMap::new();
-    let mut shown: Vec<(usize, &str)> = Vec::new();
-    // Build-cache servers are not ranked with runners.
-    for (i, e) in entries.iter().enumerate().filter(|(_, e)| e.stages.runner()) {
-        let Some(key) = group_key(e, stage) else { continue };
-        if e.meta.excluded.is_some() {
-            shown.push((i, key));
-            continue;
-        }
-        let slot = (key, e.meta.imported, e.meta.provider_id.as_str(), e.meta.runner.as_str());
-        let better = match chosen.get(&slot) {
-            None => true,
-            Some(&j) => {
-                let old = &entries[j];
-                (e.meta.clean(), newer_key(e)) > (old.meta.clean(), newer_key(old))
-            }
-        };
-        if better {
-            chosen.insert(slot, i);
-        }
-    }
-    shown.extend(chosen.into_iter().map(|((key, ..), i)| (i, key)));
-    // Rows in entry order, as the tables' stable sorts expect.
-    shown.sort_unstable_by_key(|&(i, _)| i);
-
+/// The groups of one stage, in key order, measured before imported, of
+/// the results `shown` (in entry order, with their keys).
+fn stage_groups(entries: &[Arc<Entry>], stage: &'static str, shown: &[(usize, String)]) -> Vec<Group> {
     // Imported and measured figures are never ranked in one table: their
     // keys differ (`keys`), and a group is one key and one of the two.
     let mut mine: HashMap<(&str, bool), Group> = HashMap::new();
-    for &(i, key) in &shown {
-        let e = &entries[i];
+    for (i, key) in shown {
+        let (e, key) = (&entries[*i], key.as_str());
         let g = mine.entry((key, e.meta.imported)).or_insert_with(|| Group {
             id: key.to_string(),
             stage,

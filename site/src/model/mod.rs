@@ -18,6 +18,7 @@ pub mod details;
 mod entry;
 pub mod estimate;
 mod groups;
+mod picks;
 mod server_tables;
 
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +31,7 @@ pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, 
 use self::entry::{entry, entry_key};
 use self::groups::groups;
 pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text, shown_interval};
+pub use self::picks::{Picks, picks};
 pub use self::server_tables::ServerTables;
 use crate::validate::Run;
 
@@ -94,6 +96,29 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
     }
+    let picks = picks(&entries, 0);
+    assemble_picked(entries, &picks)
+}
+
+/// The model of `entries` whose groups are made of the results `picks`
+/// chose (a build picks them as the check goes, `web::Intake`).
+pub fn assemble_picked(entries: Vec<Arc<Entry>>, picks: &Picks) -> Model {
+    // The runners, the server documents and the ranked groups are made from
+    // the entries independently.
+    let ((runners, servers, providers), groups) = rayon::join(|| parts(&entries), || groups(&entries, picks));
+    Model { entries, runners, groups, providers, servers }
+}
+
+/// The model of `entries` but the ranked groups: the runners, the server
+/// documents and the providers' names, which a runner's page needs (a build
+/// makes a provider's runner pages from this model of its results alone).
+pub fn without_groups(entries: Vec<Arc<Entry>>) -> Model {
+    let (runners, servers, providers) = parts(&entries);
+    Model { entries, runners, groups: Vec::new(), providers, servers }
+}
+
+/// The runners, the server documents and the providers' names of `entries`.
+fn parts(entries: &[Arc<Entry>]) -> (Vec<Runner>, Vec<usize>, BTreeMap<String, String>) {
     // Ids and names borrowed from the entries: 10,000 entries name a few
     // hundred runners (`site serve` makes this again on every rebuild).
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
@@ -125,12 +150,9 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
             })
             .collect()
     };
-    // The runners, the ranked groups and the server documents are made
-    // from the entries independently.
-    let (runners, (groups, servers)) =
-        rayon::join(runners, || rayon::join(|| groups(&entries), || server_docs(&entries)));
+    let (runners, servers) = rayon::join(runners, || server_docs(entries));
     let providers = names.iter().map(|(id, name)| (id.to_string(), name.to_string())).collect();
-    Model { entries, runners, groups, providers, servers }
+    (runners, servers, providers)
 }
 
 /// The results that get a server document page: every result that measured

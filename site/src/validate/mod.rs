@@ -77,6 +77,28 @@ pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut Parse
     validate_with(loaded, releases, cache, context, &|run: &Run| run.clone())
 }
 
+/// What a check hands each file that passes its own rules to
+/// (`validate_with`); any `Fn(&Run) -> D` is one.
+pub trait Derive<D>: Sync {
+    /// What to keep of `run`, made on the CPU that checked it.
+    fn derive(&self, run: &Run) -> D;
+
+    /// Called between chunks of files, on the check's own thread: the files
+    /// up to the end of a chunk have been judged, and `accepted` are those
+    /// of the chunk that passed every rule so far, in path order. A file
+    /// among them may still be refused by the rules that need every file
+    /// (a result that renames a provider), which then fail the check.
+    fn chunk_judged(&self, accepted: &mut dyn Iterator<Item = &str>) {
+        let _ = accepted;
+    }
+}
+
+impl<D, F: Fn(&Run) -> D + Sync> Derive<D> for F {
+    fn derive(&self, run: &Run) -> D {
+        self(run)
+    }
+}
+
 /// `validate_in`, handing each file that passes its own rules to `derive`
 /// as soon as it is checked, on the CPU that checked it, and keeping what
 /// `derive` makes of it instead of the `Run`. Without `cache` the parsed
@@ -90,23 +112,11 @@ pub fn validate_with<D: Send>(
     releases: &Releases,
     mut cache: Option<&mut ParseCache>,
     context: Context,
-    derive: &(dyn Fn(&Run) -> D + Sync),
+    derive: &dyn Derive<D>,
 ) -> Checked<D> {
     let mut c = Collector::default();
     let files = loaded.files.len();
-    // Each accepted file with its names (`identity::renames`) and what
-    // `derive` made of it.
-    let mut accepted: Vec<(String, String, identity::Names, D)> = Vec::with_capacity(files);
-    // Who claimed a run first, by each of its identities (`same_run`).
-    // Keyed by the SHA-256 of each identity, and naming the file by its
-    // place in `claimants`: with 10,000 files the identities and a copy of
-    // the file name per identity were megabytes at the check's peak.
-    // Sized for the most identities a file has (four, `same_run::claims`),
-    // so that this pass, on one CPU, does not grow them again and again
-    // (perf: about half its time in the claims map went to growing it).
-    let mut claims: HashMap<[u8; 32], usize> = HashMap::with_capacity(4 * files);
-    let mut claimants: Vec<String> = Vec::with_capacity(files);
-    let mut published = profiles::Published::default();
+    let mut across = AcrossFiles::with_capacity(files);
     let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };
     // `site serve`'s checks of the last build, and those of this one.
     let keep = cache.is_some();
@@ -116,7 +126,7 @@ pub fn validate_with<D: Send>(
     // every CPU, then the pass across files over it, so that only one
     // chunk's checks are held at once (with 100,000 files, all of them
     // were about 130 MB of the check's peak under heaptrack).
-    let judged = loaded.files.chunks(CHECK_CHUNK).flat_map(|chunk| {
+    for chunk in loaded.files.chunks(CHECK_CHUNK) {
         let judged = check_all(chunk, &old, keep, &judge);
         if keep {
             // The cache shares the parsed results with the runs (`Arc`),
@@ -125,56 +135,13 @@ pub fn validate_with<D: Send>(
                 chunk.iter().zip(&judged).map(|(f, j)| (f.path.clone(), (f.size, f.modified, j.check.clone()))),
             );
         }
-        judged
-    });
-    for (f, j) in loaded.files.iter().zip(judged) {
-        let file = f.path.display().to_string();
-        let before = c.problems.len();
-        c.problems.extend(j.check.problems.iter().cloned());
-        let (Some(names), Some(expected)) = (j.names, &j.check.expected) else {
-            continue;
-        };
-        c.problems.extend(j.problems);
-        published.check(&mut c, &file, j.profile.as_ref());
-        if &f.rel_path != expected {
-            c.push(
-                &file,
-                "$",
-                format!(
-                    "the path does not agree with the content: expected results/{expected}, found results/{}",
-                    f.rel_path
-                ),
-            );
+        let first = across.accepted.len();
+        for (f, j) in chunk.iter().zip(judged) {
+            across.judge(&mut c, f, j);
         }
-        // Each identity is claimed by the first file that has it; a later
-        // file is reported once, at the first identity it shares (a copy
-        // is one finding, however many ways it is a copy).
-        let mut copy = false;
-        let mut claimant = None;
-        for claim in &j.check.claims {
-            match claims.get(&claim.key) {
-                Some(&first) if !copy => {
-                    c.push(&file, claim.field(), format!("{} {}", claim.reason(), claimants[first]));
-                    copy = true;
-                }
-                Some(_) => {}
-                None => {
-                    let index = *claimant.get_or_insert_with(|| {
-                        claimants.push(file.clone());
-                        claimants.len() - 1
-                    });
-                    claims.insert(claim.key, index);
-                }
-            }
-        }
-        // (`derive` made something of every file without a problem of its
-        // own, so of every file without any.)
-        if c.problems.len() == before
-            && let Some(derived) = j.derived
-        {
-            accepted.push((file, f.rel_path.clone(), names, derived));
-        }
+        derive.chunk_judged(&mut across.accepted[first..].iter().map(|a| a.1.as_str()));
     }
+    let mut accepted = across.accepted;
     let names: Vec<(&str, &identity::Names)> = accepted.iter().map(|a| (a.0.as_str(), &a.2)).collect();
     let renamed = identity::renames(&mut c, &names);
     accepted.retain(|a| !renamed.contains(&a.0));
@@ -193,6 +160,87 @@ pub fn validate_with<D: Send>(
     Checked { runs, problems: c.problems, files, empty_folders: loaded.empty_folders }
 }
 
+/// The pass across files, a file at a time in path order: the rules that
+/// compare a file with those before it, and the files accepted so far.
+struct AcrossFiles<D> {
+    /// Each accepted file with its names (`identity::renames`) and what
+    /// `derive` made of it.
+    accepted: Vec<(String, String, identity::Names, D)>,
+    /// Who claimed a run first, by each of its identities (`same_run`).
+    /// Keyed by the SHA-256 of each identity, and naming the file by its
+    /// place in `claimants`: with 10,000 files the identities and a copy of
+    /// the file name per identity were megabytes at the check's peak.
+    claims: HashMap<[u8; 32], usize>,
+    claimants: Vec<String>,
+    published: profiles::Published,
+}
+
+impl<D> AcrossFiles<D> {
+    fn with_capacity(files: usize) -> AcrossFiles<D> {
+        AcrossFiles {
+            accepted: Vec::with_capacity(files),
+            // Sized for the most identities a file has (four,
+            // `same_run::claims`), so that this pass, on one CPU, does not
+            // grow them again and again (perf: about half its time in the
+            // claims map went to growing it).
+            claims: HashMap::with_capacity(4 * files),
+            claimants: Vec::with_capacity(files),
+            published: profiles::Published::default(),
+        }
+    }
+
+    /// Judges file `f`, whose own check is `j`, by the rules across files;
+    /// accepts it where it has no problem at all.
+    fn judge(&mut self, c: &mut Collector, f: &LoadedFile, j: Judged<D>) {
+        let file = f.path.display().to_string();
+        let before = c.problems.len();
+        c.problems.extend(j.check.problems.iter().cloned());
+        let (Some(names), Some(expected)) = (j.names, &j.check.expected) else {
+            return;
+        };
+        c.problems.extend(j.problems);
+        self.published.check(c, &file, j.profile.as_ref());
+        if &f.rel_path != expected {
+            c.push(
+                &file,
+                "$",
+                format!(
+                    "the path does not agree with the content: expected results/{expected}, found results/{}",
+                    f.rel_path
+                ),
+            );
+        }
+        // Each identity is claimed by the first file that has it; a later
+        // file is reported once, at the first identity it shares (a copy
+        // is one finding, however many ways it is a copy).
+        let mut copy = false;
+        let mut claimant = None;
+        for claim in &j.check.claims {
+            match self.claims.get(&claim.key) {
+                Some(&first) if !copy => {
+                    c.push(&file, claim.field(), format!("{} {}", claim.reason(), self.claimants[first]));
+                    copy = true;
+                }
+                Some(_) => {}
+                None => {
+                    let index = *claimant.get_or_insert_with(|| {
+                        self.claimants.push(file.clone());
+                        self.claimants.len() - 1
+                    });
+                    self.claims.insert(claim.key, index);
+                }
+            }
+        }
+        // (`derive` made something of every file without a problem of its
+        // own, so of every file without any.)
+        if c.problems.len() == before
+            && let Some(derived) = j.derived
+        {
+            self.accepted.push((file, f.rel_path.clone(), names, derived));
+        }
+    }
+}
+
 /// What the rules that a file's cached check leaves out judge it by: the
 /// check's context, the releases and the exclusions; and the `derive` of
 /// `validate_with`.
@@ -200,7 +248,7 @@ struct Judge<'a, D> {
     context: Context,
     releases: &'a Releases,
     exclusions: &'a [Exclusions],
-    derive: &'a (dyn Fn(&Run) -> D + Sync),
+    derive: &'a dyn Derive<D>,
 }
 
 /// One file's check, and what the rest of the check needs of its result,
@@ -235,7 +283,7 @@ impl<D> Judge<'_, D> {
                 AnyResult::Measured(m) => Some(self.releases.status(&m.collector)),
                 AnyResult::Imported(_) => None,
             };
-            (self.derive)(&Run {
+            self.derive.derive(&Run {
                 file,
                 rel_path: f.rel_path.clone(),
                 result: result.clone(),

@@ -41,41 +41,45 @@ mod history;
 mod home;
 pub(crate) mod html;
 pub mod index_json;
+mod inputs;
+mod intake;
 mod leaders;
 pub mod memo;
 pub(crate) mod memory;
+mod options;
 pub mod overview;
 pub mod pages;
 mod parts;
 pub mod plot;
 mod plots;
 mod provider;
+mod runner_pages;
 mod runner_tables;
 mod site;
 pub mod sitemap;
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use self::coverage::CoverageRow;
 pub use self::error_page::error_page;
-use self::history::MachinePart;
-use self::history::runner_page;
 use self::home::home_page;
 use self::index_json::IndexCache;
+pub use self::inputs::PageInputs;
+pub use self::intake::{Accepted, Intake, Streamed, Taken};
 use self::memo::Memo;
 use self::memory::release_free_memory;
-use self::pages::{Common, NavLink};
+pub use self::options::{DEFAULT_BASE_URL, DEFAULT_HOME_ROWS, Options};
+use self::pages::Common;
 use self::parts::{Part, Parts};
 pub use self::plots::PlotCache;
 use self::provider::provider_page;
-pub use self::site::{Body, Site};
+use self::runner_pages::{PAGES_AT_ONCE, runner_parts};
+pub use self::site::{Body, Emit, Site};
 use crate::Run;
 use crate::memo_key::key_of;
-use crate::model::{self, Model, build_cache, changes};
+use crate::model::{self, Model, changes};
 
 /// The static files, by name, as built into the binary (read from
 /// `templates/static/` when it is there).
@@ -85,131 +89,14 @@ pub const STATIC: [(&str, &str); 3] = [
     ("estimate.js", include_str!("../../../templates/static/estimate.js")),
 ];
 
-/// How many runner or server-document pages a build makes before it writes
-/// them (see the runners' stage of `build_cached`): enough to keep every
-/// CPU busy.
-const PAGES_AT_ONCE: usize = 200;
-
-/// What a build reads and how it marks results.
-#[derive(Debug, Clone)]
-pub struct Options {
-    pub results: PathBuf,
-    pub content: PathBuf,
-    pub docs: PathBuf,
-    pub templates: PathBuf,
-    /// Absolute URL of the site, no trailing slash (sitemap, feed).
-    pub base_url: String,
-    /// Results older than this many days are marked stale.
-    pub stale_days: u32,
-    /// The most rows a home-page table shows (the best ones, see
-    /// `model::build`); a longer table links to a page of its own with
-    /// every row, so that the home page stays small with many runners.
-    pub home_rows: usize,
-    /// The build time; tests fix it.
-    pub now: jiff::Timestamp,
-}
-
-/// The default of `Options::home_rows`: with 1,000 runners (10,000
-/// results) the home page's four tables of 50 rows keep it under 200 KiB
-/// (docs/benchmarks.md).
-pub const DEFAULT_HOME_ROWS: usize = 50;
-
-/// The default base URL; Netlify's `URL` overrides it (see `cli`).
-pub const DEFAULT_BASE_URL: &str = "https://runner-bench.netlify.app";
-
-impl Options {
-    /// The defaults for a results folder, as the command line has them.
-    pub fn new(results: &Path) -> Options {
-        Options {
-            results: results.to_path_buf(),
-            content: PathBuf::from("content"),
-            docs: PathBuf::from("docs"),
-            templates: PathBuf::from("templates"),
-            base_url: DEFAULT_BASE_URL.to_string(),
-            stale_days: 180,
-            home_rows: DEFAULT_HOME_ROWS,
-            now: jiff::Timestamp::now(),
-        }
-    }
-}
-
 /// Builds the whole site from checked `runs`. Like every build without a
 /// memo, it leaves its model to the end of the process (`build_cached`).
 pub fn build(opts: &Options, runs: Vec<Run>) -> anyhow::Result<Site> {
     let intake = Intake::new(opts, None);
     let taken = runs.par_iter().map(|r| intake.take(r)).collect();
     drop(runs);
-    build_cached(opts, intake.finish(taken), None, None)
+    build_cached(opts, intake.finish(taken)?, None, None)
 }
-
-/// What a build needs of each accepted result: its model entry and its
-/// file, published as submitted (`Intake::take`).
-pub type Taken = (Arc<model::Entry>, (String, Body));
-
-/// What a build needs of the accepted results, in path order: their model
-/// entries and files, and what the provider reports read of the results
-/// (`report::ReportRuns`).
-#[derive(Debug)]
-pub struct Accepted {
-    pub entries: Vec<Arc<model::Entry>>,
-    pub copies: Vec<(String, Body)>,
-    pub report_runs: Vec<crate::report::ReportRun>,
-}
-
-/// Takes each accepted result as the check hands it over (the `derive` of
-/// `validate::validate_with`, on the CPU that checked it): makes its model
-/// entry and keeps it if a provider report reads it. A build thus never
-/// holds every parsed result, and never goes over them a second time.
-pub struct Intake<'a> {
-    stale_before: jiff::Timestamp,
-    /// `site serve`'s entries of the last build.
-    cache: Option<&'a model::EntryCache>,
-    reports: crate::report::ReportRuns,
-    /// The newest server tables per runner and server, where no memo keeps
-    /// the entries whole (`site serve` does: a rebuild may make an older
-    /// result a server's newest).
-    server_tables: Option<model::ServerTables>,
-}
-
-impl<'a> Intake<'a> {
-    /// An intake for a build with `opts`, reusing the entries of `memo`.
-    pub fn new(opts: &Options, memo: Option<&'a Memo>) -> Intake<'a> {
-        let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
-        let server_tables = memo.is_none().then(model::ServerTables::default);
-        Intake { stale_before, cache: memo.map(|m| &m.entries), reports: Default::default(), server_tables }
-    }
-
-    pub fn take(&self, run: &Run) -> Taken {
-        self.reports.offer(run);
-        // Every result file is published as submitted.
-        let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
-        let mut entry = model::entry_of(run, self.stale_before, self.cache);
-        if let Some(tables) = &self.server_tables {
-            tables.take_from(&mut entry);
-        }
-        (entry, (format!("results/{}", run.rel_path), body))
-    }
-
-    /// The build's input from what `take` made of each accepted result,
-    /// in path order.
-    pub fn finish(self, taken: Vec<Taken>) -> Accepted {
-        let (mut entries, copies): (Vec<Arc<model::Entry>>, Vec<_>) = taken.into_iter().unzip();
-        if let Some(tables) = self.server_tables {
-            tables.give_back(&mut entries);
-        }
-        let order: HashMap<&str, usize> =
-            entries.iter().enumerate().map(|(i, e)| (e.meta.rel_path.as_str(), i)).collect();
-        let report_runs = self.reports.into_runs(&order);
-        Accepted { entries, copies, report_runs }
-    }
-}
-
-/// Where a build hands the files of each stage as soon as the stage made
-/// them (`output::build_with` writes them): the pages of 10,000 results are
-/// tens of megabytes, and holding them all until the end added them to the
-/// build's peak memory. The returned `Site` then holds only the files made
-/// after the last stage handed over.
-pub type Emit<'a> = &'a mut dyn FnMut(Vec<(String, Body)>) -> anyhow::Result<()>;
 
 /// Hands the files made so far to `emit`, where there is one.
 fn emit_files(site: &mut Site, emit: &mut Option<Emit<'_>>) -> anyhow::Result<()> {
@@ -250,71 +137,48 @@ pub fn build_cached(
         }
         Ok(())
     };
-    let Accepted { entries, copies, report_runs: runs } = accepted;
-    // The model and its change flags on one side; the templates, the
-    // hand-written pages and the provider files, read and parsed, on the
-    // other: the model's serial parts left a CPU idle (docs/benchmarks.md).
-    let (memo_entries, memo_changes, memo_templates) = match memo.as_deref_mut() {
-        Some(m) => (Some(&mut m.entries), Some(&mut m.changes), Some(&mut m.templates)),
-        None => (None, None, None),
+    let Accepted { entries, copies, report_runs: runs, streamed } = accepted;
+    // A streaming intake made the runner pages and the change flags as the
+    // check went. Otherwise: the model and its change flags on one side;
+    // the templates, the hand-written pages and the provider files, read
+    // and parsed, on the other: the model's serial parts left a CPU idle
+    // (docs/benchmarks.md).
+    let runner_pages_made = streamed.is_some();
+    let (model, changes, inputs) = match streamed {
+        Some(Streamed { inputs, changes, picks }) => (model::assemble_picked(entries, &picks), changes, inputs),
+        None => {
+            let (memo_entries, memo_changes, memo_templates) = match memo.as_deref_mut() {
+                Some(m) => (Some(&mut m.entries), Some(&mut m.changes), Some(&mut m.templates)),
+                None => (None, None, None),
+            };
+            let ((model, changes), inputs) = rayon::join(
+                || {
+                    let model = model::assemble(entries, memo_entries);
+                    crate::timing::log_time(start, "  model");
+                    // The history's change flags, which the runner pages and the feed show.
+                    let (changes, change_cache) = changes::compute(&model, memo_changes.as_deref());
+                    if let Some(cache) = memo_changes {
+                        *cache = change_cache;
+                    }
+                    crate::timing::log_time(start, "  changes");
+                    (model, changes)
+                },
+                || PageInputs::load(opts, memo_templates),
+            );
+            (model, changes, inputs)
+        }
     };
-    let ((model, changes), inputs) = rayon::join(
-        || {
-            let model = model::assemble(entries, memo_entries);
-            crate::timing::log_time(start, "  model");
-            // The history's change flags, which the runner pages and the feed show.
-            let (changes, change_cache) = changes::compute(&model, memo_changes.as_deref());
-            if let Some(cache) = memo_changes {
-                *cache = change_cache;
-            }
-            crate::timing::log_time(start, "  changes");
-            (model, changes)
-        },
-        || {
-            let content = content::load(&opts.content, &opts.docs);
-            let providers = crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR));
-            (content, providers, pages::templates(&opts.templates, memo_templates))
-        },
-    );
-    // Their errors in this order: the pages, the provider files, the templates.
-    let (content, providers, templates) = inputs;
-    let content = content?;
-    // What runners are and cost; a file with a problem fails the build, as
-    // `site check` reports it.
-    if !providers.errors.is_empty() {
-        // Each error on one line: the text of a submitted file (a key, a
-        // value) may hold line breaks, which the top-level error keeps.
-        let lines: Vec<String> =
-            providers.errors.iter().map(|e| crate::escape::text(&e.to_string()).into_owned()).collect();
-        anyhow::bail!("the provider files have problems:\n{}", lines.join("\n"));
-    }
-    let (tera, templates_key) = templates?;
-    let mut nav: Vec<(u32, NavLink)> = vec![
-        (15, NavLink { url: build_cache::SECTION_URL.into(), title: "Build-cache servers".into() }),
-        (10, NavLink { url: "/overview/".into(), title: "Overview".into() }),
-        (20, NavLink { url: "/coverage/".into(), title: "Coverage".into() }),
-        (25, NavLink { url: "/estimate/".into(), title: "Estimate".into() }),
-        (30, NavLink { url: "/methodology/".into(), title: "Methodology".into() }),
-    ];
-    nav.extend(
-        content.iter().filter_map(|p| Some((p.nav?, NavLink { url: format!("/{}/", p.slug), title: p.title.clone() }))),
-    );
-    nav.sort_by_key(|n| n.0);
-    let common = Common {
-        nav: nav.into_iter().map(|n| n.1).collect(),
-        built: opts.now.strftime("%Y-%m-%d %H:%M UTC").to_string(),
-        stale_days: opts.stale_days,
-        base_url: opts.base_url.trim_end_matches('/').to_string(),
-    };
-    let common_key = key_of((&common, templates_key));
-    // Each provider's and runner's part is made from its own entries only.
-    let entry_keys = |r: &model::Runner| r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>();
+    let inputs = inputs?;
+    let PageInputs { content, providers, tera, templates_key, common, common_key } = &inputs;
+    let (tera, templates_key, common_key) = (&**tera, *templates_key, *common_key);
     let mut site = Site::default();
     let mut html_pages: Vec<String> = Vec::new();
 
     // Providers: the markdown report, as a file and as HTML, and plots of
     // the provider's rows of every group. Pages are independent: each is
     // built into its own part on any CPU, and the parts joined in order.
+    // Each provider's part is made from its own entries only.
+    let entry_keys = |r: &model::Runner| r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>();
     let old = memo.as_deref();
     let parts = model
         .providers
@@ -325,7 +189,7 @@ pub fn build_cached(
             let file = serde_json::to_string(&providers.provider(id)).unwrap_or_default();
             let (part, key) = (format!("providers/{id}"), key_of((common_key, id, name, mine, file)));
             let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
-                provider_page(&tera, &common, &model, &runs, id, name, &providers, opts.now)
+                provider_page(tera, common, &model, &runs, id, name, providers, opts.now)
             })?;
             Ok((part, key, site))
         })
@@ -346,30 +210,13 @@ pub fn build_cached(
     // at a time, each batch written before the next is made: all 1,000
     // pages of 10,000 results, held at once, were 50 MiB on top of the
     // build's peak.
-    for runners in model.runners.chunks(PAGES_AT_ONCE) {
-        let old = memo.as_deref();
-        let parts = runners
-            .par_iter()
-            .map(|r| {
-                let part = format!("runners/{}/{}", r.provider_id, r.label);
-                let machine = providers.machine(&r.provider_id, &r.label, opts.now);
-                let file = providers.provider(&r.provider_id);
-                let machine = MachinePart {
-                    machine: &machine,
-                    provider_file_name: file.map(|f| f.name.as_str()),
-                    provider_site: file.and_then(|f| f.site.as_deref()),
-                };
-                // The machine view has numbers, which do not hash: its JSON does.
-                let stated = serde_json::to_string(&machine)?;
-                let key = key_of((common_key, &r.provider_id, &r.provider_name, &r.label, entry_keys(r), stated));
-                let site = Parts::part(old.map(|m| &m.parts), &part, key, || {
-                    runner_page(&tera, &common, &model, &changes, r, &machine)
-                })?;
-                Ok((part, key, site))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
-        emit_files(&mut site, &mut emit)?;
+    if !runner_pages_made {
+        for runners in model.runners.chunks(PAGES_AT_ONCE) {
+            let old = memo.as_deref().map(|m| &m.parts);
+            let parts = runner_parts(&inputs, &model, &changes, runners, opts.now, old)?;
+            join_parts(&mut site, parts, memo.as_deref_mut().map(|m| &mut m.parts));
+            emit_files(&mut site, &mut emit)?;
+        }
     }
     end_stage(&mut site, &mut emit)?;
     crate::timing::log_time(start, "  runners");
@@ -392,13 +239,13 @@ pub fn build_cached(
     // the same time.
     let old = memo.as_deref();
     let index = old.map(|m| &m.index);
-    let prices = home::prices(&model, &providers, opts.now);
+    let prices = home::prices(&model, providers, opts.now);
     let (home, data) = rayon::join(
         || {
             home_page(
-                &tera,
+                tera,
                 templates_key,
-                &common,
+                common,
                 &model,
                 &prices,
                 opts.home_rows,
@@ -406,7 +253,7 @@ pub fn build_cached(
                 old.map(|m| &m.parts),
             )
         },
-        || data_files(&model, &changes, &common, opts.stale_days, index),
+        || data_files(&model, &changes, common, opts.stale_days, index),
     );
     let ((home, tables, home_cache), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
@@ -445,10 +292,10 @@ pub fn build_cached(
     let section = build_cache_pages::Section::of(&model);
     let (overview_part, (coverage_part, section_index)) = rayon::join(
         || {
-            let sections = overview::sections(&model, &providers, opts.now);
+            let sections = overview::sections(&model, providers, opts.now);
             let by_cost = overview::by_cost(&sections);
             let page = |name, s: &Vec<overview::Section>, order| {
-                rows_page(parts, common_key, name, s, || overview::page(&tera, &common, s, order))
+                rows_page(parts, common_key, name, s, || overview::page(tera, common, s, order))
             };
             Ok::<_, anyhow::Error>([
                 page("overview", &sections, "coremark")?,
@@ -457,8 +304,8 @@ pub fn build_cached(
         },
         || {
             rayon::join(
-                || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(&tera, &common, &coverage)),
-                || section.index_page(&tera, &common),
+                || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(tera, common, &coverage)),
+                || section.index_page(tera, common),
             )
         },
     );
@@ -470,7 +317,7 @@ pub fn build_cached(
     // before the next is made (`build_cache_pages::Section`).
     for start in (0..section.len()).step_by(PAGES_AT_ONCE) {
         let range = start..section.len().min(start + PAGES_AT_ONCE);
-        let docs = section.doc_parts(range, &tera, &common, common_key, memo.as_deref().map(|m| &m.parts))?;
+        let docs = section.doc_parts(range, tera, common, common_key, memo.as_deref().map(|m| &m.parts))?;
         join_parts(&mut site, docs, memo.as_deref_mut().map(|m| &mut m.parts));
         emit_files(&mut site, &mut emit)?;
     }
@@ -479,15 +326,15 @@ pub fn build_cached(
     join_parts(&mut site, Vec::from(overview_part?), memo.as_deref_mut().map(|m| &mut m.parts));
     html_pages.extend(["/overview/".into(), "/overview/by-cost/".into()]);
     // A job's estimate, from each runner's ranked rows and price.
-    let (estimate_pages, urls) = estimate::pages(&tera, &common, &estimate::figures(&model, &providers, opts.now))?;
+    let (estimate_pages, urls) = estimate::pages(tera, common, &estimate::figures(&model, providers, opts.now))?;
     site.join(estimate_pages);
     html_pages.extend(urls);
 
-    for p in &content {
-        site.add(format!("{}/index.html", p.slug), pages::page(&tera, &common, p)?);
+    for p in content {
+        site.add(format!("{}/index.html", p.slug), pages::page(tera, common, p)?);
         html_pages.push(format!("/{}/", p.slug));
     }
-    site.add("404.html", pages::not_found(&tera, &common)?);
+    site.add("404.html", pages::not_found(tera, common)?);
 
     // Data: every result as submitted, the index, the tables, the feed.
     site.result_files = copies.len();

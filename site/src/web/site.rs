@@ -48,3 +48,11 @@ impl Site {
         self.files.extend(part.files);
     }
 }
+
+/// Where a build hands the files of each stage as soon as the stage made
+/// them (`output::build_with` writes them): the pages of 10,000 results are
+/// tens of megabytes, and holding them all until the end added them to the
+/// build's peak memory. The `Site` a build returns then holds only the
+/// files made after the last stage handed over. (`Send`: a streaming
+/// build, `web::Intake`, hands over runner pages from the check.)
+pub type Emit<'a> = &'a mut (dyn FnMut(Vec<(String, Body)>) -> anyhow::Result<()> + Send);

@@ -1,0 +1,266 @@
+//! What a build makes of each accepted result as the check hands it over
+//! (`validate::Derive`, on the CPU that checked it): its model entry, and
+//! what a provider report reads of it. A build thus never holds every
+//! parsed result, and never goes over them a second time.
+//!
+//! `site build` streams: the layout puts each result in its provider's
+//! folder (`layout`), so the check, which goes through the files in path
+//! order, finishes one provider's results before the next one's. As it
+//! finishes each, the provider's runner pages are made and written, the
+//! flags of its runners' histories kept, and the results that the
+//! comparison tables show picked (`model::picks`); every entry then keeps
+//! only what the pages made after the check read (`Entry::keep_shown`).
+//! With 100,000 results, whole entries were about 570 MB of the build's
+//! peak. Pages written before the check has judged every file are removed
+//! again where it fails (`output::build_with`), as a failed check stops
+//! the build.
+//!
+//! `site serve` keeps whole entries between builds (`memo`), and makes
+//! every page after the check, whose failure leaves the last build's site.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::inputs::PageInputs;
+use super::memo::Memo;
+use super::options::Options;
+use super::runner_pages::{PAGES_AT_ONCE, runner_parts};
+use super::site::{Body, Emit, Site};
+use crate::Run;
+use crate::model::{self, Entry, Picks, changes::Changes};
+
+/// What a build needs of each accepted result: its model entry (none where
+/// a streaming intake keeps it) and its file, published as submitted.
+pub type Taken = (Option<Arc<Entry>>, (String, Body));
+
+/// What a build needs of the accepted results, in path order: their model
+/// entries and files, what the provider reports read of the results
+/// (`report::ReportRuns`), and what a streaming intake made as the check
+/// went.
+pub struct Accepted {
+    pub entries: Vec<Arc<Entry>>,
+    pub copies: Vec<(String, Body)>,
+    pub report_runs: Vec<crate::report::ReportRun>,
+    pub streamed: Option<Streamed>,
+}
+
+/// What a streaming intake made as the check went: the runner pages are
+/// written; these are what the rest of the build reads.
+pub struct Streamed {
+    /// The inputs of every page, or why they could not be read (a build
+    /// reports it after the check, as one that does not stream).
+    pub(super) inputs: anyhow::Result<PageInputs>,
+    /// Each entry's change flags.
+    pub(super) changes: Changes,
+    /// The results the comparison tables show.
+    pub(super) picks: Picks,
+}
+
+/// Takes each accepted result as the check hands it over.
+pub struct Intake<'a> {
+    stale_before: jiff::Timestamp,
+    now: jiff::Timestamp,
+    /// `site serve`'s entries of the last build.
+    cache: Option<&'a model::EntryCache>,
+    reports: crate::report::ReportRuns,
+    /// The newest server tables per runner and server, where no memo keeps
+    /// the entries whole (`site serve` does: a rebuild may make an older
+    /// result a server's newest).
+    server_tables: Option<model::ServerTables>,
+    stream: Option<Stream<'a>>,
+}
+
+/// A streaming intake's pages and entries.
+struct Stream<'a> {
+    inputs: anyhow::Result<PageInputs>,
+    /// Entries made and not yet accepted by the pass across files, by path.
+    pending: Mutex<HashMap<String, Arc<Entry>>>,
+    state: Mutex<Streaming<'a>>,
+}
+
+struct Streaming<'a> {
+    emit: Emit<'a>,
+    /// Accepted entries, in path order, of providers the check may not
+    /// have finished.
+    open: Vec<Arc<Entry>>,
+    /// Entries of finished providers, in path order, each keeping what the
+    /// pages after the check read.
+    done: Vec<Arc<Entry>>,
+    changes: Changes,
+    picks: Picks,
+    /// The first error in making or writing a page: the build reports it.
+    error: Option<anyhow::Error>,
+}
+
+impl<'a> Intake<'a> {
+    /// An intake for a build with `opts`, reusing the entries of `memo`.
+    pub fn new(opts: &Options, memo: Option<&'a Memo>) -> Intake<'a> {
+        let stale_before = opts.now - jiff::SignedDuration::from_hours(24 * i64::from(opts.stale_days));
+        Intake {
+            stale_before,
+            now: opts.now,
+            cache: memo.map(|m| &m.entries),
+            reports: Default::default(),
+            server_tables: memo.is_none().then(model::ServerTables::default),
+            stream: None,
+        }
+    }
+
+    /// An intake that makes each provider's runner pages as the check
+    /// finishes the provider's results, and hands them to `emit`; for a
+    /// build that stops at the check's first problem.
+    pub fn streaming(opts: &Options, inputs: anyhow::Result<PageInputs>, emit: Emit<'a>) -> Intake<'a> {
+        let state = Streaming {
+            emit,
+            open: Vec::new(),
+            done: Vec::new(),
+            changes: Changes::default(),
+            picks: Picks::default(),
+            error: None,
+        };
+        let stream = Stream { inputs, pending: Mutex::default(), state: Mutex::new(state) };
+        Intake { stream: Some(stream), ..Intake::new(opts, None) }
+    }
+
+    pub fn take(&self, run: &Run) -> Taken {
+        self.reports.offer(run);
+        // Every result file is published as submitted.
+        let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
+        let mut entry = model::entry_of(run, self.stale_before, self.cache);
+        if let Some(tables) = &self.server_tables {
+            tables.take_from(&mut entry);
+        }
+        let copy = (format!("results/{}", run.rel_path), body);
+        match &self.stream {
+            Some(stream) => {
+                // (A poisoned lock means a thread panicked while holding it,
+                // and the build has failed already.)
+                let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
+                pending.insert(run.rel_path.clone(), entry);
+                (None, copy)
+            }
+            None => (Some(entry), copy),
+        }
+    }
+
+    /// The build's input from what `take` made of each accepted result,
+    /// in path order: a streaming intake first finishes the last provider.
+    pub fn finish(self, taken: Vec<Taken>) -> anyhow::Result<Accepted> {
+        let (entries, copies): (Vec<Option<Arc<Entry>>>, Vec<_>) = taken.into_iter().unzip();
+        let (mut entries, streamed) = match self.stream {
+            None => (entries.into_iter().flatten().collect::<Vec<_>>(), None),
+            Some(stream) => {
+                let mut state = stream.state.into_inner().unwrap_or_else(PoisonError::into_inner);
+                let last = std::mem::take(&mut state.open);
+                finish_providers(&mut state, &stream.inputs, self.now, last);
+                if let Some(e) = state.error {
+                    return Err(e);
+                }
+                // Every file that `take` saw passed the check, so the pass
+                // across files accepted each in turn.
+                anyhow::ensure!(
+                    state.done.len() == copies.len(),
+                    "the build kept {} results of the {} accepted",
+                    state.done.len(),
+                    copies.len()
+                );
+                let streamed = Streamed { inputs: stream.inputs, changes: state.changes, picks: state.picks };
+                (state.done, Some(streamed))
+            }
+        };
+        if let Some(tables) = self.server_tables {
+            tables.give_back(&mut entries);
+        }
+        let order: HashMap<&str, usize> =
+            entries.iter().enumerate().map(|(i, e)| (e.meta.rel_path.as_str(), i)).collect();
+        let report_runs = self.reports.into_runs(&order);
+        Ok(Accepted { entries, copies, report_runs, streamed })
+    }
+}
+
+impl crate::validate::Derive<Taken> for Intake<'_> {
+    fn derive(&self, run: &Run) -> Taken {
+        self.take(run)
+    }
+
+    /// Every provider the check finished (all but the last one it reached)
+    /// has its runner pages made, and its entries let go of what only
+    /// those read.
+    fn chunk_judged(&self, accepted: &mut dyn Iterator<Item = &str>) {
+        let Some(stream) = &self.stream else { return };
+        let mut state = stream.state.lock().unwrap_or_else(PoisonError::into_inner);
+        {
+            let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            for rel_path in accepted {
+                if let Some(entry) = pending.remove(rel_path) {
+                    state.open.push(entry);
+                }
+            }
+        }
+        let last = state.open.last().map(|e| e.meta.provider_id.clone());
+        let open_from =
+            state.open.iter().rposition(|e| Some(&e.meta.provider_id) != last.as_ref()).map_or(0, |i| i + 1);
+        let finished: Vec<Arc<Entry>> = state.open.drain(..open_from).collect();
+        finish_providers(&mut state, &stream.inputs, self.now, finished);
+    }
+}
+
+/// Makes and hands over the runner pages of `entries` (those of finished
+/// providers, in path order), a provider at a time, and keeps what the
+/// rest of the build reads of them.
+fn finish_providers(
+    state: &mut Streaming<'_>,
+    inputs: &anyhow::Result<PageInputs>,
+    now: jiff::Timestamp,
+    entries: Vec<Arc<Entry>>,
+) {
+    let mut entries = entries.into_iter().peekable();
+    while let Some(first) = entries.next() {
+        let mut provider = vec![first];
+        while let Some(next) = entries.next_if(|e| e.meta.provider_id == provider[0].meta.provider_id) {
+            provider.push(next);
+        }
+        finish_provider(state, inputs, now, provider);
+    }
+}
+
+/// `finish_providers` for one provider's entries: the model of them alone
+/// has every runner of the provider whole, with the provider's name as the
+/// whole model has it (its last result's, in path order).
+fn finish_provider(
+    state: &mut Streaming<'_>,
+    inputs: &anyhow::Result<PageInputs>,
+    now: jiff::Timestamp,
+    entries: Vec<Arc<Entry>>,
+) {
+    let local = model::without_groups(entries);
+    let (changes, _) = model::changes::compute(&local, None);
+    // Without inputs the build fails after the check, with their error.
+    if let (Ok(inputs), None) = (inputs, &state.error) {
+        for runners in local.runners.chunks(PAGES_AT_ONCE) {
+            let made = runner_parts(inputs, &local, &changes, runners, now, None).and_then(|parts| {
+                let mut site = Site::default();
+                for (_, _, part) in parts {
+                    site.join(part);
+                }
+                (state.emit)(site.files)
+            });
+            if let Err(e) = made {
+                state.error = Some(e);
+                break;
+            }
+        }
+    }
+    let offset = state.done.len();
+    let picks = model::picks(&local.entries, offset);
+    let shown = picks.shown(offset, local.entries.len());
+    state.picks.append(picks);
+    state.changes.append(changes);
+    for (mut entry, shown) in local.entries.into_iter().zip(shown) {
+        if let Some(e) = Arc::get_mut(&mut entry) {
+            e.keep_shown(shown);
+        }
+        state.done.push(entry);
+    }
+}
