@@ -127,6 +127,8 @@ pub struct Writer {
     next: HashMap<String, u64>,
     changed: usize,
     folders: HashSet<PathBuf>,
+    /// Each file being written a piece at a time, with the hash so far.
+    pieces: HashMap<String, std::collections::hash_map::DefaultHasher>,
 }
 
 impl Writer {
@@ -172,8 +174,13 @@ impl Writer {
         Ok(())
     }
 
-    /// Writes those of `files` whose content changed since the last build.
+    /// Writes those of `files` whose content changed since the last build;
+    /// a file's pieces (`Body::Piece`) in the order they come.
     pub fn put(&mut self, out: &Path, files: Vec<(String, Body)>) -> anyhow::Result<()> {
+        let (pieces, files): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| matches!(f.1, Body::Piece { .. }));
+        for (rel, piece) in pieces {
+            self.put_piece(out, rel, piece)?;
+        }
         // Files are independent: hash them on every CPU, create each folder
         // that a changed file needs once (creating it again per file costs
         // a failed mkdir each), then write the changed files on every CPU.
@@ -199,6 +206,37 @@ impl Writer {
         hashed.par_iter().filter(|f| f.3).try_for_each(|(rel, body, ..)| write(&out.join(rel), body))?;
         self.changed += hashed.iter().filter(|f| f.3).count();
         self.next.extend(hashed.into_iter().map(|(rel, _, hash, _)| (rel, hash)));
+        Ok(())
+    }
+
+    /// Writes one piece of a file made a piece at a time: the first makes
+    /// (or empties) the file, the others are appended. Such a file is
+    /// always written, and counts as changed.
+    fn put_piece(&mut self, out: &Path, rel: String, piece: Body) -> anyhow::Result<()> {
+        use std::io::Write as _;
+        let Body::Piece { bytes, first } = piece else { return Ok(()) };
+        let path = out.join(&rel);
+        let mut hasher = match first {
+            true => {
+                if let Some(folder) = Path::new(&rel).parent().filter(|f| !f.as_os_str().is_empty()) {
+                    create_folders(out, BTreeSet::from([folder]), &mut self.folders)?;
+                }
+                std::fs::write(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+                self.changed += 1;
+                std::collections::hash_map::DefaultHasher::new()
+            }
+            false => {
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .and_then(|mut f| f.write_all(&bytes))
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                self.pieces.remove(&rel).unwrap_or_default()
+            }
+        };
+        hasher.write(&bytes);
+        self.next.insert(rel.clone(), hasher.finish());
+        self.pieces.insert(rel, hasher);
         Ok(())
     }
 
@@ -284,6 +322,7 @@ fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match body {
         Body::Bytes { fingerprint, .. } => return Ok(*fingerprint),
+        Body::Piece { .. } => bail!("a piece of a file is not a file"),
         Body::Copy { from, sha256: Some(sha256) } => (from, sha256).hash(&mut h),
         Body::Copy { from, sha256: None } => {
             let meta = std::fs::metadata(from).with_context(|| format!("cannot read {}", from.display()))?;
@@ -318,6 +357,7 @@ fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
             };
             written.with_context(|| format!("cannot write {}", path.display()))
         }
+        Body::Piece { .. } => bail!("a piece of {} is written with the others (`Writer::put`)", path.display()),
         // A hard link where the file system allows it: result files are
         // published unchanged, and linking 10,000 of them is much faster
         // than copying them. A rebuild replaces an older link.

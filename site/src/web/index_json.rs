@@ -47,35 +47,15 @@ pub fn render(
     stale_days: u32,
     cache: Option<&IndexCache>,
 ) -> anyhow::Result<(Vec<u8>, IndexCache)> {
-    let object =
-        |e: &Entry| -> anyhow::Result<Vec<u8>> { Ok(indented(&serde_json::to_vec_pretty(&IndexEntry::of(e))?)) };
-    let mut out = format!(
-        "{{\n  \"index_version\": {INDEX_VERSION},\n  \"built\": {},\n  \"stale_days\": {stale_days},\n  \"results\": ",
-        serde_json::to_string(built)?
-    )
-    .into_bytes();
     let Some(cache) = cache else {
-        let total = model.entries.len();
-        let mut done = 0;
-        for chunk in model.entries.chunks(INDEX_CHUNK) {
-            let objects = chunk.par_iter().map(|e| object(e)).collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
-            if done == 0 {
-                // The first chunk's objects tell the index's size well
-                // enough for one allocation (they differ by a few bytes),
-                // where doubling as it grows held two copies at once.
-                let first: usize = objects.iter().map(|o| o.len() + 2).sum();
-                out.reserve(first * total / chunk.len() + first / 8 + 16);
-            }
-            for object in &objects {
-                out.extend_from_slice(if done == 0 { b"[\n" } else { b",\n" });
-                out.extend_from_slice(object);
-                done += 1;
-            }
-        }
-        out.extend_from_slice(if done == 0 { b"[]" } else { b"\n  ]" });
-        out.extend_from_slice(b"\n}\n");
-        return Ok((out, IndexCache::new()));
+        let mut whole = Vec::new();
+        render_pieces(model, built, stale_days, &mut |piece| {
+            whole.extend_from_slice(&piece);
+            Ok(())
+        })?;
+        return Ok((whole, IndexCache::new()));
     };
+    let mut out = header(built, stale_days)?;
     let objects = model
         .entries
         .par_iter()
@@ -101,6 +81,49 @@ pub fn render(
     }
     out.extend_from_slice(b"\n}\n");
     Ok((out, objects.into_iter().collect()))
+}
+
+/// The combined index of `render`, made a chunk of objects at a time, each
+/// chunk's bytes handed to `piece` in order (a build without a cache keeps
+/// no object): a build that writes the pieces as they come never holds
+/// the whole index (110 MB at 100,000 results).
+pub fn render_pieces(
+    model: &Model,
+    built: &str,
+    stale_days: u32,
+    piece: &mut dyn FnMut(Vec<u8>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut out = header(built, stale_days)?;
+    let mut done = 0;
+    for chunk in model.entries.chunks(INDEX_CHUNK) {
+        let objects = chunk.par_iter().map(|e| object(e)).collect::<anyhow::Result<Vec<Vec<u8>>>>()?;
+        // One allocation per piece, where doubling as it grows held two
+        // copies at once.
+        out.reserve(objects.iter().map(|o| o.len() + 2).sum());
+        for object in &objects {
+            out.extend_from_slice(if done == 0 { b"[\n" } else { b",\n" });
+            out.extend_from_slice(object);
+            done += 1;
+        }
+        piece(std::mem::take(&mut out))?;
+    }
+    out.extend_from_slice(if done == 0 { b"[]" } else { b"\n  ]" });
+    out.extend_from_slice(b"\n}\n");
+    piece(out)
+}
+
+/// The index up to its list of results.
+fn header(built: &str, stale_days: u32) -> anyhow::Result<Vec<u8>> {
+    Ok(format!(
+        "{{\n  \"index_version\": {INDEX_VERSION},\n  \"built\": {},\n  \"stale_days\": {stale_days},\n  \"results\": ",
+        serde_json::to_string(built)?
+    )
+    .into_bytes())
+}
+
+/// A result's object, pretty-printed as it stands in the index.
+fn object(e: &Entry) -> anyhow::Result<Vec<u8>> {
+    Ok(indented(&serde_json::to_vec_pretty(&IndexEntry::of(e))?))
 }
 
 /// How many objects a build without a cache serializes at once: enough

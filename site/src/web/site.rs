@@ -15,6 +15,11 @@ pub enum Body {
     /// A file copied as it is (result files are published as submitted),
     /// with its SHA-256 where the build knows it already.
     Copy { from: PathBuf, sha256: Option<String> },
+    /// One piece of a file made a piece at a time, in order: the first
+    /// piece makes the file, each next one is appended to it. A build
+    /// without a cache writes index.json so (at 100,000 results it is
+    /// 110 MB, which the build then never holds at once).
+    Piece { bytes: Vec<u8>, first: bool },
 }
 
 impl Body {
