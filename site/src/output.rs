@@ -440,6 +440,26 @@ mod tests {
     }
 
     #[test]
+    fn a_file_written_a_piece_at_a_time_is_its_pieces_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let mut writer = Writer::default();
+        writer.begin(&out).unwrap();
+        let piece = |text: &str, first| ("data/index.json".to_string(), Body::Piece { bytes: text.into(), first });
+        writer.put(&out, vec![piece("[1", true), ("a.html".to_string(), Body::bytes(b"a".to_vec()))]).unwrap();
+        writer.put(&out, vec![piece(",2", false)]).unwrap();
+        writer.put(&out, vec![piece("]", false)]).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (2, 2));
+        assert_eq!(read(&out, "data/index.json"), "[1,2]");
+        // The next build's first piece empties the file again.
+        writer.begin(&out).unwrap();
+        writer.put(&out, vec![piece("[]", true)]).unwrap();
+        assert_eq!(writer.end(&out).unwrap(), (1, 1));
+        assert_eq!(read(&out, "data/index.json"), "[]");
+        assert!(!out.join("a.html").exists());
+    }
+
+    #[test]
     fn a_file_that_exists_is_replaced_whole_and_no_temporary_file_stays() {
         let dir = tempfile::tempdir().unwrap();
         let (page, copy, source) = (dir.path().join("page.html"), dir.path().join("r.json"), dir.path().join("src"));
