@@ -78,11 +78,13 @@ fn cache_id(c: &CacheRow) -> String {
 /// comparison tables' for the same samples (`stats::median_ci95`, exact
 /// and cheap, so nothing is gained by taking theirs).
 pub fn intervals(e: &Entry) -> &Intervals {
-    e.intervals.get_or_init(|| Intervals {
-        cpu: e.cpu.as_ref().and_then(|c| stats::median_ci95(&c.headline_samples)),
-        disk: e.disk.as_ref().and_then(|d| stats::median_ci95(&d.headline_samples)),
-        cache: e.cache.iter().map(|c| stats::median_ci95(&c.headline_samples)).collect(),
-        internet: e.internet.as_ref().and_then(|n| stats::median_ci95(&n.headline_samples)),
+    e.intervals.get_or_init(|| {
+        Box::new(Intervals {
+            cpu: e.cpu.as_ref().and_then(|c| stats::median_ci95(&c.headline_samples)),
+            disk: e.disk.as_ref().and_then(|d| stats::median_ci95(&d.headline_samples)),
+            cache: e.cache.iter().map(|c| stats::median_ci95(&c.headline_samples)).collect(),
+            internet: e.internet.as_ref().and_then(|n| stats::median_ci95(&n.headline_samples)),
+        })
     })
 }
 

@@ -101,7 +101,10 @@ pub struct Entry {
     pub key: u64,
     /// Shared with every row made of the entry (`Row::meta`).
     pub meta: Arc<Meta>,
-    pub profile: Option<ProfileView>,
+    /// Boxed, as are `server` and `intervals`: most entries let go of it
+    /// or never have one, and a box takes 8 bytes of the entry, which a
+    /// build holds for every result until its end.
+    pub profile: Option<Box<ProfileView>>,
     pub cpu: Option<CpuRow>,
     /// Boxed, as are `internet` and `details`: what only a runner page
     /// shows is let go once the runner pages are made (`keep_summary`),
@@ -111,14 +114,14 @@ pub struct Entry {
     pub internet: Option<Box<InternetRow>>,
     /// Its build-cache benchmark, which the build-cache section shows
     /// (`build_cache`), never the runner rankings.
-    pub server: Option<ServerDoc>,
+    pub server: Option<Box<ServerDoc>>,
     /// What stages it has, for the coverage page.
     pub stages: Stages,
     /// Its machine and build, and why a stage is incomplete (runner page);
     /// `None` once let go (`keep_summary`). Read it with `details`.
     details: Option<Box<super::details::Details>>,
     /// Its headline figures' intervals, computed once (`changes`).
-    pub intervals: std::sync::OnceLock<Intervals>,
+    pub intervals: std::sync::OnceLock<Box<Intervals>>,
 }
 
 impl Entry {
@@ -345,12 +348,12 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
     Entry {
         key,
         meta: Arc::new(meta),
-        profile: part.profile,
+        profile: part.profile.map(Box::new),
         cpu: part.cpu,
         disk: part.disk.map(Box::new),
         cache: part.cache,
         internet: part.internet.map(Box::new),
-        server,
+        server: server.map(Box::new),
         stages,
         details: Some(Box::new(super::details::of(&run.result))),
         intervals: std::sync::OnceLock::new(),

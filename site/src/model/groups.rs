@@ -329,7 +329,7 @@ fn stage_groups(entries: &[Arc<Entry>], stage: &'static str, shown: &[(usize, St
         if !g.profiles.contains(&profile) {
             // `profile` stays the first of `profiles` in their order.
             if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {
-                g.profile = e.profile.clone();
+                g.profile = e.profile.as_deref().cloned();
             }
             g.profiles.push(profile);
         }

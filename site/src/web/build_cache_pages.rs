@@ -80,7 +80,7 @@ impl<'m> Section<'m> {
         let docs: Vec<(&Meta, &ServerDoc, u64)> = model
             .servers
             .iter()
-            .filter_map(|&i| Some((&*model.entries[i].meta, model.entries[i].server.as_ref()?, model.entries[i].key)))
+            .filter_map(|&i| Some((&*model.entries[i].meta, model.entries[i].server.as_deref()?, model.entries[i].key)))
             .collect();
         let only_docs: Vec<&ServerDoc> = docs.iter().map(|d| d.1).collect();
         let shared = shared_tables(&only_docs);
