@@ -140,16 +140,22 @@ impl Entry {
     /// alone. At 100,000 results those stages held 1,190 MiB with whole
     /// entries, more than the check's peak.
     pub fn keep_summary(&mut self) {
-        self.keep_shown([false; 4]);
+        self.keep_shown([false; 4], true);
     }
 
     /// `keep_summary`, but where the comparison tables of a stage show the
     /// result (`shown`, by stage in `picks::GROUP_STAGES` order: CoreMark,
     /// disk, cache, internet) keeping that stage's rows and the profile,
-    /// which the ranked groups read: a build lets go of the rest as soon as
-    /// the result's runner page is made and its runner's picks are known
-    /// (`web::Intake`).
-    pub fn keep_shown(&mut self, shown: [bool; 4]) {
+    /// which the ranked groups read, and its server document only where it
+    /// has a page of its own (`doc_page`, see `Model::servers`): a build
+    /// lets go of the rest as soon as the result's runner page is made and
+    /// its runner's picks are known (`web::Intake`). A runner's newest
+    /// result per server keeps its document, so the documents that get a
+    /// page are the same without the others.
+    pub fn keep_shown(&mut self, shown: [bool; 4], doc_page: bool) {
+        if !doc_page && self.stages.runner() {
+            self.server = None;
+        }
         let [cpu, disk, cache, internet] = shown;
         if !shown.contains(&true) {
             self.profile = None;

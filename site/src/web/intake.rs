@@ -257,9 +257,10 @@ fn finish_provider(
     let shown = picks.shown(offset, local.entries.len());
     state.picks.append(picks);
     state.changes.append(changes);
-    for (mut entry, shown) in local.entries.into_iter().zip(shown) {
+    let servers = local.servers;
+    for ((i, mut entry), shown) in local.entries.into_iter().enumerate().zip(shown) {
         if let Some(e) = Arc::get_mut(&mut entry) {
-            e.keep_shown(shown);
+            e.keep_shown(shown, servers.binary_search(&i).is_ok());
         }
         state.done.push(entry);
     }
