@@ -30,9 +30,13 @@ use super::site::{Body, Emit, Site};
 use crate::Run;
 use crate::model::{self, Entry, Picks, changes::Changes};
 
-/// What a build needs of each accepted result: its model entry (none where
-/// a streaming intake keeps it) and its file, published as submitted.
-pub type Taken = (Option<Arc<Entry>>, (String, Body));
+/// What a build needs of each accepted result: its model entry and its
+/// file, published as submitted; none of either where a streaming intake
+/// keeps them (and writes the file with its runner's pages).
+pub type Taken = (Option<Arc<Entry>>, Option<(String, Body)>);
+
+/// An accepted result's entry and file, kept by a streaming intake.
+type Kept = (Arc<Entry>, (String, Body));
 
 /// What a build needs of the accepted results, in path order: their model
 /// entries and files, what the provider reports read of the results
@@ -41,6 +45,9 @@ pub type Taken = (Option<Arc<Entry>>, (String, Body));
 pub struct Accepted {
     pub entries: Vec<Arc<Entry>>,
     pub copies: Vec<(String, Body)>,
+    /// How many result files the build publishes (`copies`, or those a
+    /// streaming intake wrote).
+    pub result_files: usize,
     pub report_runs: Vec<crate::report::ReportRun>,
     pub streamed: Option<Streamed>,
 }
@@ -75,7 +82,7 @@ pub struct Intake<'a> {
 struct Stream<'a> {
     inputs: anyhow::Result<PageInputs>,
     /// Entries made and not yet accepted by the pass across files, by path.
-    pending: Mutex<HashMap<String, Arc<Entry>>>,
+    pending: Mutex<HashMap<String, Kept>>,
     state: Mutex<Streaming<'a>>,
 }
 
@@ -83,7 +90,7 @@ struct Streaming<'a> {
     emit: Emit<'a>,
     /// Accepted entries, in path order, of providers the check may not
     /// have finished.
-    open: Vec<Arc<Entry>>,
+    open: Vec<Kept>,
     /// Entries of finished providers, in path order, each keeping what the
     /// pages after the check read.
     done: Vec<Arc<Entry>>,
@@ -137,17 +144,19 @@ impl<'a> Intake<'a> {
                 // (A poisoned lock means a thread panicked while holding it,
                 // and the build has failed already.)
                 let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
-                pending.insert(run.rel_path.clone(), entry);
-                (None, copy)
+                pending.insert(run.rel_path.clone(), (entry, copy));
+                (None, None)
             }
-            None => (Some(entry), copy),
+            None => (Some(entry), Some(copy)),
         }
     }
 
     /// The build's input from what `take` made of each accepted result,
     /// in path order: a streaming intake first finishes the last provider.
     pub fn finish(self, taken: Vec<Taken>) -> anyhow::Result<Accepted> {
-        let (entries, copies): (Vec<Option<Arc<Entry>>>, Vec<_>) = taken.into_iter().unzip();
+        let result_files = taken.len();
+        let (entries, copies): (Vec<Option<Arc<Entry>>>, Vec<Option<_>>) = taken.into_iter().unzip();
+        let copies: Vec<(String, Body)> = copies.into_iter().flatten().collect();
         let (mut entries, streamed) = match self.stream {
             None => (entries.into_iter().flatten().collect::<Vec<_>>(), None),
             Some(stream) => {
@@ -160,10 +169,10 @@ impl<'a> Intake<'a> {
                 // Every file that `take` saw passed the check, so the pass
                 // across files accepted each in turn.
                 anyhow::ensure!(
-                    state.done.len() == copies.len(),
+                    state.done.len() == result_files,
                     "the build kept {} results of the {} accepted",
                     state.done.len(),
-                    copies.len()
+                    result_files
                 );
                 let streamed = Streamed { inputs: stream.inputs, changes: state.changes, picks: state.picks };
                 (state.done, Some(streamed))
@@ -175,7 +184,7 @@ impl<'a> Intake<'a> {
         let order: HashMap<&str, usize> =
             entries.iter().enumerate().map(|(i, e)| (e.meta.rel_path.as_str(), i)).collect();
         let report_runs = self.reports.into_runs(&order);
-        Ok(Accepted { entries, copies, report_runs, streamed })
+        Ok(Accepted { entries, copies, result_files, report_runs, streamed })
     }
 }
 
@@ -198,10 +207,10 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
                 }
             }
         }
-        let last = state.open.last().map(|e| e.meta.provider_id.clone());
+        let last = state.open.last().map(|(e, _)| e.meta.provider_id.clone());
         let open_from =
-            state.open.iter().rposition(|e| Some(&e.meta.provider_id) != last.as_ref()).map_or(0, |i| i + 1);
-        let finished: Vec<Arc<Entry>> = state.open.drain(..open_from).collect();
+            state.open.iter().rposition(|(e, _)| Some(&e.meta.provider_id) != last.as_ref()).map_or(0, |i| i + 1);
+        let finished: Vec<Kept> = state.open.drain(..open_from).collect();
         finish_providers(&mut state, &stream.inputs, self.now, finished);
     }
 }
@@ -213,12 +222,12 @@ fn finish_providers(
     state: &mut Streaming<'_>,
     inputs: &anyhow::Result<PageInputs>,
     now: jiff::Timestamp,
-    entries: Vec<Arc<Entry>>,
+    kept: Vec<Kept>,
 ) {
-    let mut entries = entries.into_iter().peekable();
-    while let Some(first) = entries.next() {
+    let mut kept = kept.into_iter().peekable();
+    while let Some(first) = kept.next() {
         let mut provider = vec![first];
-        while let Some(next) = entries.next_if(|e| e.meta.provider_id == provider[0].meta.provider_id) {
+        while let Some(next) = kept.next_if(|(e, _)| e.meta.provider_id == provider[0].0.meta.provider_id) {
             provider.push(next);
         }
         finish_provider(state, inputs, now, provider);
@@ -232,8 +241,15 @@ fn finish_provider(
     state: &mut Streaming<'_>,
     inputs: &anyhow::Result<PageInputs>,
     now: jiff::Timestamp,
-    entries: Vec<Arc<Entry>>,
+    kept: Vec<Kept>,
 ) {
+    let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) = kept.into_iter().unzip();
+    // The result files as submitted, beside their runners' pages.
+    if state.error.is_none()
+        && let Err(e) = (state.emit)(copies)
+    {
+        state.error = Some(e);
+    }
     let local = model::without_groups(entries);
     let (changes, _) = model::changes::compute(&local, None);
     // Without inputs the build fails after the check, with their error.

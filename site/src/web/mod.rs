@@ -137,7 +137,7 @@ pub fn build_cached(
         }
         Ok(())
     };
-    let Accepted { entries, copies, report_runs: runs, streamed } = accepted;
+    let Accepted { entries, copies, result_files, report_runs: runs, streamed } = accepted;
     // A streaming intake made the runner pages and the change flags as the
     // check went. Otherwise: the model and its change flags on one side;
     // the templates, the hand-written pages and the provider files, read
@@ -343,7 +343,7 @@ pub fn build_cached(
     site.add("404.html", pages::not_found(tera, common)?);
 
     // Data: every result as submitted, the index, the tables, the feed.
-    site.result_files = copies.len();
+    site.result_files = result_files;
     site.files.extend(copies);
     site.add("sitemap.xml", sitemap::render(&common.base_url, &html_pages));
     site.add("robots.txt", format!("User-agent: *\nAllow: /\nSitemap: {}/sitemap.xml\n", common.base_url));
