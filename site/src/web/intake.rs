@@ -211,7 +211,14 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
         let open_from =
             state.open.iter().rposition(|(e, _)| Some(&e.meta.provider_id) != last.as_ref()).map_or(0, |i| i + 1);
         let finished: Vec<Kept> = state.open.drain(..open_from).collect();
-        finish_providers(&mut state, &stream.inputs, self.now, finished);
+        if !finished.is_empty() {
+            finish_providers(&mut state, &stream.inputs, self.now, finished);
+            // What the finished providers' pages and whole entries held goes
+            // back to the OS: a build holds freed pages for reuse during the
+            // check (`memory::hold_free_memory`), and these are far more
+            // than the next chunk reuses.
+            super::memory::release_free_memory();
+        }
     }
 }
 

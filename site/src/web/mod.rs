@@ -292,28 +292,26 @@ pub fn build_cached(
             missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
         });
     }
-    // The overview, the coverage page and the build-cache section's index
-    // are made from the model alone: all three at the same time.
+    // The overview first, then the coverage page beside the build-cache
+    // section's index, each made from the model alone and written before
+    // the next is made: with 100,000 results the overview's rows and pages
+    // made beside the section's index were the build's peak.
+    let parts = memo.as_deref().map(|m| &m.parts);
+    let overview_part = {
+        let sections = overview::sections(&model, providers, opts.now);
+        let by_cost = overview::by_cost(&sections);
+        let page = |name, s: &Vec<overview::Section>, order| {
+            rows_page(parts, common_key, name, s, || overview::page(tera, common, s, order))
+        };
+        [page("overview", &sections, "coremark")?, page("overview/by-cost", &by_cost, "cost")?]
+    };
+    join_parts(&mut site, Vec::from(overview_part), memo.as_deref_mut().map(|m| &mut m.parts));
+    end_stage(&mut site, &mut emit)?;
     let parts = memo.as_deref().map(|m| &m.parts);
     let section = build_cache_pages::Section::of(&model);
-    let (overview_part, (coverage_part, section_index)) = rayon::join(
-        || {
-            let sections = overview::sections(&model, providers, opts.now);
-            let by_cost = overview::by_cost(&sections);
-            let page = |name, s: &Vec<overview::Section>, order| {
-                rows_page(parts, common_key, name, s, || overview::page(tera, common, s, order))
-            };
-            Ok::<_, anyhow::Error>([
-                page("overview", &sections, "coremark")?,
-                page("overview/by-cost", &by_cost, "cost")?,
-            ])
-        },
-        || {
-            rayon::join(
-                || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(tera, common, &coverage)),
-                || section.index_page(tera, common),
-            )
-        },
+    let (coverage_part, section_index) = rayon::join(
+        || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(tera, common, &coverage)),
+        || section.index_page(tera, common),
     );
     join_parts(&mut site, vec![coverage_part?], memo.as_deref_mut().map(|m| &mut m.parts));
     site.join(section_index?);
@@ -329,7 +327,6 @@ pub fn build_cached(
     }
     end_stage(&mut site, &mut emit)?;
     html_pages.push("/coverage/".into());
-    join_parts(&mut site, Vec::from(overview_part?), memo.as_deref_mut().map(|m| &mut m.parts));
     html_pages.extend(["/overview/".into(), "/overview/by-cost/".into()]);
     // A job's estimate, from each runner's ranked rows and price.
     let (estimate_pages, urls) = estimate::pages(tera, common, &estimate::figures(&model, providers, opts.now))?;
