@@ -140,38 +140,53 @@ impl Entry {
     /// alone. At 100,000 results those stages held 1,190 MiB with whole
     /// entries, more than the check's peak.
     pub fn keep_summary(&mut self) {
-        self.keep_shown([false; 4], true);
+        self.keep_shown();
     }
 
-    /// `keep_summary`, but where the comparison tables of a stage show the
-    /// result (`shown`, by stage in `picks::GROUP_STAGES` order: CoreMark,
-    /// disk, cache, internet) keeping that stage's rows and the profile,
-    /// which the ranked groups read, and its server document only where it
-    /// has a page of its own (`doc_page`, see `Model::servers`): a build
-    /// lets go of the rest as soon as the result's runner page is made and
-    /// its runner's picks are known (`web::Intake`). A runner's newest
-    /// result per server keeps its document, so the documents that get a
-    /// page are the same without the others.
-    pub fn keep_shown(&mut self, shown: [bool; 4], doc_page: bool) {
-        if !doc_page && self.stages.runner() {
-            self.server = None;
-        }
+    /// What the pages made after a result's runner page read of it, as a
+    /// new entry: `keep_summary`'s, but where the comparison tables of a
+    /// stage show the result (`shown`, by stage in `picks::GROUP_STAGES`
+    /// order: CoreMark, disk, cache, internet) also that stage's rows and
+    /// the profile, which the ranked groups read; and its server document
+    /// only where it has a page of its own (`doc_page`, see
+    /// `Model::servers`; a runner's newest result per server keeps its
+    /// document, so the documents that get a page are the same without
+    /// the others). A streaming build (`web::Intake`) makes it as soon as
+    /// the result's runner page is made and lets go of the whole entry:
+    /// made one after another, the summaries lie together, where kept in
+    /// place they held on to the pages of everything freed around them
+    /// (with 100,000 results, a fifth of the build's peak).
+    pub fn summary(&self, shown: [bool; 4], doc_page: bool) -> Entry {
         let [cpu, disk, cache, internet] = shown;
-        if !shown.contains(&true) {
-            self.profile = None;
+        Entry {
+            key: self.key,
+            meta: Arc::new((*self.meta).clone()),
+            profile: if shown.contains(&true) { self.profile.clone() } else { None },
+            cpu: self.cpu.as_ref().map(|row| match cpu {
+                true => row.clone(),
+                false => CpuRow { headline_samples: Vec::new(), ..row.clone() },
+            }),
+            disk: if disk { self.disk.clone() } else { None },
+            cache: if cache { self.cache.clone() } else { Vec::new() },
+            internet: if internet { self.internet.clone() } else { None },
+            server: if doc_page || !self.stages.runner() { self.server.clone() } else { None },
+            stages: self.stages,
+            details: None,
+            intervals: std::sync::OnceLock::new(),
         }
-        if !disk {
-            self.disk = None;
-        }
-        if !cache {
-            self.cache = Vec::new();
-        }
-        if !internet {
-            self.internet = None;
-        }
+    }
+
+    /// Lets go of what only the result's runner page, the ranked groups
+    /// and the change flags read, in place (`summary`, as `site serve`'s
+    /// model keeps its entries whole until then).
+    fn keep_shown(&mut self) {
+        self.profile = None;
+        self.disk = None;
+        self.cache = Vec::new();
+        self.internet = None;
         self.details = None;
         self.intervals = std::sync::OnceLock::new();
-        if !cpu && let Some(row) = &mut self.cpu {
+        if let Some(row) = &mut self.cpu {
             row.headline_samples = Vec::new();
         }
     }

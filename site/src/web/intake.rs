@@ -281,10 +281,7 @@ fn finish_provider(
     state.picks.append(picks);
     state.changes.append(changes);
     let servers = local.servers;
-    for ((i, mut entry), shown) in local.entries.into_iter().enumerate().zip(shown) {
-        if let Some(e) = Arc::get_mut(&mut entry) {
-            e.keep_shown(shown, servers.binary_search(&i).is_ok());
-        }
-        state.done.push(entry);
+    for (i, (entry, shown)) in local.entries.into_iter().zip(shown).enumerate() {
+        state.done.push(Arc::new(entry.summary(shown, servers.binary_search(&i).is_ok())));
     }
 }
