@@ -8,7 +8,7 @@ use super::plot::Spec;
 use super::plot::history::{self, Line};
 use super::runner_tables::{self, HistoryRow, MachineSpan, ServerRef, StageRow};
 use crate::model::changes::{self, Change, Changes};
-use crate::model::{self, Entry, Model, Stages, VARIATION_FLAG_PCT, leading};
+use crate::model::{self, Entry, Model, VARIATION_FLAG_PCT, leading};
 use serde::Serialize;
 use tera::Tera;
 
@@ -29,32 +29,39 @@ pub(super) fn runner_page(
     machine: &MachinePart<'_>,
 ) -> anyhow::Result<Site> {
     let mut part = Site::default();
-    // `servers` is in entry order: a search, not a set per page.
-    let has_page = |i: usize| model.servers.binary_search(&i).is_ok();
-    let rows: Vec<HistoryRow<'_>> = r
-        .entries
-        .iter()
-        .rev()
-        .map(|&i| history_row(&model.entries[i], changes.of(i), has_page(i), machine.machine))
-        .collect();
-    let machines = machine_spans(model, &r.entries, &rows);
-    let line = cpu_line(model, &r.label, &r.entries);
-    let plots =
-        history_plot(&mut part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
-    let html = runner(
-        tera,
-        common,
-        &r.provider_id,
-        &r.provider_name,
-        &r.label,
-        machine,
-        &rows,
-        &machines,
-        r.any_stages,
-        &plots,
-    )?;
+    let body = runner_body(&mut part, model, changes, r, machine.machine)?;
+    let html = runner(tera, common, &r.provider_id, &r.provider_name, &r.label, machine, &body)?;
     part.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
     Ok(part)
+}
+
+/// What a runner page shows of the runner's results: its tables, as HTML,
+/// and its history plot. It does not name the provider, whose name a build
+/// knows only once it has every result of the provider (`Model::providers`):
+/// a streaming build (`web::Intake`) makes it as soon as it has the
+/// runner's results, and the page when it has the provider's.
+pub(super) struct RunnerBody {
+    tables: String,
+    plots: Vec<PlotRef>,
+}
+
+/// The body of `r`'s page (of `model`), adding its plot to `part`.
+pub(super) fn runner_body(
+    part: &mut Site,
+    model: &Model,
+    changes: &Changes,
+    r: &model::Runner,
+    machine: &MachineView,
+) -> anyhow::Result<RunnerBody> {
+    // `servers` is in entry order: a search, not a set per page.
+    let has_page = |i: usize| model.servers.binary_search(&i).is_ok();
+    let rows: Vec<HistoryRow<'_>> =
+        r.entries.iter().rev().map(|&i| history_row(&model.entries[i], changes.of(i), has_page(i), machine)).collect();
+    let machines = machine_spans(model, &r.entries, &rows);
+    let line = cpu_line(model, &r.label, &r.entries);
+    let plots = history_plot(part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
+    let per_cent = machine.usd_per_minute.is_some_and(|v| v != 0.0);
+    Ok(RunnerBody { tables: runner_tables::render(&rows, &machines, r.any_stages, per_cent), plots })
 }
 
 /// The runner's results (newest first, as `rows`) on one machine and build
@@ -230,13 +237,12 @@ struct RunnerContext<'a> {
     label: &'a str,
     machine: &'a MachinePart<'a>,
     /// Its tables, as HTML (`runner_tables::render`).
-    tables: String,
+    tables: &'a str,
     plots: &'a [PlotRef],
 }
 
 /// A runner page: what it is and costs, and its history across runs,
-/// newest first.
-#[allow(clippy::too_many_arguments)]
+/// newest first (`body`).
 pub(super) fn runner(
     tera: &Tera,
     common: &Common,
@@ -244,10 +250,7 @@ pub(super) fn runner(
     provider_name: &str,
     label: &str,
     machine: &MachinePart<'_>,
-    rows: &[HistoryRow<'_>],
-    machines: &[MachineSpan<'_>],
-    any: Stages,
-    plots: &[PlotRef],
+    body: &RunnerBody,
 ) -> anyhow::Result<String> {
     let ctx = RunnerContext {
         common,
@@ -257,8 +260,8 @@ pub(super) fn runner(
         provider_name,
         label,
         machine,
-        tables: runner_tables::render(rows, machines, any, machine.machine.usd_per_minute.is_some_and(|v| v != 0.0)),
-        plots,
+        tables: &body.tables,
+        plots: &body.plots,
     };
     render(tera, "runner.html", &ctx)
 }

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::inputs::PageInputs;
 use super::memo::Memo;
 use super::options::Options;
-use super::runner_pages::{PAGES_AT_ONCE, runner_parts};
+use super::runner_pages::{Draft, PAGES_AT_ONCE, drafts, finish_drafts};
 use super::site::{Body, Emit, Site};
 use crate::Run;
 use crate::model::{self, Entry, Picks, changes::Changes};
@@ -88,16 +88,22 @@ struct Stream<'a> {
 
 struct Streaming<'a> {
     emit: Emit<'a>,
-    /// Accepted entries, in path order, of providers the check may not
+    /// Accepted entries, in path order, of the runner the check may not
     /// have finished.
     open: Vec<Kept>,
-    /// Entries of finished providers, in path order, each keeping what the
-    /// pages after the check read.
+    /// Entries of finished runners, in path order, each keeping what the
+    /// pages after the check read (`Entry::summary`).
     done: Vec<Arc<Entry>>,
     changes: Changes,
     picks: Picks,
     /// The first error in making or writing a page: the build reports it.
     error: Option<anyhow::Error>,
+    /// The provider whose runners are being finished, and where its
+    /// entries start in `done`.
+    provider: Option<(String, usize)>,
+    /// Its finished runners' pages, drafted: a runner page names the
+    /// provider, whose name is its last result's (`Model::providers`).
+    drafts: Vec<Draft>,
 }
 
 impl<'a> Intake<'a> {
@@ -114,9 +120,10 @@ impl<'a> Intake<'a> {
         }
     }
 
-    /// An intake that makes each provider's runner pages as the check
-    /// finishes the provider's results, and hands them to `emit`; for a
-    /// build that stops at the check's first problem.
+    /// An intake that makes each runner's page as the check finishes the
+    /// runner's results (its provider's name last, when the check finishes
+    /// the provider), and hands them to `emit`; for a build that stops at
+    /// the check's first problem.
     pub fn streaming(opts: &Options, inputs: anyhow::Result<PageInputs>, emit: Emit<'a>) -> Intake<'a> {
         let state = Streaming {
             emit,
@@ -125,6 +132,8 @@ impl<'a> Intake<'a> {
             changes: Changes::default(),
             picks: Picks::default(),
             error: None,
+            provider: None,
+            drafts: Vec::new(),
         };
         let stream = Stream { inputs, pending: Mutex::default(), state: Mutex::new(state) };
         Intake { stream: Some(stream), ..Intake::new(opts, None) }
@@ -162,7 +171,8 @@ impl<'a> Intake<'a> {
             Some(stream) => {
                 let mut state = stream.state.into_inner().unwrap_or_else(PoisonError::into_inner);
                 let last = std::mem::take(&mut state.open);
-                finish_providers(&mut state, &stream.inputs, self.now, last);
+                finish_runners(&mut state, &stream.inputs, self.now, last);
+                finish_provider(&mut state, &stream.inputs, self.now);
                 if let Some(e) = state.error {
                     return Err(e);
                 }
@@ -193,39 +203,45 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
         self.take(run)
     }
 
-    /// Every provider the check finished (all but the last one it reached)
-    /// has its runner pages made, and its entries let go of what only
-    /// those read.
+    /// Every runner the check finished (all but the last one it reached)
+    /// has its page drafted, its result files written and its entries let
+    /// go of what only its page reads; every provider it finished, its
+    /// runner pages written.
     fn chunk_judged(&self, accepted: &mut dyn Iterator<Item = &str>) {
         let Some(stream) = &self.stream else { return };
         let mut state = stream.state.lock().unwrap_or_else(PoisonError::into_inner);
         {
             let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
             for rel_path in accepted {
-                if let Some(entry) = pending.remove(rel_path) {
-                    state.open.push(entry);
+                if let Some(kept) = pending.remove(rel_path) {
+                    state.open.push(kept);
                 }
             }
         }
-        let last = state.open.last().map(|(e, _)| e.meta.provider_id.clone());
-        let open_from =
-            state.open.iter().rposition(|(e, _)| Some(&e.meta.provider_id) != last.as_ref()).map_or(0, |i| i + 1);
+        let last = state.open.last().map(|(e, _)| runner_of(e));
+        let open_from = state.open.iter().rposition(|(e, _)| Some(runner_of(e)) != last).map_or(0, |i| i + 1);
         let finished: Vec<Kept> = state.open.drain(..open_from).collect();
         if !finished.is_empty() {
-            finish_providers(&mut state, &stream.inputs, self.now, finished);
-            // What the finished providers' pages and whole entries held goes
-            // back to the OS: a build holds freed pages for reuse during the
-            // check (`memory::hold_free_memory`), and these are far more
-            // than the next chunk reuses.
+            finish_runners(&mut state, &stream.inputs, self.now, finished);
+            // What the finished runners' whole entries held goes back to
+            // the OS: a build holds freed pages for reuse during the check
+            // (`memory::hold_free_memory`), and these are far more than the
+            // next chunk reuses.
             super::memory::release_free_memory();
         }
     }
 }
 
-/// Makes and hands over the runner pages of `entries` (those of finished
-/// providers, in path order), a provider at a time, and keeps what the
-/// rest of the build reads of them.
-fn finish_providers(
+/// The runner an entry is a result of: the layout's folder of its file.
+fn runner_of(e: &Entry) -> (&str, &str) {
+    (&e.meta.provider_id, &e.meta.runner)
+}
+
+/// Drafts the runner pages of `kept` (the entries and files of finished
+/// runners, in path order) and keeps what the rest of the build reads of
+/// them, a provider's runners at a time; writes the pages of each provider
+/// the check has gone past.
+fn finish_runners(
     state: &mut Streaming<'_>,
     inputs: &anyhow::Result<PageInputs>,
     now: jiff::Timestamp,
@@ -233,23 +249,24 @@ fn finish_providers(
 ) {
     let mut kept = kept.into_iter().peekable();
     while let Some(first) = kept.next() {
-        let mut provider = vec![first];
-        while let Some(next) = kept.next_if(|(e, _)| e.meta.provider_id == provider[0].0.meta.provider_id) {
-            provider.push(next);
+        let id = first.0.meta.provider_id.clone();
+        let mut batch = vec![first];
+        while let Some(next) = kept.next_if(|(e, _)| e.meta.provider_id == id) {
+            batch.push(next);
         }
-        finish_provider(state, inputs, now, provider);
+        if state.provider.as_ref().is_some_and(|(open, _)| *open != id) {
+            finish_provider(state, inputs, now);
+        }
+        if state.provider.is_none() {
+            state.provider = Some((id, state.done.len()));
+        }
+        finish_batch(state, inputs, now, batch);
     }
 }
 
-/// `finish_providers` for one provider's entries: the model of them alone
-/// has every runner of the provider whole, with the provider's name as the
-/// whole model has it (its last result's, in path order).
-fn finish_provider(
-    state: &mut Streaming<'_>,
-    inputs: &anyhow::Result<PageInputs>,
-    now: jiff::Timestamp,
-    kept: Vec<Kept>,
-) {
+/// `finish_runners` for runners of one provider: the model of their
+/// entries alone has each of them whole.
+fn finish_batch(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, now: jiff::Timestamp, kept: Vec<Kept>) {
     let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) = kept.into_iter().unzip();
     // The result files as submitted, beside their runners' pages.
     if state.error.is_none()
@@ -261,18 +278,12 @@ fn finish_provider(
     let (changes, _) = model::changes::compute(&local, None);
     // Without inputs the build fails after the check, with their error.
     if let (Ok(inputs), None) = (inputs, &state.error) {
-        for runners in local.runners.chunks(PAGES_AT_ONCE) {
-            let made = runner_parts(inputs, &local, &changes, runners, now, None).and_then(|parts| {
-                let mut site = Site::default();
-                for (_, _, part) in parts {
-                    site.join(part);
-                }
-                (state.emit)(site.files)
-            });
-            if let Err(e) = made {
-                state.error = Some(e);
-                break;
-            }
+        let mut plots = Site::default();
+        let made = drafts(inputs, &local, &changes, &local.runners, now, &mut plots)
+            .and_then(|drafts| (state.emit)(plots.files).map(|()| drafts));
+        match made {
+            Ok(drafts) => state.drafts.extend(drafts),
+            Err(e) => state.error = Some(e),
         }
     }
     let offset = state.done.len();
@@ -283,5 +294,22 @@ fn finish_provider(
     let servers = local.servers;
     for (i, (entry, shown)) in local.entries.into_iter().zip(shown).enumerate() {
         state.done.push(Arc::new(entry.summary(shown, servers.binary_search(&i).is_ok())));
+    }
+}
+
+/// Writes the runner pages of the provider whose runners were finished
+/// last: its name is its last result's, in path order, as the whole model
+/// has it (`Model::providers`).
+fn finish_provider(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, now: jiff::Timestamp) {
+    let Some((_, start)) = state.provider.take() else { return };
+    let drafts = std::mem::take(&mut state.drafts);
+    let (Ok(inputs), None, Some(last)) = (inputs, &state.error, state.done[start..].last()) else { return };
+    let name = last.meta.provider_name.clone();
+    for batch in drafts.chunks(PAGES_AT_ONCE) {
+        let written = finish_drafts(inputs, batch, &name, now).and_then(|site| (state.emit)(site.files));
+        if let Err(e) = written {
+            state.error = Some(e);
+            return;
+        }
     }
 }

@@ -11,14 +11,19 @@
 //! 1. this file, the order of the stages, and `memo`, what `site serve`
 //!    keeps between builds: each cache is the type of the module it caches,
 //!    and only this file hands them out;
-//! 2. one module per page kind: `home` (the comparison tables),
+//! 2. `intake`, what a build makes of each result as the check accepts it
+//!    (`site build` makes each provider's runner pages there, as the check
+//!    finishes the provider), with the runners' stage (`runner_pages`),
+//!    what every page is made with (`inputs`) and the build's options
+//!    (`options`);
+//! 3. one module per page kind: `home` (the comparison tables),
 //!    `provider`, `history` (a runner's page, its tables in
 //!    `runner_tables`), `overview`, `coverage`, `build_cache_pages` (the
 //!    build-cache section: servers are not runners; its tables in
 //!    `build_cache_tables`), `estimate` (a job's time and cost on every
 //!    runner), with the comparison plots in `plots`, and the
 //!    data files (`csv`, `index_json`, `feed`, `sitemap`);
-//! 3. what pages share: templates and their contexts' common parts
+//! 4. what pages share: templates and their contexts' common parts
 //!    (`pages`), HTML cells (`html`), plots (`plot`), the parts a rebuild
 //!    reuses (`parts`) and the files a build makes (`site`).
 //!

@@ -4,9 +4,10 @@
 
 use rayon::prelude::*;
 
-use super::history::{MachinePart, runner_page};
+use super::history::{MachinePart, RunnerBody, runner, runner_body, runner_page};
 use super::inputs::PageInputs;
 use super::parts::{Part, Parts};
+use super::site::Site;
 use crate::memo_key::key_of;
 use crate::model::changes::Changes;
 use crate::model::{Model, Runner};
@@ -45,4 +46,70 @@ pub(super) fn runner_parts(
             Ok((part, key, site))
         })
         .collect()
+}
+
+/// A runner page drafted before its provider's name is known: its body,
+/// made from the runner's results (`history::RunnerBody`).
+pub(super) struct Draft {
+    provider_id: String,
+    label: String,
+    body: RunnerBody,
+}
+
+/// The drafts of `runners` (of `model`), made on every CPU; their plots are
+/// added to `part`.
+pub(super) fn drafts(
+    inputs: &PageInputs,
+    model: &Model,
+    changes: &Changes,
+    runners: &[Runner],
+    now: jiff::Timestamp,
+    part: &mut Site,
+) -> anyhow::Result<Vec<Draft>> {
+    let made = runners
+        .par_iter()
+        .map(|r| {
+            let machine = inputs.providers.machine(&r.provider_id, &r.label, now);
+            let mut plots = Site::default();
+            let body = runner_body(&mut plots, model, changes, r, &machine)?;
+            Ok((Draft { provider_id: r.provider_id.clone(), label: r.label.clone(), body }, plots))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(made
+        .into_iter()
+        .map(|(draft, plots)| {
+            part.join(plots);
+            draft
+        })
+        .collect())
+}
+
+/// The pages of `drafts`, of the provider named `provider_name`, made on
+/// every CPU.
+pub(super) fn finish_drafts(
+    inputs: &PageInputs,
+    drafts: &[Draft],
+    provider_name: &str,
+    now: jiff::Timestamp,
+) -> anyhow::Result<Site> {
+    let PageInputs { providers, tera, common, .. } = inputs;
+    let pages = drafts
+        .par_iter()
+        .map(|d| {
+            let machine = providers.machine(&d.provider_id, &d.label, now);
+            let file = providers.provider(&d.provider_id);
+            let machine = MachinePart {
+                machine: &machine,
+                provider_file_name: file.map(|f| f.name.as_str()),
+                provider_site: file.and_then(|f| f.site.as_deref()),
+            };
+            let html = runner(tera, common, &d.provider_id, provider_name, &d.label, &machine, &d.body)?;
+            Ok((format!("runners/{}/{}/index.html", d.provider_id, d.label), html))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut site = Site::default();
+    for (path, html) in pages {
+        site.add(path, html);
+    }
+    Ok(site)
 }
