@@ -12,6 +12,8 @@
 //!   overrides, zero-width characters and line separators.)
 
 use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use rayon::slice::ParallelSliceMut;
 use runner_bench_format::{AnyResult, Name};
@@ -96,10 +98,10 @@ pub(super) fn empty_names(c: &mut Collector, file: &str, result: &AnyResult) {
 #[derive(Debug, Clone)]
 pub(super) struct Names {
     date: String,
-    provider_id: String,
-    provider_name: Option<String>,
-    runner_label: String,
-    runner_name: Option<String>,
+    provider_id: Arc<str>,
+    provider_name: Option<Arc<str>>,
+    runner_label: Arc<str>,
+    runner_name: Option<Arc<str>>,
 }
 
 impl Names {
@@ -110,69 +112,94 @@ impl Names {
         };
         Names {
             date: date.to_string(),
-            provider_id: provider.id.to_string(),
-            provider_name: provider.name.as_ref().map(|n| n.to_string()),
-            runner_label: runner.label.to_string(),
-            runner_name: runner.name.as_ref().map(|n| n.to_string()),
+            provider_id: provider.id.as_str().into(),
+            provider_name: provider.name.as_ref().map(|n| n.as_str().into()),
+            runner_label: runner.label.as_str().into(),
+            runner_name: runner.name.as_ref().map(|n| n.as_str().into()),
+        }
+    }
+
+    /// Shares the text of each name that `other` has too (a check keeps
+    /// the names of every accepted file until its end).
+    pub(super) fn share(&mut self, other: &Names) {
+        fn one(mine: &mut Arc<str>, theirs: &Arc<str>) {
+            if mine == theirs {
+                *mine = theirs.clone();
+            }
+        }
+        one(&mut self.provider_id, &other.provider_id);
+        one(&mut self.runner_label, &other.runner_label);
+        if let (Some(mine), Some(theirs)) = (&mut self.provider_name, &other.provider_name) {
+            one(mine, theirs);
+        }
+        if let (Some(mine), Some(theirs)) = (&mut self.runner_name, &other.runner_name) {
+            one(mine, theirs);
         }
     }
 }
 
 /// The names each provider and runner first had, across `runs` (each
 /// accepted file with its names); reports every later run that names one
-/// otherwise and returns those runs' files.
-pub(super) fn renames(c: &mut Collector, runs: &[(&str, &Names)]) -> Vec<String> {
-    let mut order: Vec<&(&str, &Names)> = runs.iter().collect();
-    order.par_sort_unstable_by(|a, b| (&a.1.date, a.0).cmp(&(&b.1.date, b.0)));
+/// otherwise and returns those runs' places in `runs`.
+pub(super) fn renames(c: &mut Collector, runs: &[(&Path, &Names)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    // By date, then by the file's name (as the messages print it).
+    let key = |i: &usize| (runs[*i].1.date.as_str(), runs[*i].0.as_os_str().as_encoded_bytes());
+    order.par_sort_unstable_by(|a, b| key(a).cmp(&key(b)));
     // Provider id (and runner label) → (name, the file that fixed it).
-    let mut providers: HashMap<&str, (&str, &str)> = HashMap::new();
-    let mut runners: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
+    let mut providers: HashMap<&str, (&str, &Path)> = HashMap::new();
+    let mut runners: HashMap<(&str, &str), (&str, &Path)> = HashMap::new();
     let mut renamed = Vec::new();
-    for &&(file, names) in &order {
+    for i in order {
+        let (path, names) = runs[i];
+        let file = || path.display().to_string();
         let mut flagged = false;
         if let Some(name) = &names.provider_name {
-            let id = names.provider_id.as_str();
+            let id = &*names.provider_id;
             match providers.get(id) {
-                Some((first, by)) if *first != name.as_str() => {
+                Some((first, by)) if *first != &**name => {
                     c.push(
-                        file,
+                        &file(),
                         "$.provider.name",
                         format!(
-                            "names provider \"{id}\" \"{name}\", but {by}, the first accepted result to name it, calls \
-                             it \"{first}\"; a result does not rename a provider"
+                            "names provider \"{id}\" \"{name}\", but {}, the first accepted result to name it, calls \
+                             it \"{first}\"; a result does not rename a provider",
+                            by.display()
                         ),
                     );
                     flagged = true;
                 }
                 Some(_) => {}
                 None => {
-                    providers.insert(id, (name.as_str(), file));
+                    providers.insert(id, (name, path));
                 }
             }
         }
         if let Some(name) = &names.runner_name {
-            let key = (names.provider_id.as_str(), names.runner_label.as_str());
+            let key = (&*names.provider_id, &*names.runner_label);
             match runners.get(&key) {
-                Some((first, by)) if *first != name.as_str() => {
+                Some((first, by)) if *first != &**name => {
                     c.push(
-                        file,
+                        &file(),
                         "$.runner.name",
                         format!(
-                            "names runner \"{}\" of provider \"{}\" \"{name}\", but {by}, the first accepted result to \
+                            "names runner \"{}\" of provider \"{}\" \"{name}\", but {}, the first accepted result to \
                              name it, calls it \"{first}\"; a result does not rename a runner",
-                            key.1, key.0
+                            key.1,
+                            key.0,
+                            by.display()
                         ),
                     );
                     flagged = true;
                 }
                 Some(_) => {}
                 None => {
-                    runners.insert(key, (name.as_str(), file));
+                    runners.insert(key, (name, path));
                 }
             }
         }
         if flagged {
-            renamed.push(file.to_string());
+            renamed.push(i);
         }
     }
     renamed

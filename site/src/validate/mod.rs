@@ -9,6 +9,7 @@
 //! `findings` what any rule records.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -116,7 +117,7 @@ pub fn validate_with<D: Send>(
 ) -> Checked<D> {
     let mut c = Collector::default();
     let files = loaded.files.len();
-    let mut across = AcrossFiles::with_capacity(files);
+    let mut across = AcrossFiles::new(&loaded.files);
     let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };
     // `site serve`'s checks of the last build, and those of this one.
     let keep = cache.is_some();
@@ -126,7 +127,7 @@ pub fn validate_with<D: Send>(
     // every CPU, then the pass across files over it, so that only one
     // chunk's checks are held at once (with 100,000 files, all of them
     // were about 130 MB of the check's peak under heaptrack).
-    for chunk in loaded.files.chunks(CHECK_CHUNK) {
+    for (n, chunk) in loaded.files.chunks(CHECK_CHUNK).enumerate() {
         let judged = check_all(chunk, &old, keep, &judge);
         if keep {
             // The cache shares the parsed results with the runs (`Arc`),
@@ -136,17 +137,22 @@ pub fn validate_with<D: Send>(
             );
         }
         let first = across.accepted.len();
-        for (f, j) in chunk.iter().zip(judged) {
-            across.judge(&mut c, f, j);
+        for (k, j) in judged.into_iter().enumerate() {
+            across.judge(&mut c, n * CHECK_CHUNK + k, j);
         }
-        derive.chunk_judged(&mut across.accepted[first..].iter().map(|a| a.1.as_str()));
+        let rel_path = |a: &(usize, identity::Names, D)| loaded.files[a.0].rel_path.as_str();
+        derive.chunk_judged(&mut across.accepted[first..].iter().map(rel_path));
     }
-    let mut accepted = across.accepted;
-    let names: Vec<(&str, &identity::Names)> = accepted.iter().map(|a| (a.0.as_str(), &a.2)).collect();
-    let renamed = identity::renames(&mut c, &names);
-    accepted.retain(|a| !renamed.contains(&a.0));
+    let accepted = across.accepted;
+    let names: Vec<(&Path, &identity::Names)> =
+        accepted.iter().map(|a| (loaded.files[a.0].path.as_path(), &a.1)).collect();
+    let renamed: std::collections::HashSet<usize> = identity::renames(&mut c, &names).into_iter().collect();
+    drop(names);
+    let accepted: Vec<(usize, identity::Names, D)> =
+        accepted.into_iter().enumerate().filter(|(i, _)| !renamed.contains(i)).map(|(_, a)| a).collect();
     walk::skipped_rules(&mut c, &loaded.skipped);
-    let rel_paths: std::collections::HashSet<&str> = accepted.iter().map(|a| a.1.as_str()).collect();
+    let rel_paths: std::collections::HashSet<&str> =
+        accepted.iter().map(|a| loaded.files[a.0].rel_path.as_str()).collect();
     for ex in &loaded.exclusions {
         rules::exclusion_rules(&mut c, ex, &rel_paths);
     }
@@ -156,46 +162,50 @@ pub fn validate_with<D: Send>(
     if let Some(cache) = cache {
         cache.entries = kept;
     }
-    let runs = accepted.into_iter().map(|a| a.3).collect();
+    let runs = accepted.into_iter().map(|a| a.2).collect();
     Checked { runs, problems: c.problems, files, empty_folders: loaded.empty_folders }
 }
 
 /// The pass across files, a file at a time in path order: the rules that
 /// compare a file with those before it, and the files accepted so far.
-struct AcrossFiles<D> {
+/// Files are named by their place in the loaded files: with 100,000 files,
+/// a copy of each name per accepted file and per claimant was 40 MB of the
+/// check's peak.
+struct AcrossFiles<'f, D> {
+    files: &'f [LoadedFile],
     /// Each accepted file with its names (`identity::renames`) and what
     /// `derive` made of it.
-    accepted: Vec<(String, String, identity::Names, D)>,
+    accepted: Vec<(usize, identity::Names, D)>,
     /// Who claimed a run first, by each of its identities (`same_run`).
-    /// Keyed by the SHA-256 of each identity, and naming the file by its
-    /// place in `claimants`: with 10,000 files the identities and a copy of
-    /// the file name per identity were megabytes at the check's peak.
+    /// Keyed by the SHA-256 of each identity: with 10,000 files the
+    /// identities themselves were megabytes at the check's peak.
     claims: HashMap<[u8; 32], usize>,
-    claimants: Vec<String>,
     published: profiles::Published,
 }
 
-impl<D> AcrossFiles<D> {
-    fn with_capacity(files: usize) -> AcrossFiles<D> {
+impl<'f, D> AcrossFiles<'f, D> {
+    fn new(files: &'f [LoadedFile]) -> AcrossFiles<'f, D> {
+        let files_len = files.len();
         AcrossFiles {
-            accepted: Vec::with_capacity(files),
+            files,
+            accepted: Vec::with_capacity(files_len),
             // Sized for the most identities a file has (four,
             // `same_run::claims`), so that this pass, on one CPU, does not
             // grow them again and again (perf: about half its time in the
             // claims map went to growing it).
-            claims: HashMap::with_capacity(4 * files),
-            claimants: Vec::with_capacity(files),
+            claims: HashMap::with_capacity(4 * files_len),
             published: profiles::Published::default(),
         }
     }
 
     /// Judges file `f`, whose own check is `j`, by the rules across files;
     /// accepts it where it has no problem at all.
-    fn judge(&mut self, c: &mut Collector, f: &LoadedFile, j: Judged<D>) {
+    fn judge(&mut self, c: &mut Collector, i: usize, j: Judged<D>) {
+        let f = &self.files[i];
         let file = f.path.display().to_string();
         let before = c.problems.len();
         c.problems.extend(j.check.problems.iter().cloned());
-        let (Some(names), Some(expected)) = (j.names, &j.check.expected) else {
+        let (Some(mut names), Some(expected)) = (j.names, &j.check.expected) else {
             return;
         };
         c.problems.extend(j.problems);
@@ -214,20 +224,16 @@ impl<D> AcrossFiles<D> {
         // file is reported once, at the first identity it shares (a copy
         // is one finding, however many ways it is a copy).
         let mut copy = false;
-        let mut claimant = None;
         for claim in &j.check.claims {
             match self.claims.get(&claim.key) {
                 Some(&first) if !copy => {
-                    c.push(&file, claim.field(), format!("{} {}", claim.reason(), self.claimants[first]));
+                    let first = self.files[first].path.display();
+                    c.push(&file, claim.field(), format!("{} {first}", claim.reason()));
                     copy = true;
                 }
                 Some(_) => {}
                 None => {
-                    let index = *claimant.get_or_insert_with(|| {
-                        self.claimants.push(file.clone());
-                        self.claimants.len() - 1
-                    });
-                    self.claims.insert(claim.key, index);
+                    self.claims.insert(claim.key, i);
                 }
             }
         }
@@ -236,7 +242,12 @@ impl<D> AcrossFiles<D> {
         if c.problems.len() == before
             && let Some(derived) = j.derived
         {
-            self.accepted.push((file, f.rel_path.clone(), names, derived));
+            // A runner's files follow each other and name it alike: they
+            // share the names' text.
+            if let Some(last) = self.accepted.last() {
+                names.share(&last.1);
+            }
+            self.accepted.push((i, names, derived));
         }
     }
 }
