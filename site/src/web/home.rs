@@ -14,7 +14,7 @@ use super::leaders::{Leader, leaders};
 use super::pages::{Common, OneValue, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
 use super::plots::{PlotCache, group_plots};
-use super::site::Site;
+use super::site::{Emit, Site};
 use crate::memo_key::key_of;
 use crate::model::{Group, Model, ProfileRef, Row};
 use crate::report::ProfileView;
@@ -44,6 +44,7 @@ pub(super) fn home_page(
     home_rows: usize,
     old: Option<&HomeCache>,
     parts: Option<&Parts>,
+    mut emit: Option<&mut Emit<'_>>,
 ) -> anyhow::Result<(Site, Vec<Part>, HomeCache)> {
     let mut site = Site::default();
     let made = Mutex::new(RowCache::new());
@@ -62,7 +63,7 @@ pub(super) fn home_page(
         let stem = format!("plots/{}", g.id);
         let plots = group_plots(&mut site, &stem, &g.first_rows(home_rows), false, cut, cache)?;
         let mut table = |kind: &'static str, rendered: Rendered| {
-            let long = LongTables { old: parts, pages_key, parts: &mut tables };
+            let long = LongTables { old: parts, pages_key, parts: &mut tables, emit: emit.as_deref_mut() };
             comparison_table(tera, common, g, kind, rendered, home_rows, long)
         };
         group_pages.push(GroupPage {
@@ -102,10 +103,14 @@ pub(super) fn home_page(
 /// Where the long tables' pages go: memo parts, taken from the last build
 /// (`old`) where their key is the same; `pages_key` is the key of the
 /// site-wide inputs.
-struct LongTables<'a> {
+struct LongTables<'a, 'e> {
     old: Option<&'a Parts>,
     pages_key: u64,
     parts: &'a mut Vec<Part>,
+    /// Where a build without a memo hands each page as soon as it is made
+    /// (with 100,000 results the five long tables' pages were 44 MB); its
+    /// part then keeps its name only.
+    emit: Option<&'a mut Emit<'e>>,
 }
 
 /// Each runner's stated price (`Prices`), for the tables'
@@ -135,7 +140,7 @@ fn comparison_table(
     kind: &'static str,
     Rendered { rows, same }: Rendered,
     home_rows: usize,
-    long: LongTables<'_>,
+    long: LongTables<'_, '_>,
 ) -> anyhow::Result<Table> {
     let (_, slug, name, ranked_by) =
         TABLES.into_iter().find(|t| t.0 == kind).context("a comparison table of an unknown kind")?;
@@ -161,6 +166,13 @@ fn comparison_table(
             part.add(path.clone(), table(tera, common, g, &all)?);
             Ok(part)
         })?;
+        let part = match long.emit {
+            Some(emit) => {
+                emit(part.files)?;
+                Site::default()
+            }
+            None => part,
+        };
         long.parts.push((path, key, part));
     }
     Ok(home)

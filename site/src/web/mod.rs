@@ -251,21 +251,20 @@ pub fn build_cached(
     let old = memo.as_deref();
     let index = old.map(|m| &m.index);
     let prices = home::prices(&model, providers, opts.now);
-    let (home, data) = rayon::join(
-        || {
-            home_page(
-                tera,
-                templates_key,
-                common,
-                &model,
-                &prices,
-                opts.home_rows,
-                old.map(|m| &m.home),
-                old.map(|m| &m.parts),
-            )
-        },
-        || data_files(&model, &changes, common, opts.stale_days, index, emit.as_mut()),
-    );
+    let home = |emit| {
+        let (home, parts) = (old.map(|m| &m.home), old.map(|m| &m.parts));
+        home_page(tera, templates_key, common, &model, &prices, opts.home_rows, home, parts, emit)
+    };
+    let data = |emit| data_files(&model, &changes, common, opts.stale_days, index, emit);
+    // A build without a memo makes them one after the other, writing the
+    // index and the long tables' pages a piece at a time as it goes.
+    let (home, data) = match memo.is_none() {
+        true => {
+            let data = data(emit.as_mut());
+            (home(emit.as_mut()), data)
+        }
+        false => rayon::join(|| home(None), || data(None)),
+    };
     let ((home, tables, home_cache), (data, index)) = (home?, data?);
     if let Some(m) = memo.as_deref_mut() {
         (m.home, m.index) = (home_cache, index);
