@@ -20,13 +20,13 @@ use crate::validate::Run;
 #[derive(Debug, Clone, Serialize)]
 pub struct Meta {
     pub provider_id: String,
-    pub provider_name: String,
+    pub provider_name: Arc<str>,
     pub runner: String,
     /// `/runners/<provider>/<runner>/`; a build-cache server's document
     /// page (`build_cache::doc_url`) where the result measured no runner.
-    pub runner_url: String,
+    pub runner_url: Arc<str>,
     /// `/providers/<provider>/`.
-    pub provider_url: String,
+    pub provider_url: Arc<str>,
     /// `/results/<path>`: the file as submitted.
     pub source_url: String,
     /// The path below results/.
@@ -43,7 +43,7 @@ pub struct Meta {
     /// history plots.
     pub timestamp: String,
     /// The collector version, or `imported`.
-    pub collector: String,
+    pub collector: Arc<str>,
     pub imported: bool,
     /// Older than the configured age.
     pub stale: bool,
@@ -56,19 +56,19 @@ pub struct Meta {
     /// ranked.
     pub tryout: bool,
     /// The tag of the published release whose collector measured it.
-    pub release: Option<String>,
+    pub release: Option<Arc<str>>,
     /// Why its collector is not a published release (a measured result
     /// only): shown with a "self-built" mark, never a reason to drop it.
-    pub self_built: Option<String>,
+    pub self_built: Option<Arc<str>>,
     /// The workflow's jobs that did not succeed (`provenance.jobs`).
     pub failed_jobs: Vec<FailedJob>,
     /// The whole-profile fingerprint, shown beside each row: a stage's
     /// rows are compared by the stage's key (`keys`), which several
     /// profiles can share.
-    pub fingerprint: String,
+    pub fingerprint: Arc<str>,
     pub protocol: Option<u32>,
     /// Each keyed stage's comparability key (`keys::stage_keys`).
-    pub keys: StageKeys,
+    pub keys: Arc<StageKeys>,
     /// The page sizes (KiB) behind the disk samples' buffers, ascending,
     /// each once (`keys::disk_buffer_pages`); empty where none is recorded.
     pub disk_buffer_pages: Vec<u32>,
@@ -88,6 +88,33 @@ pub struct FailedJob {
 }
 
 impl Meta {
+    /// Shares the text of each field that `other` has too (a result of the
+    /// same runner, as a rule): a build keeps every result's meta to its
+    /// end, and a runner's results name the same provider, runner,
+    /// collector and profile.
+    fn share(&mut self, other: &Meta) {
+        fn one(mine: &mut Arc<str>, theirs: &Arc<str>) {
+            if mine == theirs {
+                *mine = theirs.clone();
+            }
+        }
+        fn some(mine: &mut Option<Arc<str>>, theirs: &Option<Arc<str>>) {
+            if let (Some(mine), Some(theirs)) = (mine, theirs) {
+                one(mine, theirs);
+            }
+        }
+        one(&mut self.provider_name, &other.provider_name);
+        one(&mut self.runner_url, &other.runner_url);
+        one(&mut self.provider_url, &other.provider_url);
+        one(&mut self.collector, &other.collector);
+        one(&mut self.fingerprint, &other.fingerprint);
+        some(&mut self.release, &other.release);
+        some(&mut self.self_built, &other.self_built);
+        if self.keys == other.keys {
+            self.keys = other.keys.clone();
+        }
+    }
+
     /// Whether the row takes part in comparisons without reservation.
     pub fn clean(&self) -> bool {
         !self.incomplete && self.excluded.is_none() && !self.tryout
@@ -156,11 +183,16 @@ impl Entry {
     /// made one after another, the summaries lie together, where kept in
     /// place they held on to the pages of everything freed around them
     /// (with 100,000 results, a fifth of the build's peak).
-    pub fn summary(&self, shown: [bool; 4], doc_page: bool) -> Entry {
+    /// Its meta shares the text it has in common with `previous`'s.
+    pub fn summary(&self, shown: [bool; 4], doc_page: bool, previous: Option<&Meta>) -> Entry {
         let [cpu, disk, cache, internet] = shown;
+        let mut meta = (*self.meta).clone();
+        if let Some(previous) = previous {
+            meta.share(previous);
+        }
         Entry {
             key: self.key,
-            meta: Arc::new((*self.meta).clone()),
+            meta: Arc::new(meta),
             profile: if shown.contains(&true) { self.profile.clone() } else { None },
             cpu: self.cpu.as_ref().map(|row| match cpu {
                 true => row.clone(),
@@ -331,9 +363,9 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         _ => format!("/runners/{provider_id}/{runner}/"),
     };
     let meta = Meta {
-        provider_name: provider_name.unwrap_or_else(|| provider_id.clone()),
-        runner_url,
-        provider_url: format!("/providers/{provider_id}/"),
+        provider_name: provider_name.unwrap_or_else(|| provider_id.clone()).into(),
+        runner_url: runner_url.into(),
+        provider_url: format!("/providers/{provider_id}/").into(),
         source_url: format!("/results/{}", run.rel_path),
         rel_path: run.rel_path.clone(),
         date: match measured_at {
@@ -346,18 +378,18 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
             Some(t) if imported => t.to_string(),
             _ => run.date().to_string(),
         },
-        collector,
+        collector: collector.into(),
         imported,
         stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
         excluded: run.excluded.clone(),
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
-        release,
-        self_built,
+        release: release.map(Into::into),
+        self_built: self_built.map(Into::into),
         failed_jobs,
-        fingerprint: part.profile.as_ref().map(|p| p.fingerprint.clone()).unwrap_or_default(),
+        fingerprint: part.profile.as_ref().map_or("", |p| p.fingerprint.as_str()).into(),
         protocol: part.profile.as_ref().map(|p| p.protocol),
-        keys: crate::keys::stage_keys(&run.result),
+        keys: Arc::new(crate::keys::stage_keys(&run.result)),
         disk_buffer_pages: match &*run.result {
             AnyResult::Measured(m) => crate::keys::disk_buffer_pages(m),
             AnyResult::Imported(_) => Vec::new(),

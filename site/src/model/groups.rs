@@ -325,7 +325,7 @@ fn stage_groups(entries: &[Arc<Entry>], stage: &'static str, shown: &[(usize, St
             // One key, one set of page sizes (`keys`).
             g.disk_buffer = disk_buffer_text(&e.meta.disk_buffer_pages);
         }
-        let profile = ProfileRef { fingerprint: e.meta.fingerprint.clone(), protocol: e.meta.protocol };
+        let profile = ProfileRef { fingerprint: e.meta.fingerprint.to_string(), protocol: e.meta.protocol };
         if !g.profiles.contains(&profile) {
             // `profile` stays the first of `profiles` in their order.
             if g.profiles.iter().all(|p| profile_order(&profile, p).is_lt()) {

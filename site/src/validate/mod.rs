@@ -346,7 +346,7 @@ pub struct ParseCache {
 
 /// How many files `validate_with` checks before its pass across files
 /// takes them: enough that each chunk keeps every CPU busy.
-const CHECK_CHUNK: usize = 1024;
+const CHECK_CHUNK: usize = 512;
 
 /// What `ParseCache` keeps of each file, by path.
 type CacheEntries = HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, Arc<FileCheck>)>;

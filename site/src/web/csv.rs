@@ -80,7 +80,7 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
         // key for the stage is the same (`g.key`).
         let lead = |m: &Meta| {
             vec![
-                m.fingerprint.clone(),
+                m.fingerprint.to_string(),
                 m.protocol.map(|p| p.to_string()).unwrap_or_default(),
                 g.key.clone(),
                 m.provider_id.clone(),
@@ -230,7 +230,7 @@ fn row(out: &mut Table, lead: Vec<String>, figures: &[String], m: &Meta, incompl
     let meta = [
         if m.date_measured { m.date.as_str() } else { "" },
         m.imported_on.as_deref().unwrap_or_default(),
-        m.collector.as_str(),
+        &m.collector,
         flag(m.imported),
         flag(m.stale),
         flag(incomplete),

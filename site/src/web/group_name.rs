@@ -43,7 +43,7 @@ pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta
         }
         return name;
     }
-    let mut providers: Vec<&str> = metas.iter().map(|m| m.provider_name.as_str()).collect();
+    let mut providers: Vec<&str> = metas.iter().map(|m| &*m.provider_name).collect();
     providers.sort_unstable();
     providers.dedup();
     match providers.as_slice() {

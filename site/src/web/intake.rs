@@ -293,7 +293,9 @@ fn finish_batch(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, 
     state.changes.append(changes);
     let servers = local.servers;
     for (i, (entry, shown)) in local.entries.into_iter().zip(shown).enumerate() {
-        state.done.push(Arc::new(entry.summary(shown, servers.binary_search(&i).is_ok())));
+        let previous = state.done.last().map(|e| &*e.meta);
+        let summary = entry.summary(shown, servers.binary_search(&i).is_ok(), previous);
+        state.done.push(Arc::new(summary));
     }
 }
 

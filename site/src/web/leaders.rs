@@ -235,8 +235,8 @@ fn line<T>(
         let (_, text, of) = figure(&r.fig);
         Leading {
             runner: r.meta.runner.clone(),
-            provider: r.meta.provider_name.clone(),
-            url: r.meta.runner_url.clone(),
+            provider: r.meta.provider_name.to_string(),
+            url: r.meta.runner_url.to_string(),
             figure: text,
             of,
         }
