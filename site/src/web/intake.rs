@@ -31,9 +31,10 @@ use crate::Run;
 use crate::model::{self, Entry, Picks, changes::Changes};
 
 /// What a build needs of each accepted result: its model entry and its
-/// file, published as submitted; none of either where a streaming intake
-/// keeps them (and writes the file with its runner's pages).
-pub type Taken = (Option<Arc<Entry>>, Option<(String, Body)>);
+/// file, published as submitted; none where a streaming intake keeps them
+/// (and writes the file with its runner's pages). The check holds one for
+/// every accepted file to its end: 16 bytes.
+pub type Taken = Option<(Arc<Entry>, Box<(String, Body)>)>;
 
 /// An accepted result's entry and file, kept by a streaming intake.
 type Kept = (Arc<Entry>, (String, Body));
@@ -154,20 +155,21 @@ impl<'a> Intake<'a> {
                 // and the build has failed already.)
                 let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
                 pending.insert(run.rel_path.clone(), (entry, copy));
-                (None, None)
+                None
             }
-            None => (Some(entry), Some(copy)),
+            None => Some((entry, Box::new(copy))),
         }
     }
 
     /// The build's input from what `take` made of each accepted result,
-    /// in path order: a streaming intake first finishes the last provider.
+    /// in path order: a streaming intake first finishes the last runner
+    /// and provider.
     pub fn finish(self, taken: Vec<Taken>) -> anyhow::Result<Accepted> {
         let result_files = taken.len();
-        let (entries, copies): (Vec<Option<Arc<Entry>>>, Vec<Option<_>>) = taken.into_iter().unzip();
-        let copies: Vec<(String, Body)> = copies.into_iter().flatten().collect();
+        let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) =
+            taken.into_iter().flatten().map(|(entry, copy)| (entry, *copy)).unzip();
         let (mut entries, streamed) = match self.stream {
-            None => (entries.into_iter().flatten().collect::<Vec<_>>(), None),
+            None => (entries, None),
             Some(stream) => {
                 let mut state = stream.state.into_inner().unwrap_or_else(PoisonError::into_inner);
                 let last = std::mem::take(&mut state.open);

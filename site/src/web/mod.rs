@@ -300,16 +300,21 @@ pub fn build_cached(
     // section's index, each made from the model alone and written before
     // the next is made: with 100,000 results the overview's rows and pages
     // made beside the section's index were the build's peak.
+    // Each of the overview's two pages is written before the next is made,
+    // and its rows let go of as soon as the order by cost is made of them.
+    let sections = overview::sections(&model, providers, opts.now);
     let parts = memo.as_deref().map(|m| &m.parts);
-    let overview_part = {
-        let sections = overview::sections(&model, providers, opts.now);
-        let by_cost = overview::by_cost(&sections);
-        let page = |name, s: &Vec<overview::Section>, order| {
-            rows_page(parts, common_key, name, s, || overview::page(tera, common, s, order))
-        };
-        [page("overview", &sections, "coremark")?, page("overview/by-cost", &by_cost, "cost")?]
-    };
-    join_parts(&mut site, Vec::from(overview_part), memo.as_deref_mut().map(|m| &mut m.parts));
+    let page = || overview::page(tera, common, &sections, "coremark");
+    let part = rows_page(parts, common_key, "overview", &sections, page)?;
+    join_parts(&mut site, vec![part], memo.as_deref_mut().map(|m| &mut m.parts));
+    end_stage(&mut site, &mut emit)?;
+    let by_cost = overview::by_cost(&sections);
+    drop(sections);
+    let parts = memo.as_deref().map(|m| &m.parts);
+    let page = || overview::page(tera, common, &by_cost, "cost");
+    let part = rows_page(parts, common_key, "overview/by-cost", &by_cost, page)?;
+    drop(by_cost);
+    join_parts(&mut site, vec![part], memo.as_deref_mut().map(|m| &mut m.parts));
     end_stage(&mut site, &mut emit)?;
     let parts = memo.as_deref().map(|m| &m.parts);
     let section = build_cache_pages::Section::of(&model);
