@@ -196,7 +196,23 @@ impl Entry {
             profile: if shown.contains(&true) { self.profile.clone() } else { None },
             cpu: self.cpu.as_ref().map(|row| match cpu {
                 true => row.clone(),
-                false => CpuRow { headline_samples: Vec::new(), ..row.clone() },
+                // Of a row no table shows, the pages after the runner page
+                // read the median alone (index.json, the feed, a provider's
+                // history lines).
+                false => CpuRow {
+                    runner: String::new(),
+                    binary: String::new(),
+                    median: row.median.clone(),
+                    range: String::new(),
+                    variation: String::new(),
+                    cpu_group: String::new(),
+                    samples: String::new(),
+                    complete: row.complete,
+                    pinned: row.pinned,
+                    official_sources: row.official_sources,
+                    median_value: row.median_value,
+                    headline_samples: Vec::new(),
+                },
             }),
             disk: if disk { self.disk.clone() } else { None },
             cache: if cache { self.cache.clone() } else { Vec::new() },

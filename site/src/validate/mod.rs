@@ -127,7 +127,8 @@ pub fn validate_with<D: Send>(
     // every CPU, then the pass across files over it, so that only one
     // chunk's checks are held at once (with 100,000 files, all of them
     // were about 130 MB of the check's peak under heaptrack).
-    for (n, chunk) in loaded.files.chunks(CHECK_CHUNK).enumerate() {
+    let chunk_files = CHECK_CHUNK_PER_CPU * rayon::current_num_threads().max(1);
+    for (n, chunk) in loaded.files.chunks(chunk_files).enumerate() {
         let judged = check_all(chunk, &old, keep, &judge);
         if keep {
             // The cache shares the parsed results with the runs (`Arc`),
@@ -138,7 +139,7 @@ pub fn validate_with<D: Send>(
         }
         let first = across.accepted.len();
         for (k, j) in judged.into_iter().enumerate() {
-            across.judge(&mut c, n * CHECK_CHUNK + k, j);
+            across.judge(&mut c, n * chunk_files + k, j);
         }
         let rel_path = |a: &(usize, identity::Names, D)| loaded.files[a.0].rel_path.as_str();
         derive.chunk_judged(&mut across.accepted[first..].iter().map(rel_path));
@@ -176,10 +177,13 @@ struct AcrossFiles<'f, D> {
     /// Each accepted file with its names (`identity::renames`) and what
     /// `derive` made of it.
     accepted: Vec<(usize, identity::Names, D)>,
-    /// Who claimed a run first, by each of its identities (`same_run`).
-    /// Keyed by the SHA-256 of each identity: with 10,000 files the
-    /// identities themselves were megabytes at the check's peak.
-    claims: HashMap<[u8; 32], usize>,
+    /// Who claimed a run first (its place in `files`), by each of its
+    /// identities (`same_run`). Keyed by the first 128 bits of the SHA-256
+    /// of each identity: with 10,000 files the identities themselves were
+    /// megabytes at the check's peak, and with 100,000 the whole hashes
+    /// 21 MB; two of a million identities share 128 bits with a
+    /// probability under 10^-26.
+    claims: HashMap<[u8; 16], u32>,
     published: profiles::Published,
 }
 
@@ -225,15 +229,17 @@ impl<'f, D> AcrossFiles<'f, D> {
         // is one finding, however many ways it is a copy).
         let mut copy = false;
         for claim in &j.check.claims {
-            match self.claims.get(&claim.key) {
+            let key = claim_key(&claim.key);
+            match self.claims.get(&key) {
                 Some(&first) if !copy => {
-                    let first = self.files[first].path.display();
+                    let first = self.files[first as usize].path.display();
                     c.push(&file, claim.field(), format!("{} {first}", claim.reason()));
                     copy = true;
                 }
                 Some(_) => {}
                 None => {
-                    self.claims.insert(claim.key, i);
+                    // (A check of 4 billion files is not a case.)
+                    self.claims.insert(key, u32::try_from(i).unwrap_or(u32::MAX));
                 }
             }
         }
@@ -250,6 +256,13 @@ impl<'f, D> AcrossFiles<'f, D> {
             self.accepted.push((i, names, derived));
         }
     }
+}
+
+/// The part of an identity's SHA-256 that `AcrossFiles::claims` keys by.
+fn claim_key(sha256: &[u8; 32]) -> [u8; 16] {
+    let mut key = [0; 16];
+    key.copy_from_slice(&sha256[..16]);
+    key
 }
 
 /// What the rules that a file's cached check leaves out judge it by: the
@@ -344,9 +357,11 @@ pub struct ParseCache {
     entries: CacheEntries,
 }
 
-/// How many files `validate_with` checks before its pass across files
-/// takes them: enough that each chunk keeps every CPU busy.
-const CHECK_CHUNK: usize = 512;
+/// How many files per CPU `validate_with` checks before its pass across
+/// files takes them: enough that each chunk keeps every CPU busy, few
+/// enough that a build (`web::Intake`) holds few whole results at once
+/// (each is tens of KiB until its runner is finished).
+const CHECK_CHUNK_PER_CPU: usize = 128;
 
 /// What `ParseCache` keeps of each file, by path.
 type CacheEntries = HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTime>, Arc<FileCheck>)>;
