@@ -32,7 +32,10 @@ pub enum Command {
         #[arg(long, default_value = "content")]
         content: PathBuf,
     },
-    /// Check, then write the reports and the website.
+    /// Check the results and write the reports and the website: each
+    /// runner's page as soon as the check has gone past the runner's
+    /// results, so that it never holds every result whole. Where the check
+    /// fails, the output folder is left empty.
     Build {
         #[command(flatten)]
         site: SiteArgs,

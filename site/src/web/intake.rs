@@ -105,7 +105,12 @@ struct Streaming<'a> {
     /// Its finished runners' pages, drafted: a runner page names the
     /// provider, whose name is its last result's (`Model::providers`).
     drafts: Vec<Draft>,
+    /// How many entries were done when freed pages were last handed back.
+    purged_at: usize,
 }
+
+/// How many results a build finishes between handing freed pages back.
+const PURGE_EVERY: usize = 2048;
 
 impl<'a> Intake<'a> {
     /// An intake for a build with `opts`, reusing the entries of `memo`.
@@ -135,6 +140,7 @@ impl<'a> Intake<'a> {
             error: None,
             provider: None,
             drafts: Vec::new(),
+            purged_at: 0,
         };
         let stream = Stream { inputs, pending: Mutex::default(), state: Mutex::new(state) };
         Intake { stream: Some(stream), ..Intake::new(opts, None) }
@@ -225,11 +231,15 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
         let finished: Vec<Kept> = state.open.drain(..open_from).collect();
         if !finished.is_empty() {
             finish_runners(&mut state, &stream.inputs, self.now, finished);
-            // What the finished runners' whole entries held goes back to
-            // the OS: a build holds freed pages for reuse during the check
-            // (`memory::hold_free_memory`), and these are far more than the
-            // next chunk reuses.
+        }
+        // What the finished runners' whole entries held goes back to the
+        // OS every so many results: a build holds freed pages for reuse
+        // during the check (`memory::hold_free_memory`), and these are far
+        // more than the next chunk reuses; handing them back after every
+        // chunk made the next ones fault fresh pages in.
+        if state.done.len() >= state.purged_at + PURGE_EVERY {
             super::memory::release_free_memory();
+            state.purged_at = state.done.len();
         }
     }
 }
