@@ -26,9 +26,10 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-# The last commit before the streaming build: every output file must stay
-# byte-identical to its build.
-base=${BASE:-394769a}
+# The last commit before the build streamed runner by runner (its output is
+# itself identical to 7924ff9's, the commit before issue 48's refactor):
+# every output file must stay byte-identical to its build.
+base=${BASE:-0b6f96b}
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing: apt-get install -y time" >&2; exit 2; }
 
 work=${BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/bench-scale.XXXXXX")}
