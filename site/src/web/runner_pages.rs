@@ -11,6 +11,7 @@ use super::site::Site;
 use crate::memo_key::key_of;
 use crate::model::changes::Changes;
 use crate::model::{Model, Runner};
+use crate::providers::{MachineView, Providers};
 
 /// How many runner or server-document pages a build makes before it writes
 /// them: enough to keep every CPU busy.
@@ -32,12 +33,7 @@ pub(super) fn runner_parts(
         .map(|r| {
             let part = format!("runners/{}/{}", r.provider_id, r.label);
             let machine = providers.machine(&r.provider_id, &r.label, now);
-            let file = providers.provider(&r.provider_id);
-            let machine = MachinePart {
-                machine: &machine,
-                provider_file_name: file.map(|f| f.name.as_str()),
-                provider_site: file.and_then(|f| f.site.as_deref()),
-            };
+            let machine = machine_part(providers, &machine, &r.provider_id);
             // The machine view has numbers, which do not hash: its JSON does.
             let stated = serde_json::to_string(&machine)?;
             let entries: Vec<u64> = r.entries.iter().map(|&i| model.entries[i].key).collect();
@@ -46,6 +42,17 @@ pub(super) fn runner_parts(
             Ok((part, key, site))
         })
         .collect()
+}
+
+/// What a runner page says of the runner's machine (`machine`, as the
+/// provider files state it) and of its provider.
+fn machine_part<'a>(providers: &'a Providers, machine: &'a MachineView, provider_id: &str) -> MachinePart<'a> {
+    let file = providers.provider(provider_id);
+    MachinePart {
+        machine,
+        provider_file_name: file.map(|f| f.name.as_str()),
+        provider_site: file.and_then(|f| f.site.as_deref()),
+    }
 }
 
 /// A runner page drafted before its provider's name is known: its body,
@@ -97,12 +104,7 @@ pub(super) fn finish_drafts(
         .par_iter()
         .map(|d| {
             let machine = providers.machine(&d.provider_id, &d.label, now);
-            let file = providers.provider(&d.provider_id);
-            let machine = MachinePart {
-                machine: &machine,
-                provider_file_name: file.map(|f| f.name.as_str()),
-                provider_site: file.and_then(|f| f.site.as_deref()),
-            };
+            let machine = machine_part(providers, &machine, &d.provider_id);
             let html = runner(tera, common, &d.provider_id, provider_name, &d.label, &machine, &d.body)?;
             Ok((format!("runners/{}/{}/index.html", d.provider_id, d.label), html))
         })
