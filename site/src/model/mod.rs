@@ -96,8 +96,11 @@ pub fn assemble(entries: Vec<Arc<Entry>>, cache: Option<&mut EntryCache>) -> Mod
     if let Some(cache) = cache {
         *cache = entries.iter().map(|e| (e.key, e.clone())).collect();
     }
-    let picks = picks(&entries, 0);
-    assemble_picked(entries, &picks)
+    // The runners and server documents beside the picks and the groups
+    // made of them (`site serve` makes them again on every rebuild).
+    let ((runners, servers, providers), groups) =
+        rayon::join(|| parts(&entries), || groups(&entries, &picks(&entries, 0)));
+    Model { entries, runners, groups, providers, servers }
 }
 
 /// The model of `entries` whose groups are made of the results `picks`

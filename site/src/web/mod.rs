@@ -188,7 +188,9 @@ pub fn build_cached(
     // own entries only.
     let entry_keys = |r: &model::Runner| r.entries.iter().map(|&i| model.entries[i].key).collect::<Vec<u64>>();
     let ids: Vec<(&String, &String)> = model.providers.iter().collect();
-    for batch in ids.chunks(rayon::current_num_threads().max(1)) {
+    // (`site serve` keeps every part, and makes all at once.)
+    let batch_len = if trim { rayon::current_num_threads().max(1) } else { ids.len().max(1) };
+    for batch in ids.chunks(batch_len) {
         let old = memo.as_deref();
         let parts = batch
             .par_iter()
@@ -300,28 +302,49 @@ pub fn build_cached(
     // section's index, each made from the model alone and written before
     // the next is made: with 100,000 results the overview's rows and pages
     // made beside the section's index were the build's peak.
-    // Each of the overview's two pages is written before the next is made,
-    // and its rows let go of as soon as the order by cost is made of them.
-    let sections = overview::sections(&model, providers, opts.now);
-    let parts = memo.as_deref().map(|m| &m.parts);
-    let page = || overview::page(tera, common, &sections, "coremark");
-    let part = rows_page(parts, common_key, "overview", &sections, page)?;
-    join_parts(&mut site, vec![part], memo.as_deref_mut().map(|m| &mut m.parts));
-    end_stage(&mut site, &mut emit)?;
-    let by_cost = overview::by_cost(&sections);
-    drop(sections);
-    let parts = memo.as_deref().map(|m| &m.parts);
-    let page = || overview::page(tera, common, &by_cost, "cost");
-    let part = rows_page(parts, common_key, "overview/by-cost", &by_cost, page)?;
-    drop(by_cost);
-    join_parts(&mut site, vec![part], memo.as_deref_mut().map(|m| &mut m.parts));
-    end_stage(&mut site, &mut emit)?;
+    // The overview, the coverage page and the build-cache section's index
+    // are made from the model alone: `site serve` makes all three at the
+    // same time. A build without a memo makes the overview's two pages
+    // first, each written before the next is made and its rows let go of
+    // as soon as the order by cost is made of them: with 100,000 results
+    // the overview's rows and pages beside the section's index were the
+    // build's peak.
     let parts = memo.as_deref().map(|m| &m.parts);
     let section = build_cache_pages::Section::of(&model);
-    let (coverage_part, section_index) = rayon::join(
-        || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(tera, common, &coverage)),
-        || section.index_page(tera, common),
-    );
+    let coverage_and_index = || {
+        rayon::join(
+            || rows_page(parts, common_key, "coverage", &coverage, || coverage::page(tera, common, &coverage)),
+            || section.index_page(tera, common),
+        )
+    };
+    let overview_page = |name, rows: &Vec<overview::Section>, order| {
+        rows_page(parts, common_key, name, rows, || overview::page(tera, common, rows, order))
+    };
+    let (overview_parts, (coverage_part, section_index)) = match trim {
+        true => {
+            let sections = overview::sections(&model, providers, opts.now);
+            site.join(overview_page("overview", &sections, "coremark")?.2);
+            end_stage(&mut site, &mut emit)?;
+            let by_cost = overview::by_cost(&sections);
+            drop(sections);
+            site.join(overview_page("overview/by-cost", &by_cost, "cost")?.2);
+            drop(by_cost);
+            end_stage(&mut site, &mut emit)?;
+            (Ok(Vec::new()), coverage_and_index())
+        }
+        false => rayon::join(
+            || {
+                let sections = overview::sections(&model, providers, opts.now);
+                let by_cost = overview::by_cost(&sections);
+                Ok::<_, anyhow::Error>(vec![
+                    overview_page("overview", &sections, "coremark")?,
+                    overview_page("overview/by-cost", &by_cost, "cost")?,
+                ])
+            },
+            coverage_and_index,
+        ),
+    };
+    join_parts(&mut site, overview_parts?, memo.as_deref_mut().map(|m| &mut m.parts));
     join_parts(&mut site, vec![coverage_part?], memo.as_deref_mut().map(|m| &mut m.parts));
     site.join(section_index?);
     html_pages.extend(section.urls());
