@@ -211,6 +211,10 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
         self.take(run)
     }
 
+    fn streams(&self) -> bool {
+        self.stream.is_some()
+    }
+
     /// Every runner the check finished (all but the last one it reached)
     /// has its page drafted, its result files written and its entries let
     /// go of what only its page reads; every provider it finished, its
