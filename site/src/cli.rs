@@ -33,8 +33,9 @@ pub enum Command {
         content: PathBuf,
     },
     /// Check the results and write the reports and the website: each
-    /// runner's page as soon as the check has gone past the runner's
-    /// results, so that it never holds every result whole. Where the check
+    /// runner's result files as soon as the check has gone past them, and
+    /// its page once the check has gone past its provider, so that it
+    /// never holds every result whole. Where the check
     /// fails, the output folder is left empty.
     Build {
         #[command(flatten)]

@@ -11,10 +11,10 @@
 //!    one with its release status (`releases`: content/releases/*.toml);
 //!    or, for `site build`, what `web::Intake` makes of each run as the
 //!    check accepts it, so that a build never holds every parsed result:
-//!    the check goes through the files in path order, one provider's
-//!    folder after another, and as it finishes each provider the intake
-//!    writes the provider's runner pages and result files and keeps a
-//!    summary of each result;
+//!    the check goes through the files in path order, one runner's folder
+//!    after another, and as it finishes each runner the intake writes its
+//!    plot and result files, drafts its page (written when the check
+//!    finishes the provider) and keeps a summary of each result;
 //! 3. `report`: per provider, a view model with every figure computed
 //!    (`stats`) and formatted (`figures`), rendered with tera;
 //! 4. `model`: the comparison built from each accepted run's figures: its

@@ -167,7 +167,15 @@ impl Entry {
     /// alone. At 100,000 results those stages held 1,190 MiB with whole
     /// entries, more than the check's peak.
     pub fn keep_summary(&mut self) {
-        self.keep_shown();
+        self.profile = None;
+        self.disk = None;
+        self.cache = Vec::new();
+        self.internet = None;
+        self.details = None;
+        self.intervals = std::sync::OnceLock::new();
+        if let Some(row) = &mut self.cpu {
+            row.headline_samples = Vec::new();
+        }
     }
 
     /// What the pages made after a result's runner page read of it, as a
@@ -221,21 +229,6 @@ impl Entry {
             stages: self.stages,
             details: None,
             intervals: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// Lets go of what only the result's runner page, the ranked groups
-    /// and the change flags read, in place (`summary`, as `site serve`'s
-    /// model keeps its entries whole until then).
-    fn keep_shown(&mut self) {
-        self.profile = None;
-        self.disk = None;
-        self.cache = Vec::new();
-        self.internet = None;
-        self.details = None;
-        self.intervals = std::sync::OnceLock::new();
-        if let Some(row) = &mut self.cpu {
-            row.headline_samples = Vec::new();
         }
     }
 }

@@ -3,15 +3,16 @@
 //! what a provider report reads of it. A build thus never holds every
 //! parsed result, and never goes over them a second time.
 //!
-//! `site build` streams: the layout puts each result in its provider's
-//! folder (`layout`), so the check, which goes through the files in path
-//! order, finishes one provider's results before the next one's. As it
-//! finishes each, the provider's runner pages are made and written, the
-//! flags of its runners' histories kept, and the results that the
-//! comparison tables show picked (`model::picks`); every entry then keeps
-//! only what the pages made after the check read (`Entry::keep_shown`).
-//! With 100,000 results, whole entries were about 570 MB of the build's
-//! peak. Pages written before the check has judged every file are removed
+//! `site build` streams: the layout puts each result in its runner's folder
+//! (`layout`), so the check, which goes through the files in path order,
+//! finishes one runner's results (and one provider's) before the next
+//! one's. As it finishes each runner, the runner's page is drafted, its
+//! plot and result files written, the flags of its history kept, and the
+//! results that the comparison tables show picked (`model::picks`); each
+//! entry is then replaced by what the pages made after the check read
+//! (`Entry::summary`). The drafted pages are written when the check
+//! finishes their provider, whose name they show. With 100,000 results,
+//! whole entries were about 570 MB of the build's peak. Pages written before the check has judged every file are removed
 //! again where it fails (`output::build_with`), as a failed check stops
 //! the build.
 //!

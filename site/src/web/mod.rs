@@ -12,8 +12,8 @@
 //!    keeps between builds: each cache is the type of the module it caches,
 //!    and only this file hands them out;
 //! 2. `intake`, what a build makes of each result as the check accepts it
-//!    (`site build` makes each provider's runner pages there, as the check
-//!    finishes the provider), with the runners' stage (`runner_pages`),
+//!    (`site build` makes each runner's page there as the check finishes
+//!    the runner, and writes it when the check finishes the provider), with the runners' stage (`runner_pages`),
 //!    what every page is made with (`inputs`) and the build's options
 //!    (`options`);
 //! 3. one module per page kind: `home` (the comparison tables),
