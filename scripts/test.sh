@@ -70,8 +70,9 @@ done
 
 bash scripts/lint-workflows.sh
 
-echo "==> module layers and file sizes"
+echo "==> module layers, file sizes and the docs' bounds"
 python3 scripts/check-layers.py
+python3 -I -B -m unittest discover -s scripts -p 'test_*.py'
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check

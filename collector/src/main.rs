@@ -1,17 +1,25 @@
 //! `collector`: measures a CI runner and writes one runner-bench result file.
 //!
 //! The binary is thin: `cli` parses the arguments and a command of `cmd`
-//! runs. Modules import only downwards, one layer to the next:
+//! runs.
 //!
-//! - `cli`: the command line, composed of the commands' own arguments;
-//! - `cmd`: the commands (`run`, `cache`, `assemble`, `profile`), each
-//!   checking its arguments and driving stages and the result;
-//! - `result`: the result file a command starts, writes and summarises;
-//! - `stage`: the measurement stages, each given its settings as plain data
-//!   and returning its section of the result;
-//! - `platform`: the OS and CI job around them (affinity, machine, CPU time,
-//!   cleanup on an interruption, deadlines, progress);
-//! - at the bottom `error` and `rng`, and the format crate.
+//! # Layers
+//!
+//! A module imports only from its own layer and the layers below it, and
+//! from the format crate: `python3 scripts/check-layers.py` reads this list
+//! and fails on an import that points up (`--graph` prints it).
+//!
+//! 1. `crate`, `cli`: this file's `main`, and the command line, composed of
+//!    the commands' own arguments;
+//! 2. `cmd`: the commands (`run`, `cache`, `assemble`, `profile`), each
+//!    checking its arguments and driving stages and the result;
+//! 3. `result`: the result file a command starts, writes and summarises;
+//! 4. `stage`: the measurement stages, each given its settings as plain
+//!    data and returning its section of the result;
+//! 5. `platform`: the OS and CI job around them (affinity, machine, CPU
+//!    time, cleanup on an interruption, deadlines, progress);
+//! 6. `error`, `rng`, `test_support`: the user's errors, the generator
+//!    shared with the site, and the unit tests' helpers.
 //!
 //! Every error is printed once, here, with its chain of causes, except a
 //! write to a pipe whose reader has gone, which ends the command quietly.

@@ -1,15 +1,25 @@
 //! Result format v1 of runner-bench: the contract between the `collector`,
 //! which writes one result file per run, and the `site`, which reads them.
 //!
-//! - `values`: validated leaves (slugs, bounded text, non-negative numbers,
-//!   timestamps, hex digests);
-//! - `params`: measurement parameters, profiles and the fingerprint;
-//! - `measured` and `imported`: the two kinds of result file;
-//! - `read`: the strict reader and the writer's serialization;
-//! - `check`: consistency rules that span fields;
-//! - `schema`: the generated JSON Schema;
-//! - `stats`: the median, the one statistic both the collector's step
-//!   summary and the site's reports compute.
+//! # Layers
+//!
+//! A module imports only from its own layer and the layers below it:
+//! `python3 scripts/check-layers.py` reads this list and fails on an import
+//! that points up (`--graph` prints it).
+//!
+//! 1. `crate`: this file, re-exporting what the collector and the site use;
+//! 2. `read`, `schema`, `check`: the strict reader and the writer's
+//!    serialization, the generated JSON Schema, and consistency rules that
+//!    span fields;
+//! 3. `imported`: the imported result file (it reuses measured sections);
+//! 4. `measured`: the measured result file;
+//! 5. `params`, `common`: measurement parameters, profiles and the
+//!    fingerprint, and the parts both kinds of file share;
+//! 6. `values`, `stats`, `rng`, `maps_only`: validated leaves (slugs,
+//!    bounded text, non-negative numbers, timestamps, hex digests), the
+//!    median (the one statistic both the collector's step summary and the
+//!    site's reports compute), the project's pseudo-random generator, and
+//!    the deserializer that reads a struct only from a JSON object.
 //!
 //! docs/result-format.md describes the format for people.
 

@@ -33,9 +33,25 @@
 //! arguments they share in `cmd::args`, and `cli` composing them;
 //! `main.rs` only calls `cli::main`.
 //!
-//! Imports only point down: `cli` → `cmd` → `output` → `web` → `model` →
-//! `report` → `validate` → `load`, `releases` and the format crate
-//! (`python3 scripts/check-layers.py --graph` draws the layers).
+//! # Layers
+//!
+//! A module imports only from its own layer and the layers below it, and
+//! from the format crate: `python3 scripts/check-layers.py` reads this list
+//! and fails on an import that points up (`--graph` prints it).
+//!
+//! 1. `cli`: the command line;
+//! 2. `cmd`: one module per subcommand;
+//! 3. `output`, `import`: the build that writes the output folder, and the
+//!    reading of published documents that `site import` writes as results;
+//! 4. `web`: the pages, plots and data files;
+//! 5. `model`: the comparison;
+//! 6. `keys`: the comparability keys the model's tables compare by;
+//! 7. `report`: the per-provider reports;
+//! 8. `validate`, `crate`: the checks, and this file's entry points to them;
+//! 9. `load`, `releases`, `providers`: the inputs besides the results'
+//!    contents (the folder, the release manifests, the provider files);
+//! 10. `escape`, `exclusions`, `figures`, `layout`, `locate`, `memo_key`,
+//!     `stats`, `timing`, `tree`: helpers that import nothing of the crate.
 
 pub mod cli;
 pub mod cmd;
