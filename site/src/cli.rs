@@ -4,9 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use runner_bench_format::{Date, Name, Timestamp};
 
 use crate::cmd;
-use crate::cmd::args::{Format, SiteArgs};
+use crate::cmd::args::{Format, SiteArgs, at_least_one};
 
 /// Validates runner-bench results and builds the comparison website.
 #[derive(Debug, Parser)]
@@ -49,25 +50,25 @@ pub enum Command {
         #[arg(long, default_value = "results")]
         out: PathBuf,
         /// The import time recorded in the files (UTC RFC 3339, default now).
-        #[arg(long)]
-        imported_at: Option<String>,
+        #[arg(long, value_parser = cmd::import::timestamp)]
+        imported_at: Option<Timestamp>,
         /// The day the report's figures were measured (YYYY-MM-DD), where
         /// its publisher states it. The website dates the rows, and counts
         /// their age, from this day; without it they say "date not
         /// published" and are never marked stale.
-        #[arg(long)]
-        measured_on: Option<String>,
+        #[arg(long, value_parser = cmd::import::date)]
+        measured_on: Option<Date>,
         /// The document's name or URL as recorded (default: the file name).
-        #[arg(long)]
-        document: Option<String>,
+        #[arg(long, value_parser = cmd::import::document_name)]
+        document: Option<Name>,
     },
     /// Build, serve the website on 127.0.0.1, and rebuild and reload the
     /// browser when results/, content/, docs/ or templates/ change.
     Serve {
         #[command(flatten)]
         site: SiteArgs,
-        /// The port.
-        #[arg(long, default_value_t = 8000)]
+        /// The port (at least 1).
+        #[arg(long, default_value_t = 8000, value_parser = at_least_one::<u16>)]
         port: u16,
     },
 }
@@ -79,8 +80,8 @@ pub fn main() -> ExitCode {
         Command::Check { paths, format, content } => cmd::check::run(&paths, format, &content),
         Command::Build { site } => cmd::build::run(&site).map(|_| ExitCode::SUCCESS),
         Command::Import { file, out, imported_at, measured_on, document } => {
-            let when = cmd::import::When { imported_at: imported_at.as_deref(), measured_on: measured_on.as_deref() };
-            cmd::import::run(&file, &out, when, document.as_deref()).map(|_| ExitCode::SUCCESS)
+            let when = cmd::import::When { imported_at, measured_on };
+            cmd::import::run(&file, &out, when, document.as_ref()).map(|_| ExitCode::SUCCESS)
         }
         Command::Serve { site, port } => cmd::serve::run(&site, port).map(|_| ExitCode::SUCCESS),
     };

@@ -28,12 +28,12 @@ pub struct SiteArgs {
     /// Netlify's $URL, else https://runner-bench.netlify.app).
     #[arg(long)]
     pub base_url: Option<String>,
-    /// Results older than this many days are marked stale.
-    #[arg(long, default_value_t = 180)]
+    /// Results older than this many days are marked stale (at least 1).
+    #[arg(long, default_value_t = 180, value_parser = at_least_one::<u32>)]
     pub stale_days: u32,
-    /// The most rows a home-page table shows; a longer table gets a page of
-    /// its own with every row, linked from the home page.
-    #[arg(long, default_value_t = crate::web::DEFAULT_HOME_ROWS)]
+    /// The most rows a home-page table shows (at least 1); a longer table
+    /// gets a page of its own with every row, linked from the home page.
+    #[arg(long, default_value_t = crate::web::DEFAULT_HOME_ROWS, value_parser = at_least_one::<usize>)]
     pub home_rows: usize,
 }
 
@@ -51,6 +51,21 @@ impl SiteArgs {
         }
         o
     }
+}
+
+/// A count that must be at least 1 (`--stale-days`, `--home-rows`,
+/// `--port`), refused as the command line is parsed: before a command
+/// starts, so that it writes nothing.
+pub fn at_least_one<T>(text: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + From<u8>,
+    T::Err: std::fmt::Display,
+{
+    let n: T = text.parse().map_err(|e: T::Err| e.to_string())?;
+    if n < T::from(1) {
+        return Err(format!("must be at least 1, found {text}"));
+    }
+    Ok(n)
 }
 
 /// Output formats of `site check`.

@@ -4,47 +4,55 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use runner_bench_format::{Date, Timestamp, to_json};
+use runner_bench_format::{Date, Name, Timestamp, to_json};
 
 use crate::import::{ImportSource, import, path_of};
 
-/// The import's two dates, as given on the command line.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct When<'a> {
+/// The import's two dates, as the command line gives them.
+#[derive(Debug, Clone, Default)]
+pub struct When {
     /// `--imported-at` (default now).
-    pub imported_at: Option<&'a str>,
+    pub imported_at: Option<Timestamp>,
     /// `--measured-on`, where the publisher states the day.
-    pub measured_on: Option<&'a str>,
+    pub measured_on: Option<Date>,
+}
+
+/// `--imported-at`, read as the command line is parsed.
+pub fn timestamp(text: &str) -> Result<Timestamp, String> {
+    Timestamp::new(text)
+}
+
+/// `--measured-on`, read as the command line is parsed.
+pub fn date(text: &str) -> Result<Date, String> {
+    Date::new(text)
+}
+
+/// `--document`, read as the command line is parsed: a name as result
+/// files hold one, and not blank.
+pub fn document_name(text: &str) -> Result<Name, String> {
+    if text.trim().is_empty() {
+        return Err("is empty; give the document's name or URL".to_string());
+    }
+    Name::new(text)
 }
 
 /// Imports `file` into imported result files under `out`; returns their paths.
-pub fn run(file: &Path, out: &Path, when: When<'_>, document: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
-    let imported_at = match when.imported_at {
-        Some(t) => Timestamp::new(t).map_err(anyhow::Error::msg).context("--imported-at")?,
-        None => Timestamp::now(),
-    };
-    let measured_on = match when.measured_on {
-        Some(d) => {
-            let d = Date::new(d).map_err(anyhow::Error::msg).context("--measured-on")?;
-            if d.as_str() > imported_at.date() {
-                anyhow::bail!(
-                    "--measured-on: {d} is after the import's own date ({}); a report cannot be measured after it is imported",
-                    imported_at.date()
-                );
-            }
-            Some(d)
-        }
-        None => None,
-    };
-    if let Some(d) = document {
-        if d.trim().is_empty() {
-            anyhow::bail!("--document: is empty; give the document's name or URL");
-        }
-        runner_bench_format::Name::new(d).map_err(anyhow::Error::msg).context("--document")?;
+pub fn run(file: &Path, out: &Path, when: When, document: Option<&Name>) -> anyhow::Result<Vec<PathBuf>> {
+    let imported_at = when.imported_at.unwrap_or_else(Timestamp::now);
+    // The one check that needs both dates, so it cannot be made as either
+    // flag is parsed; still made before anything is read or written.
+    if let Some(d) = &when.measured_on
+        && d.as_str() > imported_at.date()
+    {
+        anyhow::bail!(
+            "--measured-on: {d} is after the import's own date ({}); a report cannot be measured after it is imported",
+            imported_at.date()
+        );
     }
+    let measured_on = when.measured_on;
     let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
     let document = document
-        .map(str::to_string)
+        .map(|d| d.as_str().to_string())
         .or_else(|| file.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| file.display().to_string());
     let src = ImportSource { document, bytes, imported_at, measured_on };
