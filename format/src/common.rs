@@ -41,9 +41,34 @@ pub enum Os {
 }
 
 impl Os {
+    /// Every OS, in the order of the schema's enum.
+    pub const ALL: [Os; 3] = [Os::Linux, Os::Macos, Os::Windows];
+
+    /// The OS's name as result files write it (`linux`, `macos`,
+    /// `windows`): the one place the names are spelled, which the derived
+    /// serde form agrees with (a test below compares them).
+    pub fn name(self) -> &'static str {
+        match self {
+            Os::Linux => "linux",
+            Os::Macos => "macos",
+            Os::Windows => "windows",
+        }
+    }
+
+    /// The OS a name (as `name` gives it) names.
+    pub fn from_name(name: &str) -> Option<Os> {
+        Os::ALL.into_iter().find(|os| os.name() == name)
+    }
+
     /// Whether the published protocol pins this OS's measuring thread.
     pub fn pins(self) -> bool {
         !matches!(self, Os::Macos)
+    }
+}
+
+impl std::fmt::Display for Os {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -136,4 +161,25 @@ pub struct Notice {
     pub stage: Name,
     /// What happened.
     pub message: Message,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Os::name` spells each OS as the derived serde form and the schema
+    /// do, and `Os::ALL` holds every OS the schema lists.
+    #[test]
+    fn an_os_name_is_its_form_in_a_result_file() {
+        for os in Os::ALL {
+            assert_eq!(serde_json::to_value(os).unwrap(), serde_json::Value::from(os.name()));
+            assert_eq!(Os::from_name(os.name()), Some(os));
+            assert_eq!(os.to_string(), os.name());
+        }
+        let schema = serde_json::to_value(schemars::schema_for!(Os)).unwrap();
+        let in_schema: Vec<&str> =
+            schema["oneOf"].as_array().unwrap().iter().map(|v| v["const"].as_str().unwrap()).collect();
+        assert_eq!(in_schema, Os::ALL.map(Os::name));
+        assert_eq!(Os::from_name("ubuntu"), None);
+    }
 }

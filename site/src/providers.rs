@@ -25,6 +25,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use runner_bench_format::{Date, Os, Slug};
 use serde::{Deserialize, Serialize};
 
 /// The folder below the content folder that holds the provider files.
@@ -50,54 +51,83 @@ pub struct ProviderError {
     pub reason: String,
 }
 
-/// One provider file.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+/// One provider file, read and checked: the slugs, architectures, OS
+/// names and dates are the format crate's types, so a file passes only
+/// with what a result file could also hold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderFile {
     /// The provider's name for people, e.g. `Ubicloud`.
     pub name: String,
     /// The provider's web site, `https://…`.
-    #[serde(default)]
     pub site: Option<String>,
     /// Runner label → what the provider states about it.
-    #[serde(default)]
-    pub runners: BTreeMap<String, RunnerSpec>,
+    pub runners: BTreeMap<Slug, RunnerSpec>,
 }
 
 /// What a provider states about one runner label.
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct RunnerSpec {
     /// Virtual CPUs.
-    #[serde(default)]
     pub vcpu: Option<u32>,
     /// Memory, GiB.
-    #[serde(default)]
     pub memory_gib: Option<f64>,
     /// Disk, GB (decimal, as providers state it).
-    #[serde(default)]
     pub disk_gb: Option<u32>,
     /// Architecture, as result files name it: `x64`, `arm64`, …
-    #[serde(default)]
-    pub arch: Option<String>,
-    /// `linux`, `macos` or `windows`, as result files name it.
-    #[serde(default)]
-    pub os: Option<String>,
+    pub arch: Option<Slug>,
+    /// The OS, as result files name it.
+    pub os: Option<Os>,
     /// The price per minute, with its source.
-    #[serde(default)]
     pub price: Option<Price>,
 }
 
 /// A price per minute, where it was read and when.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Price {
     /// US dollars per minute of the runner.
     pub usd_per_minute: f64,
     /// The page the price was read from, `https://…`.
     pub source: String,
-    /// The day it was read there, `YYYY-MM-DD`.
-    pub read_on: String,
+    /// The day it was read there.
+    pub read_on: Date,
+}
+
+// The file as TOML gives it, before the checks: text where the checked
+// file has a type, so that every field's problem is reported at once, not
+// only the first that serde meets.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileText {
+    name: String,
+    #[serde(default)]
+    site: Option<String>,
+    #[serde(default)]
+    runners: BTreeMap<String, RunnerText>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunnerText {
+    #[serde(default)]
+    vcpu: Option<u32>,
+    #[serde(default)]
+    memory_gib: Option<f64>,
+    #[serde(default)]
+    disk_gb: Option<u32>,
+    #[serde(default)]
+    arch: Option<String>,
+    #[serde(default)]
+    os: Option<String>,
+    #[serde(default)]
+    price: Option<PriceText>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceText {
+    usd_per_minute: f64,
+    source: String,
+    read_on: String,
 }
 
 /// The files that passed every rule, by provider id, and the problems of
@@ -148,15 +178,11 @@ fn error(file: &str, field: impl Into<String>, reason: impl Into<String>) -> Pro
 /// Parses and checks one file; `stem` is its name without `.toml`, the
 /// provider id of the result files it describes.
 pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<ProviderError>> {
-    if !is_slug(stem) {
-        return Err(vec![error(
-            file,
-            "$",
-            "the file name must be a provider id (lowercase letters, digits and -) followed by .toml",
-        )]);
+    if let Err(why) = Slug::new(stem) {
+        return Err(vec![error(file, "$", format!("the file name must be a provider id followed by .toml: {why}"))]);
     }
     let de = toml::de::Deserializer::parse(text).map_err(|e| vec![toml_error(file, text, &e)])?;
-    let p: ProviderFile = serde_path_to_error::deserialize(de).map_err(|e| {
+    let raw: FileText = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "$".to_string() } else { path };
         vec![error(file, field, runner_bench_format::plain_words(e.into_inner().message()))]
@@ -165,22 +191,28 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
     let mut bad = |field: String, reason: String| errors.push(error(file, field, reason));
     // The rules of a name in a result file (no control, hidden or
     // reordering character), at most 100 characters.
-    match runner_bench_format::Text::<100>::new(p.name.clone()) {
-        _ if p.name.trim().is_empty() => bad("name".into(), "must be 1 to 100 characters of text; it is empty".into()),
+    match runner_bench_format::Text::<100>::new(raw.name.clone()) {
+        _ if raw.name.trim().is_empty() => {
+            bad("name".into(), "must be 1 to 100 characters of text; it is empty".into())
+        }
         Err(why) => bad("name".into(), format!("must be 1 to 100 characters of text: {why}")),
         Ok(_) => {}
     }
-    if let Some(site) = &p.site
+    if let Some(site) = &raw.site
         && !is_https(site)
     {
         bad("site".into(), format!("must be an https:// address, found \"{}\"", crate::escape::text(site)));
     }
-    for (label, r) in &p.runners {
+    let mut runners = BTreeMap::new();
+    for (label, r) in raw.runners {
         let at = |f: &str| format!("runners.{label}.{f}");
-        if !is_slug(label) {
-            bad(format!("runners.{label}"), "a runner label is lowercase letters, digits and -".into());
-            continue;
-        }
+        let slug = match Slug::new(label.as_str()) {
+            Ok(slug) => slug,
+            Err(why) => {
+                bad(format!("runners.{label}"), format!("a runner label as result files write one: {why}"));
+                continue;
+            }
+        };
         if r.vcpu == Some(0) {
             bad(at("vcpu"), "must be at least 1".into());
         }
@@ -192,17 +224,17 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
         if r.disk_gb == Some(0) {
             bad(at("disk_gb"), "must be at least 1".into());
         }
-        if let Some(a) = &r.arch
-            && !is_slug(a)
-        {
-            bad(at("arch"), "must be an architecture as result files name it, e.g. x64 or arm64".into());
-        }
-        if let Some(os) = &r.os
-            && !["linux", "macos", "windows"].contains(&os.as_str())
-        {
-            bad(at("os"), format!("must be linux, macos or windows, found \"{}\"", crate::escape::text(os)));
-        }
-        if let Some(price) = &r.price {
+        let arch = r.arch.map(|a| {
+            Slug::new(a).map_err(|why| {
+                bad(at("arch"), format!("must be an architecture as result files name it, e.g. x64 or arm64: {why}"))
+            })
+        });
+        let os = r.os.map(|os| {
+            Os::from_name(&os).ok_or_else(|| {
+                bad(at("os"), format!("must be {}, found \"{}\"", os_names(), crate::escape::text(&os)));
+            })
+        });
+        let price = r.price.map(|price| {
             if !(price.usd_per_minute.is_finite() && price.usd_per_minute > 0.0) {
                 bad(at("price.usd_per_minute"), "must be a number of US dollars above 0".into());
             }
@@ -215,20 +247,28 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
                     ),
                 );
             }
-            if read_on(price).is_none() {
-                bad(
-                    at("price.read_on"),
-                    format!("must be a date like 2026-11-20, found \"{}\"", crate::escape::text(&price.read_on)),
-                );
-            }
-        }
+            let read_on = Date::new(price.read_on).map_err(|why| bad(at("price.read_on"), why));
+            read_on.map(|read_on| Price { usd_per_minute: price.usd_per_minute, source: price.source, read_on })
+        });
+        // Each `Err` above has been reported; a file with any is refused
+        // below, so what it would have held does not matter.
+        let (Ok(arch), Ok(os), Ok(price)) = (arch.transpose(), os.transpose(), price.transpose()) else {
+            continue;
+        };
+        let spec = RunnerSpec { vcpu: r.vcpu, memory_gib: r.memory_gib, disk_gb: r.disk_gb, arch, os, price };
+        runners.insert(slug, spec);
     }
-    if errors.is_empty() { Ok(p) } else { Err(errors) }
+    if errors.is_empty() { Ok(ProviderFile { name: raw.name, site: raw.site, runners }) } else { Err(errors) }
 }
 
-/// The day a price was read, where `read_on` is a `YYYY-MM-DD` date.
-fn read_on(price: &Price) -> Option<jiff::civil::Date> {
-    (price.read_on.len() == 10).then(|| jiff::civil::Date::strptime("%Y-%m-%d", &price.read_on).ok()).flatten()
+/// `linux, macos or windows`: every OS name a result file may give.
+fn os_names() -> String {
+    let names = Os::ALL.map(Os::name);
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// A TOML syntax error at its line: `line 3: invalid string`.
@@ -238,10 +278,6 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ProviderError {
         None => "$".to_string(),
     };
     error(file, field, e.message())
-}
-
-fn is_slug(s: &str) -> bool {
-    !s.is_empty() && s.len() <= 100 && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 fn is_https(s: &str) -> bool {
@@ -273,7 +309,7 @@ impl Providers {
                 continue;
             };
             for label in p.runners.keys() {
-                if !known.contains(label) {
+                if !known.iter().any(|k| k == label.as_str()) {
                     out.push(error(
                         &file,
                         format!("runners.{label}"),
@@ -332,9 +368,7 @@ impl MachineView {
         let price = s.price.as_ref();
         // Whole days from the start of the day it was read (UTC).
         let price_stale = price
-            .filter(|p| read_on(p).is_some())
-            .and_then(|p| format!("{}T00:00:00Z", p.read_on).parse::<jiff::Timestamp>().ok())
-            .is_some_and(|read| (now.as_second() - read.as_second()).div_euclid(86_400) > PRICE_STALE_DAYS);
+            .is_some_and(|p| (now.as_second() - p.read_on.instant().as_second()).div_euclid(86_400) > PRICE_STALE_DAYS);
         let size = if s.vcpu.is_none() && s.memory_gib.is_none() && s.disk_gb.is_none() {
             none()
         } else {
@@ -352,12 +386,12 @@ impl MachineView {
             vcpu: s.vcpu.map_or_else(none, |v| v.to_string()),
             memory: s.memory_gib.map_or_else(none, |m| format!("{} GiB", trim_number(m))),
             disk: s.disk_gb.map_or_else(none, |d| format!("{d} GB")),
-            arch: s.arch.clone().unwrap_or_else(none),
-            os: s.os.clone().unwrap_or_else(none),
+            arch: s.arch.as_ref().map_or_else(none, Slug::to_string),
+            os: s.os.map_or_else(none, |os| os.name().to_string()),
             price: price.map_or_else(none, |p| format!("${}/min", trim_number(p.usd_per_minute))),
             usd_per_minute: price.map(|p| p.usd_per_minute),
             price_source: price.map(|p| p.source.clone()),
-            price_read_on: price.map(|p| p.read_on.clone()),
+            price_read_on: price.map(|p| p.read_on.to_string()),
             price_stale,
         }
     }
@@ -435,7 +469,11 @@ mod tests {
     #[test]
     fn a_price_read_more_than_180_days_before_the_build_is_stale() {
         let price = |read_on: &str| RunnerSpec {
-            price: Some(Price { usd_per_minute: 0.01, source: "https://x.example".into(), read_on: read_on.into() }),
+            price: Some(Price {
+                usd_per_minute: 0.01,
+                source: "https://x.example".into(),
+                read_on: Date::new(read_on).unwrap(),
+            }),
             ..RunnerSpec::default()
         };
         // 2026-06-04 is 180 days before 2026-12-01, 2026-06-03 is 181.
@@ -485,31 +523,67 @@ mod tests {
                 "content/providers/example.toml: runners.example-linux-x64.memory_gib: must be a number of GiB above 0",
                 "content/providers/example.toml: runners.example-linux-x64.disk_gb: must be at least 1",
                 "content/providers/example.toml: runners.example-linux-x64.arch: must be an architecture as result \
-                 files name it, e.g. x64 or arm64",
+                 files name it, e.g. x64 or arm64: \"X64\" is not a slug (1 to 64 lowercase letters, digits and \
+                 single dashes, starting and ending with a letter or digit)",
                 "content/providers/example.toml: runners.example-linux-x64.os: must be linux, macos or windows, \
                  found \"ubuntu\"",
                 "content/providers/example.toml: runners.example-linux-x64.price.usd_per_minute: must be a number of \
                  US dollars above 0",
                 "content/providers/example.toml: runners.example-linux-x64.price.source: must be the https:// \
                  address of the price, found \"x\"",
-                "content/providers/example.toml: runners.example-linux-x64.price.read_on: must be a date like \
-                 2026-11-20, found \"1 Nov 2026\"",
+                "content/providers/example.toml: runners.example-linux-x64.price.read_on: \"1 Nov 2026\" is not a \
+                 date in the form YYYY-MM-DD (like 2026-11-29)",
             ]
         );
         assert_eq!(
             errors("name = \"X\"\n[runners.Bad_Label]\n"),
-            ["content/providers/example.toml: runners.Bad_Label: a runner label is lowercase letters, digits and -"]
+            ["content/providers/example.toml: runners.Bad_Label: a runner label as result files write one: \
+              \"Bad_Label\" is not a slug (1 to 64 lowercase letters, digits and single dashes, starting and \
+              ending with a letter or digit)"]
         );
         assert_eq!(
             parse("content/providers/Bad.toml", "Bad", FULL).unwrap_err()[0].to_string(),
-            "content/providers/Bad.toml: $: the file name must be a provider id (lowercase letters, digits and -) \
-             followed by .toml"
+            "content/providers/Bad.toml: $: the file name must be a provider id followed by .toml: \"Bad\" is not a \
+             slug (1 to 64 lowercase letters, digits and single dashes, starting and ending with a letter or digit)"
         );
         // A control character in a name is refused, and echoed escaped.
         assert_eq!(
             errors("name = \"X\"\nsite = \"https://x\\u001b[31m\"\n"),
             ["content/providers/example.toml: site: must be an https:// address, found \"https://x\\u{1b}[31m\""]
         );
+    }
+
+    /// A label, architecture or date passes only where a result file could
+    /// hold it: a label no result can have would describe no runner.
+    #[test]
+    fn slugs_and_dates_follow_the_rules_of_a_result_file() {
+        let long = "a".repeat(65);
+        assert_eq!(
+            errors(&format!(
+                "name = \"X\"\n[runners.a--b]\n[runners.{long}]\n[runners.ok]\narch = \"x--64\"\n\
+                 price = {{ usd_per_minute = 1, source = \"https://x\", read_on = \"2026-02-30\" }}\n"
+            )),
+            [
+                "content/providers/example.toml: runners.a--b: a runner label as result files write one: \"a--b\" \
+                 is not a slug (1 to 64 lowercase letters, digits and single dashes, starting and ending with a \
+                 letter or digit)"
+                    .to_string(),
+                format!(
+                    "content/providers/example.toml: runners.{long}: a runner label as result files write one: \
+                     \"{long}\" is not a slug (1 to 64 lowercase letters, digits and single dashes, starting and \
+                     ending with a letter or digit)"
+                ),
+                "content/providers/example.toml: runners.ok.arch: must be an architecture as result files name it, \
+                 e.g. x64 or arm64: \"x--64\" is not a slug (1 to 64 lowercase letters, digits and single dashes, \
+                 starting and ending with a letter or digit)"
+                    .to_string(),
+                "content/providers/example.toml: runners.ok.price.read_on: \"2026-02-30\" is in the form \
+                 YYYY-MM-DD but names no real day"
+                    .to_string(),
+            ]
+        );
+        let p = parse("x.toml", "example", "name = \"X\"\n[runners.ok]\nos = \"macos\"\n").unwrap();
+        assert_eq!(p.runners["ok"].os, Some(Os::Macos));
     }
 
     #[test]

@@ -234,9 +234,7 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         };
         differs("GitHub Actions run (provenance.github.run_id)", &run(&out), &run(&part))?;
         let (mine, theirs) = (&out.machine, &part.machine);
-        // As the file spells it.
-        let os = |m: &runner_bench_format::measured::Machine| format!("{:?}", m.os).to_lowercase();
-        differs("machine.os", &os(mine), &os(theirs))?;
+        differs("machine.os", mine.os.name(), theirs.os.name())?;
         differs("machine.arch", mine.arch.as_str(), theirs.arch.as_str())?;
         differs("machine.logical_cpus", &mine.logical_cpus.to_string(), &theirs.logical_cpus.to_string())?;
         restores_elsewhere(&name, &part)?;

@@ -45,6 +45,14 @@ fn check_slug(s: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A slug looks up a map keyed by slugs as its text does (its order and
+/// hash are the text's).
+impl std::borrow::Borrow<str> for Slug {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for Slug {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

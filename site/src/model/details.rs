@@ -7,7 +7,6 @@
 //! report published, and the rest reads `not published`.
 
 use runner_bench_format::AnyResult;
-use runner_bench_format::common::Os;
 use runner_bench_format::imported::ImportedResult;
 use runner_bench_format::measured::{
     CacheStage, CoreMarkImplementation, CpuStage, DiskStage, InternetStage, JobOutcome, MeasuredResult, Status,
@@ -75,11 +74,7 @@ pub fn of(result: &AnyResult) -> Details {
 
 fn measured(m: &MeasuredResult) -> Details {
     let mc = &m.machine;
-    let os = match mc.os {
-        Os::Linux => "linux",
-        Os::Macos => "macos",
-        Os::Windows => "windows",
-    };
+    let os = mc.os.name();
     let coremark = &m.build.coremark;
     let revision: String = m.collector.revision.as_str().chars().take(12).collect();
     let p = &m.parameters;

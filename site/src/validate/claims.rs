@@ -37,14 +37,6 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
     affinity(c, file, m);
 }
 
-fn os_name(os: Os) -> &'static str {
-    match os {
-        Os::Linux => "linux",
-        Os::Macos => "macos",
-        Os::Windows => "windows",
-    }
-}
-
 fn machine(c: &mut Collector, file: &str, m: &MeasuredResult) {
     if m.machine.logical_cpus == 0 {
         c.push(file, "$.machine.logical_cpus", "0 logical CPUs; the machine that ran the collector has at least one");
@@ -59,7 +51,7 @@ fn machine(c: &mut Collector, file: &str, m: &MeasuredResult) {
             format!(
                 "0 bytes of memory on {}; the collector reads the machine's memory on Linux and Windows, and a \
                  machine has some",
-                os_name(m.machine.os)
+                m.machine.os.name()
             ),
         );
     }
@@ -152,7 +144,7 @@ fn affinity(c: &mut Collector, file: &str, m: &MeasuredResult) {
                 format!("{path}.affinity.group"),
                 format!(
                     "processor group {group} on {}; only Windows has processor groups, elsewhere it is 0",
-                    os_name(os)
+                    os.name()
                 ),
             );
         }
@@ -170,7 +162,7 @@ fn affinity(c: &mut Collector, file: &str, m: &MeasuredResult) {
                     format!(
                         "an ok CoreMark sample on {} ran unpinned; the collector pins it to one CPU on Linux and \
                          Windows",
-                        os_name(os)
+                        os.name()
                     ),
                 );
             }
