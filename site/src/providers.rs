@@ -99,26 +99,19 @@ pub struct Price {
 #[serde(deny_unknown_fields)]
 struct FileText {
     name: String,
-    #[serde(default)]
     site: Option<String>,
     #[serde(default)]
     runners: BTreeMap<String, RunnerText>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
 struct RunnerText {
-    #[serde(default)]
     vcpu: Option<u32>,
-    #[serde(default)]
     memory_gib: Option<f64>,
-    #[serde(default)]
     disk_gb: Option<u32>,
-    #[serde(default)]
     arch: Option<String>,
-    #[serde(default)]
     os: Option<String>,
-    #[serde(default)]
     price: Option<PriceText>,
 }
 
@@ -264,11 +257,8 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
 /// `linux, macos or windows`: every OS name a result file may give.
 fn os_names() -> String {
     let names = Os::ALL.map(Os::name);
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-        None => String::new(),
-    }
+    let (last, rest) = names.split_last().expect("Os::ALL is not empty");
+    format!("{} or {last}", rest.join(", "))
 }
 
 /// A TOML syntax error at its line: `line 3: invalid string`.
@@ -468,13 +458,12 @@ mod tests {
 
     #[test]
     fn a_price_read_more_than_180_days_before_the_build_is_stale() {
-        let price = |read_on: &str| RunnerSpec {
-            price: Some(Price {
-                usd_per_minute: 0.01,
-                source: "https://x.example".into(),
-                read_on: Date::new(read_on).unwrap(),
-            }),
-            ..RunnerSpec::default()
+        let price = |day: &str| {
+            let read_on = Date::new(day).unwrap();
+            RunnerSpec {
+                price: Some(Price { usd_per_minute: 0.01, source: "https://x.example".into(), read_on }),
+                ..Default::default()
+            }
         };
         // 2026-06-04 is 180 days before 2026-12-01, 2026-06-03 is 181.
         assert!(!MachineView::new(Some(&price("2026-06-04")), now()).price_stale);
