@@ -3,9 +3,9 @@
 //! The runner puts ACTIONS_ID_TOKEN_REQUEST_URL and
 //! ACTIONS_ID_TOKEN_REQUEST_TOKEN into every step of a job that holds
 //! `id-token: write` (actions/runner), `run:` steps included, and a token
-//! minted there names benchmark.yml as its workflow, as the `attest` job's
-//! does. So only `attest`, which checks out nothing and runs no script of
-//! the caller's choosing, may hold it; every other job runs code from the
+//! minted there names benchmark.yml as its workflow, as the `sign` job's
+//! does. So only `sign`, which checks out nothing and runs no script of the
+//! caller's choosing, may hold it; every other job runs code from the
 //! inputs' repository and ref (docs/running.md, "What an attestation
 //! proves").
 
@@ -49,47 +49,108 @@ fn grants(wf: &Value, scope: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn only_the_attest_job_may_request_an_oidc_token() {
+fn only_the_sign_job_may_request_an_oidc_token() {
     let wf = workflow("benchmark.yml");
-    // The workflow grants nothing; each job what it names.
+    // The workflow grants nothing; each job what it names (`grants` fails
+    // on a job that names nothing, where the caller's grant would apply).
     assert_eq!(wf.get("permissions").and_then(Value::as_mapping).map(|m| m.len()), Some(0));
     let signing: Vec<String> =
         grants(&wf, "id-token").into_iter().filter(|(_, g)| g == "write").map(|(id, _)| id).collect();
-    assert_eq!(signing, ["attest"], "jobs that may request an OIDC token");
+    assert_eq!(signing, ["sign"], "jobs that may request an OIDC token");
     // Storing attestations goes with it.
     let storing: Vec<String> =
         grants(&wf, "attestations").into_iter().filter(|(_, g)| g == "write").map(|(id, _)| id).collect();
-    assert_eq!(storing, ["attest"]);
+    assert_eq!(storing, ["sign"]);
+    // Exactly what it needs, and nothing that writes the repository.
+    let granted: Vec<(String, String)> = wf["jobs"]["sign"]["permissions"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.as_str().unwrap().to_string(), v.as_str().unwrap().to_string()))
+        .collect();
+    let want = [("id-token", "write"), ("attestations", "write"), ("contents", "read"), ("actions", "read")];
+    assert_eq!(granted, want.map(|(k, v)| (k.to_string(), v.to_string())));
 }
 
 #[test]
-fn the_attest_job_runs_no_checked_out_code() {
+fn the_sign_job_runs_no_checked_out_code_and_no_collector_its_caller_chooses() {
     let wf = workflow("benchmark.yml");
-    let attest = &wf["jobs"]["attest"];
+    let sign = &wf["jobs"]["sign"];
     // No job container or services whose image the inputs could choose, on
     // a GitHub-hosted runner (the certificate's runner environment says so).
-    assert!(attest.get("container").is_none() && attest.get("services").is_none());
-    assert_eq!(attest["runs-on"].as_str(), Some("ubuntu-24.04"));
-    let steps = attest["steps"].as_sequence().unwrap();
+    assert!(sign.get("container").is_none() && sign.get("services").is_none());
+    assert_eq!(sign["runs-on"].as_str(), Some("ubuntu-24.04"));
+    let steps = sign["steps"].as_sequence().unwrap();
     for s in steps {
         if let Some(uses) = s.get("uses").and_then(Value::as_str) {
             let action = uses.split('@').next().unwrap();
             assert!(
-                ["actions/download-artifact", "actions/attest-build-provenance", "actions/attest"].contains(&action),
-                "attest uses {uses}"
+                ["actions/download-artifact", "actions/upload-artifact", "actions/attest-build-provenance"]
+                    .contains(&action),
+                "sign uses {uses}"
             );
         }
         if let Some(run) = s.get("run").and_then(Value::as_str) {
-            // Inline code of the signed workflow only: no script of the
-            // checkout (there is none) and no expression in the code.
-            assert!(!run.contains("runner-bench/") && !run.contains("${{"), "attest runs {run}");
+            // Inline code of the signed workflow only: nothing checked out
+            // (there is no checkout), no script file run, no expression in
+            // the code.
+            assert!(!run.contains("runner-bench/") && !run.contains("${{"), "sign runs {run}");
+            for line in run.lines().map(str::trim_start) {
+                let runs_file = ["bash ", "sh ", "source ", ". ", "python3 ./", "node "].iter().any(|p| line.starts_with(p));
+                assert!(!runs_file, "sign runs a file: {line}");
+            }
+        }
+        // The inputs reach it only as the text of a notice.
+        for (k, v) in s.get("env").and_then(Value::as_mapping).into_iter().flatten() {
+            let v = v.as_str().unwrap_or("");
+            if v.contains("inputs.") {
+                assert!(["SOURCE", "REPOSITORY", "REF"].contains(&k.as_str().unwrap()), "sign's env {k:?}: {v}");
+            }
         }
     }
-    // It signs the digest assemble computed, not whatever file it finds.
-    let sign =
+    // The collector it runs is the one it downloaded and checked, of the
+    // version the workflow pins: no input chooses it.
+    let assemble = steps.iter().find(|s| s["name"].as_str() == Some("Assemble the result")).unwrap();
+    assert_eq!(assemble["env"]["COLLECTOR"].as_str(), Some("${{ steps.collector.outputs.path }}"));
+    let download = steps.iter().find(|s| s["id"].as_str() == Some("collector")).unwrap();
+    let script = download["run"].as_str().unwrap();
+    assert!(script.contains("version=$RUNNER_BENCH_COLLECTOR_VERSION"), "{script}");
+    assert!(script.contains("$GITHUB_SERVER_URL/$RUNNER_BENCH_UPSTREAM/releases/download/v$version/$file"), "{script}");
+    assert_eq!(wf["env"]["RUNNER_BENCH_UPSTREAM"].as_str(), Some("runner-bench/runner-bench"));
+    // A release's tag pins its own binaries: the workflow's version is the
+    // workspace's.
+    assert_eq!(wf["env"]["RUNNER_BENCH_COLLECTOR_VERSION"].as_str(), Some(env!("CARGO_PKG_VERSION")));
+    for trigger in ["workflow_call", "workflow_dispatch"] {
+        assert!(wf["on"][trigger]["inputs"].get("collector-version").is_none(), "{trigger}");
+    }
+    // It signs the digest of the file it wrote.
+    let attest =
         steps.iter().find(|s| s.get("uses").and_then(Value::as_str).is_some_and(|u| u.contains("attest"))).unwrap();
-    assert!(sign["with"].get("subject-path").is_none());
-    assert!(sign["with"]["subject-digest"].as_str().unwrap().contains("needs.assemble.outputs.sha256"));
+    assert_eq!(attest["with"]["subject-digest"].as_str(), Some("sha256:${{ steps.digest.outputs.sha256 }}"));
+    assert_eq!(attest["with"]["subject-name"].as_str(), Some("${{ steps.assemble.outputs.path }}"));
+    assert!(attest.get("continue-on-error").is_none());
+}
+
+#[test]
+fn every_job_on_a_github_label_is_rechecked_by_the_sign_job() {
+    // The jobs on GitHub's label besides `sign`: `preflight` (a check that
+    // only stops a run), the `gap-N` waits (the sign job re-checks each gap
+    // from GitHub's record) and `submit` (the pull request's check verifies
+    // what it submits). No other job may run there.
+    let wf = workflow("benchmark.yml");
+    let jobs = wf["jobs"].as_mapping().unwrap();
+    let hosted: Vec<&str> = jobs
+        .iter()
+        .filter(|(_, j)| j["runs-on"].as_str() == Some("ubuntu-24.04"))
+        .map(|(id, _)| id.as_str().unwrap())
+        .collect();
+    assert_eq!(hosted, ["preflight", "gap-1", "gap-2", "gap-3", "sign", "submit"]);
+    // Every job is named `<id>: …`, the form `collector assemble` reads
+    // GitHub's job list by.
+    for (id, job) in jobs {
+        let (id, name) = (id.as_str().unwrap(), job["name"].as_str().unwrap());
+        assert!(name.starts_with(&format!("{id}: ")), "job {id} is named {name:?}");
+    }
 }
 
 #[test]

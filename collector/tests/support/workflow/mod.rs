@@ -39,6 +39,7 @@ mod actions;
 mod azure;
 mod expr;
 mod files;
+mod github;
 mod glob;
 mod http;
 mod instance;
