@@ -143,7 +143,7 @@ impl Problems {
                         self.push(
                             format!("$.provenance.github.{name}"),
                             format!(
-                                "is {got} but run_record.{name} is {want}; the file names the run GitHub's record                                  is of"
+                                "is {got} but run_record.{name} is {want}; the file names the run GitHub's record is of"
                             ),
                         );
                     }
@@ -158,7 +158,7 @@ impl Problems {
                 self.push(
                     format!("{at}.attempt"),
                     format!(
-                        "attempt {} is after the run's attempt {} (run_record.run_attempt); the record is read in                          the run's latest attempt",
+                        "attempt {} is after the run's attempt {} (run_record.run_attempt); the record is read in the run's latest attempt",
                         job.attempt, record.run_attempt
                     ),
                 );
@@ -175,7 +175,7 @@ impl Problems {
                     self.push(
                         format!("{at}.name"),
                         format!(
-                            "{name:?} is not the name of job {id}; GitHub names it \"{id}: <description>\", after                              the calling job's name and \" / \" in a called workflow"
+                            "{name:?} is not the name of job {id}; GitHub names it \"{id}: <description>\", after the calling job's name and \" / \" in a called workflow"
                         ),
                     );
                 }

@@ -116,7 +116,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
                 }
                 if r.provenance.run_record.is_some() {
                     bail!(
-                        "{}: it carries provenance.run_record; a part is one job's file, and only assembly writes                          GitHub's record of the run",
+                        "{}: it carries provenance.run_record; a part is one job's file, and only assembly writes GitHub's record of the run",
                         path.display()
                     );
                 }
