@@ -61,18 +61,28 @@ pub struct AssembleArgs {
     /// A response page of GitHub's `GET
     /// /repos/{owner}/{repo}/actions/runs/{run_id}/jobs?filter=all`, as the
     /// API returns it (`{"total_count": N, "jobs": [...]}`); repeat for
-    /// every page. The signing job finds itself among the jobs (attempt
-    /// --run-attempt, runner --signing-runner, in progress, named `[<calling
-    /// job's name> / ]sign: assemble and attest the result`), and its
-    /// benchmark call's `measure`, `save-N`, `gap-N` and `restore-N` jobs of
-    /// every attempt become `provenance.run_record`. Each part must then be
-    /// a job of that record (its `provenance.github` repository, run id,
-    /// job, attempt and runner name); a trial's saves must have finished
-    /// within a save job's `started_at` to `completed_at`, and its restore
-    /// job must have started the profile's publication gap after the last
-    /// of them (with 2 s of slack for whole-second timestamps).
-    /// `provenance.github` takes the run's repository, id and attempt from
-    /// these flags.
+    /// every page: together they must hold as many jobs as the pages'
+    /// `total_count` (the smallest, where pages differ). Needs
+    /// --run-repository, --run-id, --run-attempt and --signing-runner.
+    ///
+    /// The signing job is the one of attempt --run-attempt on runner
+    /// --signing-runner, in progress, named `[<calling job's name> / ]sign:
+    /// assemble and attest the result`; the jobs named with the same prefix
+    /// `measure: …`, `save-N: …`, `gap-N: …` and `restore-N: …`, of every
+    /// attempt, become `provenance.run_record`, and `provenance.github`
+    /// takes its repository, run id and attempt from these flags.
+    ///
+    /// Each part must be a job of that record: its `provenance.github`
+    /// repository and run id are the run's, and its job id, attempt and
+    /// runner name are one listed job's (a part of an earlier attempt
+    /// matches that attempt's job). A part's cache pairs must be of the
+    /// trial of its `save-N` or `restore-N` job. Every save of trial N
+    /// must have finished (its start plus its seconds) between the
+    /// `started_at` and `completed_at` of the save-N job a part came from
+    /// (of any save-N job of the record where no save part is given), and
+    /// a restore part's job must have started at least the profile's
+    /// publication gap after the last of those saves; each comparison
+    /// allows 2 s for timestamps in whole seconds.
     #[arg(long = "run-jobs", value_name = "FILE", requires_all = ["run_repository", "run_id", "run_attempt", "signing_runner"])]
     pub run_jobs: Vec<PathBuf>,
 
@@ -89,8 +99,8 @@ pub struct AssembleArgs {
     #[arg(long, requires = "run_jobs")]
     pub run_attempt: Option<u32>,
 
-    /// The signing job's runner (RUNNER_NAME), by which it finds itself in
-    /// the pages; with --run-jobs.
+    /// The signing job's runner (RUNNER_NAME), by which assembly finds the
+    /// signing job in the pages; with --run-jobs.
     #[arg(long, requires = "run_jobs")]
     pub signing_runner: Option<String>,
 
