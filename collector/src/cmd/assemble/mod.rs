@@ -11,6 +11,11 @@
 //! notice: a failed, cancelled or skipped job leaves its part missing or
 //! partial, and the published result must show the run as incomplete rather
 //! than lose it.
+//!
+//! With `--run-jobs` and the other `--run-*` flags (the signing job of
+//! benchmark.yml), GitHub's record of the run's jobs becomes
+//! `provenance.run_record`, and every part is held to it (`record`).
+//! Without them, assembly works as before, for self-built and local runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,6 +27,10 @@ use runner_bench_format::{AnyResult, MeasuredResult, Message, Name, Notice, Slug
 use serde::Deserialize;
 
 use crate::result::output::ResultWriter;
+
+mod record;
+
+use record::RunSource;
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("dest").required(true).args(["out", "results_dir"]))]
@@ -49,8 +58,55 @@ pub struct AssembleArgs {
     #[arg(long = "notice")]
     pub notices: Vec<String>,
 
+    /// A response page of GitHub's `GET
+    /// /repos/{owner}/{repo}/actions/runs/{run_id}/jobs?filter=all`, as the
+    /// API returns it (`{"total_count": N, "jobs": [...]}`); repeat for
+    /// every page: together they must hold as many jobs as the pages'
+    /// `total_count` (the smallest, where pages differ). Needs
+    /// --run-repository, --run-id, --run-attempt and --signing-runner.
+    ///
+    /// The signing job is the one of attempt --run-attempt on runner
+    /// --signing-runner, in progress, named `[<calling job's name> / ]sign:
+    /// assemble and attest the result`; the jobs named with the same prefix
+    /// `measure: …`, `save-N: …`, `gap-N: …` and `restore-N: …`, of every
+    /// attempt, become `provenance.run_record`, and `provenance.github`
+    /// takes its repository, run id and attempt from these flags.
+    ///
+    /// Each part must be a job of that record: its `provenance.github`
+    /// repository and run id are the run's, and its job id, attempt and
+    /// runner name are one listed job's (a part of an earlier attempt
+    /// matches that attempt's job). A part's cache pairs must be of the
+    /// trial of its `save-N` or `restore-N` job. Every save of trial N
+    /// must have finished (its start plus its seconds) between the
+    /// `started_at` and `completed_at` of the save-N job a part came from
+    /// (of any save-N job of the record where no save part is given), and
+    /// a restore part's job must have started at least the profile's
+    /// publication gap after the last of those saves; each comparison
+    /// allows 2 s for timestamps in whole seconds.
+    #[arg(long = "run-jobs", value_name = "FILE", requires_all = ["run_repository", "run_id", "run_attempt", "signing_runner"])]
+    pub run_jobs: Vec<PathBuf>,
+
+    /// The repository of the run, `owner/name` (the signing job's
+    /// GITHUB_REPOSITORY); with --run-jobs.
+    #[arg(long, requires = "run_jobs")]
+    pub run_repository: Option<String>,
+
+    /// The run's id (the signing job's GITHUB_RUN_ID); with --run-jobs.
+    #[arg(long, requires = "run_jobs")]
+    pub run_id: Option<u64>,
+
+    /// The signing job's attempt (GITHUB_RUN_ATTEMPT); with --run-jobs.
+    #[arg(long, requires = "run_jobs")]
+    pub run_attempt: Option<u32>,
+
+    /// The signing job's runner (RUNNER_NAME), by which assembly finds the
+    /// signing job in the pages; with --run-jobs.
+    #[arg(long, requires = "run_jobs")]
+    pub signing_runner: Option<String>,
+
     /// Partial result files of one run, e.g. the save job's and the restore
-    /// job's. They must share fingerprint, provider and runner.
+    /// job's. They must share fingerprint, provider and runner, and carry no
+    /// `provenance.run_record` (only assembly writes one).
     #[arg(required = true, num_args = 1..)]
     pub parts: Vec<PathBuf>,
 }
@@ -60,6 +116,7 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
         Some(text) if !text.is_empty() => parse_jobs(text)?,
         _ => Vec::new(),
     };
+    let source = run_source(&args);
     let mut parts = Vec::new();
     for path in &args.parts {
         match read_file(path)? {
@@ -67,12 +124,38 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
                 if let Some(p) = r.problems().first() {
                     bail!("{}: {}: {}", path.display(), p.field, p.reason);
                 }
+                if r.provenance.run_record.is_some() {
+                    bail!(
+                        "{}: it carries provenance.run_record; a part is one job's file, and only assembly writes GitHub's record of the run",
+                        path.display()
+                    );
+                }
                 parts.push((path.display().to_string(), *r))
             }
             AnyResult::Imported(_) => bail!("{}: an imported result cannot be part of a run", path.display()),
         }
     }
+    // Read and checked before the merge, so that a part the record refuses
+    // is named for that, not for how it differs from the other parts.
+    let run_record = match &source {
+        Some(src) => {
+            let r = record::read_record(src)?;
+            record::check_parts(&parts, &r)?;
+            Some(r)
+        }
+        None => None,
+    };
     let mut merged = merge(parts)?;
+    if let Some(r) = run_record {
+        // The signing job's run names the result; the parts were checked
+        // to be of that run, so only the attempt can move.
+        if let Some(gh) = merged.provenance.github.as_mut() {
+            gh.repository = r.repository.clone();
+            gh.run_id = r.run_id;
+            gh.run_attempt = r.run_attempt;
+        }
+        merged.provenance.run_record = Some(r);
+    }
     // Each part passed its checks; the merge must too (a backend or a pair
     // two parts give differently).
     if let Some(p) = merged.problems().first() {
@@ -102,6 +185,20 @@ pub fn run(args: AssembleArgs) -> anyhow::Result<()> {
         say!("warning: {e:#}");
     }
     Ok(())
+}
+
+/// The `--run-*` flags, when given (clap requires them together).
+fn run_source(args: &AssembleArgs) -> Option<RunSource> {
+    if args.run_jobs.is_empty() {
+        return None;
+    }
+    Some(RunSource {
+        pages: args.run_jobs.clone(),
+        repository: args.run_repository.clone()?,
+        run_id: args.run_id?,
+        run_attempt: args.run_attempt?,
+        signing_runner: args.signing_runner.clone()?,
+    })
 }
 
 /// Where a submitted result lives: `<provider>/<runner>/<date>-<run_id>-<attempt>.json`,
