@@ -24,6 +24,14 @@ use std::thread::JoinHandle;
 
 use serde_json::{Value, json};
 
+/// The double's host name. Under `.localhost`, as GitHub's own is not: a
+/// server URL of another host makes @actions/cache take the server for
+/// GitHub Enterprise Server and use the v1 cache service only
+/// (`isGhes()`), where github.com's runners use v2. curl resolves
+/// `.localhost` names to loopback itself; the runner maps it in every
+/// instance's /etc/hosts for the rest.
+pub(crate) const HOST: &str = "github.localhost";
+
 /// What the double answers with; the runner writes, the server reads.
 #[derive(Default)]
 pub(crate) struct State {
@@ -49,7 +57,7 @@ pub(crate) struct GitHubDouble {
 impl GitHubDouble {
     pub(crate) fn start(files: BTreeMap<String, PathBuf>) -> std::io::Result<GitHubDouble> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
-        let url = format!("http://{}", listener.local_addr()?);
+        let url = format!("http://{HOST}:{}", listener.local_addr()?.port());
         let stop = Arc::new(AtomicBool::new(false));
         let state = Arc::new(Mutex::new(State { files, ..State::default() }));
         let (flag, shared) = (stop.clone(), state.clone());
@@ -76,7 +84,7 @@ impl GitHubDouble {
 impl Drop for GitHubDouble {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect(self.url.trim_start_matches("http://"));
+        let _ = TcpStream::connect(self.url.replace(&format!("http://{HOST}"), "127.0.0.1"));
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

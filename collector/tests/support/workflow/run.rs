@@ -460,7 +460,11 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         Some(with) => {
             shared.instances.get(with).cloned().with_context(|| format!("no instance of job {with} to share"))?
         }
-        None => Instance::create(&root.join("instance"), &shared.settings.hosts)?,
+        None => {
+            let mut hosts = shared.settings.hosts.clone();
+            hosts.push((super::github::HOST.to_string(), "127.0.0.1".to_string()));
+            Instance::create(&root.join("instance"), &hosts)?
+        }
     };
     instance.check()?;
     shared.instances.insert(job.id.clone(), instance.clone());
