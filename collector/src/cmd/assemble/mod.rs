@@ -12,7 +12,7 @@
 //! partial, and the published result must show the run as incomplete rather
 //! than lose it.
 //!
-//! With `--run-jobs` and the other `--run-*` flags (the signing job of
+//! With `--run-jobs` and the flags that go with it (in the signing job of
 //! benchmark.yml), GitHub's record of the run's jobs becomes
 //! `provenance.run_record`, and every part is held to it (`record`).
 //! Without them, assembly works as before, for self-built and local runs.
