@@ -409,3 +409,96 @@ fn describe_windows(trial: u32, jobs: &[&RunJob]) -> String {
 fn show(t: jiff::Timestamp) -> String {
     t.round(jiff::Unit::Millisecond).map_or_else(|_| t.to_string(), |t| t.to_string())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// A job of the API's shape, with the fields this module reads.
+    fn api_job(id: u64, name: &str, attempt: u32, status: &str, runner: Value) -> Value {
+        json!({
+            "id": id, "run_id": 7, "run_attempt": attempt, "name": name, "status": status,
+            "conclusion": if status == "completed" { json!("success") } else { Value::Null },
+            "created_at": "2026-11-29T10:00:00Z", "started_at": "2026-11-29T10:00:05Z",
+            "completed_at": if status == "completed" { json!("2026-11-29T10:01:00Z") } else { Value::Null },
+            "labels": ["ubuntu-24.04"], "runner_name": runner, "runner_group_name": "GitHub Actions",
+        })
+    }
+
+    /// The record of one page of `jobs`, or the refusal, with the page
+    /// named `page.json` wherever it is.
+    fn record_of(jobs: Vec<Value>) -> Result<RunRecord, String> {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("page.json");
+        let total = jobs.len();
+        std::fs::write(&page, serde_json::to_vec(&json!({"total_count": total, "jobs": jobs})).unwrap()).unwrap();
+        read_record(&RunSource {
+            pages: vec![page.clone()],
+            repository: "o/r".into(),
+            run_id: 7,
+            run_attempt: 1,
+            signing_runner: "GitHub Actions 1".into(),
+        })
+        .map_err(|e| e.to_string().replace(&page.display().to_string(), "page.json"))
+    }
+
+    #[test]
+    fn a_directly_run_benchmark_has_bare_job_names() {
+        let r = record_of(vec![
+            api_job(1, "measure: CPU, disk and internet", 1, "completed", json!("r-1")),
+            api_job(2, "submit: submit the result", 1, "queued", Value::Null),
+            api_job(3, "sign: assemble and attest the result", 1, "in_progress", json!("GitHub Actions 1")),
+        ])
+        .unwrap();
+        let ids: Vec<&str> = r.jobs.iter().map(|j| j.job.as_str()).collect();
+        assert_eq!(ids, ["measure"]);
+        assert_eq!(r.jobs[0].conclusion, Some(JobConclusion::Success));
+    }
+
+    #[test]
+    fn a_signing_job_named_with_more_before_it_than_a_calling_job_is_not_found() {
+        let err = record_of(vec![
+            api_job(1, "measure: CPU, disk and internet", 1, "completed", json!("r-1")),
+            api_job(3, "xsign: assemble and attest the result", 1, "in_progress", json!("GitHub Actions 1")),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "--run-jobs: GitHub's record of run 7 has no job \"sign: assemble and attest the result\" of attempt 1 in \
+             progress on runner \"GitHub Actions 1\" (--signing-runner); the signing job reads the jobs of its own \
+             run, every attempt (?filter=all)"
+        );
+    }
+
+    #[test]
+    fn offsets_become_utc_and_an_empty_runner_is_none() {
+        let mut measure = api_job(1, "c / measure: CPU, disk and internet", 1, "completed", json!(""));
+        measure["created_at"] = json!("2026-11-29T03:00:00-07:00");
+        let r = record_of(vec![
+            measure,
+            api_job(3, "c / sign: assemble and attest the result", 1, "in_progress", json!("GitHub Actions 1")),
+        ])
+        .unwrap();
+        assert_eq!(r.jobs[0].created_at.as_str(), "2026-11-29T10:00:00Z");
+        assert_eq!(r.jobs[0].runner_name, None);
+        assert_eq!(r.jobs[0].queue_s(), 5.0);
+    }
+
+    #[test]
+    fn a_conclusion_github_does_not_document_is_refused() {
+        let mut measure = api_job(1, "measure: CPU, disk and internet", 1, "completed", json!("r-1"));
+        measure["conclusion"] = json!("stale");
+        let err = record_of(vec![
+            measure,
+            api_job(3, "sign: assemble and attest the result", 1, "in_progress", json!("GitHub Actions 1")),
+        ])
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "page.json: jobs[0] (job id 1): conclusion \"stale\" is none of GitHub's documented conclusions (success, \
+             failure, neutral, cancelled, skipped, timed_out, action_required)"
+        );
+    }
+}
