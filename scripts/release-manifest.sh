@@ -7,6 +7,14 @@ set -euo pipefail
 dir=${1:?usage: release-manifest.sh DIR}
 : "${TAG:?TAG (e.g. v0.2.0) is not set}"
 : "${REPOSITORY:=runner-bench/runner-bench}"
+# The commit the tag names (GITHUB_SHA on a tag push): the manifest lists
+# it as the workflow version this release ships, the one signer the
+# results check then trusts for it (content/releases/README.md).
+: "${WORKFLOW_COMMIT:?WORKFLOW_COMMIT (the commit the tag names) is not set}"
+if ! [[ "$WORKFLOW_COMMIT" =~ ^[0-9a-f]{40}$ ]]; then
+  echo "release-manifest.sh: WORKFLOW_COMMIT must be a commit id, 40 lowercase hex digits, found \"$WORKFLOW_COMMIT\"" >&2
+  exit 1
+fi
 version=${TAG#v}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$dir"
@@ -26,6 +34,7 @@ sha256sum "${bins[@]}" > SHA256SUMS
   echo "version = \"$version\""
   echo "published = \"$(date -u +%Y-%m-%d)\""
   echo "repository = \"$REPOSITORY\""
+  echo "workflow_commit = \"$WORKFLOW_COMMIT\""
   while read -r sum file; do
     target=${file#collector-}
     target=${target%.exe}

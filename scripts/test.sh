@@ -42,6 +42,9 @@ command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 command -v tar >/dev/null || need+=(tar)
 command -v zstd >/dev/null || need+=(zstd)
+# The rehearsal runs the benchmark workflow's inline steps, which read JSON
+# with jq as GitHub's runner images have it.
+command -v jq >/dev/null || need+=(jq)
 # The workflow lint: actionlint checks run: blocks with shellcheck, and the
 # linters come from PyPI into a virtual environment.
 command -v shellcheck >/dev/null || need+=(shellcheck)

@@ -22,7 +22,8 @@ pub struct Cli {
 pub enum Command {
     /// Run the chosen stages in order and write one result file.
     Run(cmd::run::args::RunArgs),
-    /// Merge partial result files written by separate jobs of one run.
+    /// Merge partial result files written by separate jobs of one run; in
+    /// benchmark.yml's signing job, held to GitHub's record of the run's jobs.
     Assemble(cmd::assemble::AssembleArgs),
     /// The cache stage's jobs: the client method's `cache save`, then `cache
     /// restore` on another runner; the action method's `cache prepare` and

@@ -70,6 +70,9 @@ fn settings(root: &Path) -> Settings {
         sha: head_sha(),
         faults: Vec::new(),
         stop_after: None,
+        // As a provider calls it: from a job of its own workflow.
+        caller_job: Some(CALLER.into()),
+        github_files: Vec::new(),
     }
 }
 
@@ -229,6 +232,10 @@ fn faults_are_injected_where_asked() {
 
 // ------------------------------------------ the benchmark workflow
 
+/// The calling job's name in the rehearsals (GitHub lists the called
+/// workflow's jobs as `benchmark / <job's name>`).
+const CALLER: &str = "benchmark";
+
 fn benchmark_workflow() -> Workflow {
     Workflow::load(&repo().join(".github/workflows/benchmark.yml")).unwrap()
 }
@@ -262,6 +269,7 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
     assert_eq!(
         order,
         [
+            "preflight",
             "measure",
             "save-1",
             "gap-1",
@@ -272,17 +280,19 @@ fn every_action_of_the_workflow_is_pinned_to_a_commit() {
             "save-3",
             "gap-3",
             "restore-3",
-            "assemble",
-            "attest",
+            "sign",
             "submit"
         ]
     );
 }
 
 #[test]
-fn only_a_run_of_upstreams_release_is_attested() {
-    // The attest job's `if:` alone, by the rehearsal's evaluator: the
-    // rehearsals run it with the default inputs only, where it holds.
+fn the_sign_job_assembles_whatever_the_measuring_jobs_ended_but_never_without_preflight() {
+    // The sign job's and submit's `if:` alone, by the rehearsal's
+    // evaluator. The sign job signs whatever the inputs: what it signs says
+    // which collector measured (the parts' binary digests, and a notice
+    // where the inputs chose another source), and it assembles with the
+    // release this workflow pins.
     let wf = benchmark_workflow();
     let dir = tempfile::tempdir().unwrap();
     let runs = |job: &str, inputs: &[(&str, &str)], ended: &[(&str, Conclusion)]| {
@@ -291,24 +301,20 @@ fn only_a_run_of_upstreams_release_is_attested() {
         s.inputs.extend(pairs(inputs));
         wf.job_runs(&s, job, ended).unwrap()
     };
-    assert!(runs("attest", &[], &[]));
-    assert!(runs(
-        "attest",
-        &[("collector-repository", "runner-bench/runner-bench"), ("collector-source", "release")],
-        &[]
-    ));
-    // Scripts from any other repository or ref, or a collector built from
-    // source: no attestation, whatever the other inputs.
-    assert!(!runs("attest", &[("collector-ref", "main")], &[]));
-    assert!(!runs("attest", &[("collector-ref", "v0.2.0")], &[]));
-    assert!(!runs("attest", &[("collector-repository", "example-cloud/runner-bench")], &[]));
-    assert!(!runs("attest", &[("collector-source", "build")], &[]));
-    assert!(!runs("attest", &[], &[("assemble", Conclusion::Failure)]));
-    // An incomplete result (a lost restore runner) is still attested, and
-    // a result without an attestation is still submitted.
-    assert!(runs("attest", &[], &[("restore-2", Conclusion::Failure)]));
-    assert!(runs("submit", &[("collector-ref", "main")], &[("attest", Conclusion::Skipped)]));
-    assert!(!runs("submit", &[], &[("assemble", Conclusion::Failure), ("attest", Conclusion::Skipped)]));
+    assert!(runs("sign", &[], &[]));
+    assert!(runs("sign", &[("collector-ref", "main"), ("collector-source", "build")], &[]));
+    // An incomplete result (a lost restore runner) is still assembled and
+    // signed, and then submitted.
+    assert!(runs("sign", &[], &[("restore-2", Conclusion::Failure)]));
+    assert!(runs("sign", &[], &[("measure", Conclusion::Failure), ("save-1", Conclusion::Skipped)]));
+    assert!(!runs("sign", &[], &[("preflight", Conclusion::Failure)]));
+    // Nothing measures after a failed preflight, though the trials run
+    // after a failed measure.
+    assert!(!runs("measure", &[], &[("preflight", Conclusion::Failure)]));
+    assert!(runs("save-1", &[], &[("measure", Conclusion::Failure)]));
+    assert!(!runs("save-1", &[], &[("preflight", Conclusion::Failure), ("measure", Conclusion::Skipped)]));
+    assert!(runs("submit", &[], &[]));
+    assert!(!runs("submit", &[], &[("sign", Conclusion::Failure)]));
 }
 
 #[test]
@@ -332,6 +338,17 @@ fn runs_on_takes_a_label_a_json_label_list_or_a_group() {
         eval(r#"{"group": "my-group", "labels": ["linux"]}"#),
         serde_json::json!({"group": "my-group", "labels": ["linux"]})
     );
+}
+
+/// A release manifest (content/releases/README.md) of the binary under
+/// test, as upstream would have committed it.
+fn release_manifest(version: &str, sha256: &str) -> String {
+    format!(
+        "tag = \"v{version}\"\nversion = \"{version}\"\npublished = \"2026-12-01\"\nrepository = \"runner-bench/runner-bench\"\n\
+         workflow_commit = \"{}\"\n\n[[binaries]]\ntarget = \"x86_64-unknown-linux-gnu\"\n\
+         file = \"collector-x86_64-unknown-linux-gnu\"\nsha256 = \"{sha256}\"\n",
+        head_sha()
+    )
 }
 
 const PROVIDER: &str = "rehearsal";
@@ -376,8 +393,15 @@ impl Stage {
         let sums =
             Command::new("sha256sum").arg("collector-x86_64-unknown-linux-gnu").current_dir(&release).output().unwrap();
         assert!(sums.status.success());
-        std::fs::write(release.join("SHA256SUMS"), sums.stdout).unwrap();
+        std::fs::write(release.join("SHA256SUMS"), &sums.stdout).unwrap();
         let server = FileServer::start(&release).unwrap();
+        // What the sign job reads from upstream: the release manifest of the
+        // version the workflow pins, through the contents API, and the
+        // binary from the release's download URL.
+        let version = env!("CARGO_PKG_VERSION");
+        let digest = String::from_utf8(sums.stdout).unwrap().split_whitespace().next().unwrap().to_string();
+        let manifest = dir.path().join("manifest.toml");
+        std::fs::write(&manifest, release_manifest(version, &digest)).unwrap();
         let volume = dir.path().join("volume");
         std::fs::create_dir(&volume).unwrap();
         let mut s = settings(&dir.path().join("run"));
@@ -405,6 +429,13 @@ impl Stage {
         s.js_env = pairs(&[("ACTIONS_RUNTIME_TOKEN", azurite::TOKEN), ("ACTIONS_RESULTS_URL", &results_url)]);
         s.hosts = vec![(workflow::blob_host(), "127.0.0.1".into())];
         s.faults = faults;
+        s.github_files = vec![
+            (format!("/api/repos/runner-bench/runner-bench/contents/content/releases/v{version}.toml"), manifest),
+            (
+                format!("/runner-bench/runner-bench/releases/download/v{version}/collector-x86_64-unknown-linux-gnu"),
+                release.join("collector-x86_64-unknown-linux-gnu"),
+            ),
+        ];
         Stage { _front: front, _cache: cache, _librespeed: speed, _release: server, dir, settings: s }
     }
 
@@ -431,15 +462,15 @@ impl Stage {
     }
 }
 
-/// The result the assemble job wrote, at the path its `path` output names.
+/// The result the sign job wrote, at the path its `path` output names.
 fn assembled(run: &Run) -> (PathBuf, String, MeasuredResult) {
-    let job = run.job("assemble");
+    let job = run.job("sign");
     let rel = job.outputs["path"].as_str().unwrap().to_string();
     assert!(rel.starts_with(&format!("results/{PROVIDER}/{RUNNER}/")), "{rel}");
     let path = job.workspace.as_ref().unwrap().join(&rel);
     let result = match read_file(&path).unwrap() {
         AnyResult::Measured(r) => *r,
-        AnyResult::Imported(_) => panic!("assemble wrote an imported result"),
+        AnyResult::Imported(_) => panic!("the sign job wrote an imported result"),
     };
     (path, rel, result)
 }
@@ -561,23 +592,40 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     let (path, rel, result) = assembled(&run);
     assert_eq!(result.problems(), vec![]);
     assert_eq!(result.provenance.jobs.len(), 10);
-    // The job that signs checks out nothing and runs no script: it takes
-    // the assembled result by its artifact id, checks its digest, and
-    // signs the digest assemble computed.
+    // The job that signs checks out nothing and runs no script: it reads
+    // the run's jobs from GitHub, takes the parts by artifact id and the
+    // pinned release checked against its manifest, assembles, and signs
+    // the digest of the file it wrote.
     assert_eq!(
-        steps(&run, "attest"),
+        steps(&run, "sign"),
         [
-            step("Get the result assemble uploaded", "success", "success"),
-            step("Refuse a result that is not the one assemble wrote", "success", "success"),
+            step("Read this run's jobs from GitHub", "success", "success"),
+            step("List the measuring jobs' parts", "success", "success"),
+            step("Get the parts by artifact id", "success", "success"),
+            step("Get upstream's collector release and check it against its manifest", "success", "success"),
+            step("Assemble the result", "success", "success"),
+            step("The result's SHA-256", "success", "success"),
+            step("Upload the result", "success", "success"),
             step("Attest the result", "success", "success")
         ]
     );
     let sha256 = runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(std::fs::read(&path).unwrap()));
-    assert_eq!(run.job("assemble").outputs["sha256"].as_str(), Some(sha256.as_str()));
+    assert_eq!(run.job("sign").outputs["sha256"].as_str(), Some(sha256.as_str()));
     assert_eq!(
-        run.job("attest").step("Attest the result").notes,
+        run.job("sign").step("Attest the result").notes,
         [format!("attestation simulated for {rel} (sha256 {sha256})")]
     );
+    assert!(
+        run.job("sign")
+            .step("Get upstream's collector release and check it against its manifest")
+            .log
+            .contains("collector-x86_64-unknown-linux-gnu of v0.2.0: SHA-256 "),
+        "{}",
+        run.job("sign").log()
+    );
+    // The signed file carries GitHub's record of this call's measuring jobs,
+    // the ones whose parts it holds.
+    assert_run_record(&path, &run);
     let cache = result.stages.cache.as_ref().unwrap();
     let mut trials: Vec<(u32, &str)> = cache.pairs.iter().map(|p| (p.trial, p.backend.as_str())).collect();
     trials.sort_unstable();
@@ -638,6 +686,43 @@ fn the_benchmark_workflow_runs_from_measure_to_submit() {
     assert!(submit.summary.contains(&format!("git add {rel}")), "{}", submit.summary);
 }
 
+/// The file's run record, read as JSON: the run of the rehearsal, and one
+/// entry per measuring and gap job, named as GitHub lists a called
+/// workflow's jobs, on the runner that ran it, with the job's labels.
+fn assert_run_record(path: &Path, run: &Run) {
+    let file: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let record = &file["provenance"]["run_record"];
+    assert_eq!(
+        (&record["repository"], &record["run_id"], &record["run_attempt"]),
+        (&serde_json::json!("rehearsal/caller"), &serde_json::json!(4242), &serde_json::json!(1)),
+        "{record:#}"
+    );
+    let wf = benchmark_workflow();
+    let listed: Vec<(String, String, String, serde_json::Value)> = record["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| {
+            (
+                j["job"].as_str().unwrap().to_string(),
+                j["name"].as_str().unwrap().to_string(),
+                j["runner_name"].as_str().unwrap_or("").to_string(),
+                j["labels"].clone(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, String, String, serde_json::Value)> = run
+        .jobs
+        .iter()
+        .filter(|j| !["preflight", "sign", "submit"].contains(&j.id.as_str()) && j.conclusion != Conclusion::Skipped)
+        .map(|j| {
+            let name = wf.job(&j.id).unwrap().name.clone().unwrap();
+            (j.id.clone(), format!("{CALLER} / {name}"), format!("rehearsal-runner-{}", j.id), serde_json::json!(j.runs_on))
+        })
+        .collect();
+    assert_eq!(listed, want, "{record:#}");
+}
+
 /// A bash step that tries to get an OIDC token: it needs the request URL
 /// and token the runner gives a job with `id-token: write`.
 const MINT: &str = r#"if [ -z "${ACTIONS_ID_TOKEN_REQUEST_URL:-}" ] || [ -z "${ACTIONS_ID_TOKEN_REQUEST_TOKEN:-}" ]; then
@@ -649,51 +734,66 @@ echo "could request a token from $ACTIONS_ID_TOKEN_REQUEST_URL with $ACTIONS_ID_
 
 /// Hostile code in the run: a step of a save job (the caller chooses the
 /// scripts those jobs run) tries to mint an OIDC token, and a caller's job
-/// beside the benchmark's replaces the result artifact before `attest`.
-/// Nothing is signed, and nothing is submitted.
+/// beside the benchmark's replaces the result artifact before `submit`.
+/// Only the sign job can request a token, and nothing other than what it
+/// wrote is submitted.
 #[test]
 fn hostile_jobs_can_neither_sign_nor_swap_the_result() {
     let result = format!("{RUNNER}-result");
     let stage = Stage::new(vec![
         Fault::AddStep { job: "save-1".into(), name: "Mint an OIDC token".into(), script: MINT.into() },
-        Fault::AddStep { job: "attest".into(), name: "Mint an OIDC token".into(), script: MINT.into() },
-        Fault::OverwriteArtifact { before: "attest".into(), name: result.clone(), append: " ".into() },
+        Fault::AddStep { job: "sign".into(), name: "Mint an OIDC token".into(), script: MINT.into() },
+        Fault::OverwriteArtifact { before: "submit".into(), name: result.clone(), append: " ".into() },
     ]);
     let run = stage.rehearse();
     let mint = run.job("save-1").step("Mint an OIDC token");
     assert_eq!((mint.outcome, mint.conclusion), (Conclusion::Failure, Conclusion::Success));
     assert!(mint.log.contains("no OIDC token request variables"), "{}", mint.log);
     // The double is there for the job that signs (its token masked).
-    let mint = run.job("attest").step("Mint an OIDC token");
+    let mint = run.job("sign").step("Mint an OIDC token");
     assert_eq!(mint.outcome, Conclusion::Success, "{}", mint.log);
-    assert!(mint.log.contains("rehearsal-oidc?job=attest with ***"), "{}", mint.log);
-    // The replaced artifact has another id: attest finds nothing to sign.
-    let id = run.job("assemble").outputs["artifact-id"].as_str().unwrap().to_string();
-    assert_eq!(
-        steps(&run, "attest"),
-        [
-            step("Get the result assemble uploaded", "failure", "failure"),
-            step("Refuse a result that is not the one assemble wrote", "skipped", "skipped"),
-            step("Attest the result", "skipped", "skipped"),
-            step("Mint an OIDC token", "success", "success"),
-        ]
-    );
-    let got = run.job("attest").step("Get the result assemble uploaded");
-    assert!(got.log.contains(&format!("Artifact not found for ID(s): {id}")), "{}", got.log);
-    assert_eq!(run.job("attest").conclusion, Conclusion::Failure);
+    assert!(mint.log.contains("rehearsal-oidc?job=sign with ***"), "{}", mint.log);
+    assert_eq!(run.job("sign").conclusion, Conclusion::Success, "{}", run.job("sign").log());
+    // The replaced artifact has another id: submit finds nothing to submit.
+    let id = run.job("sign").outputs["artifact-id"].as_str().unwrap().to_string();
     let submit = run.job("submit");
     assert_eq!(submit.conclusion, Conclusion::Failure);
-    assert_eq!(submit.step("Get the result assemble uploaded").outcome, Conclusion::Failure);
+    let got = submit.step("Get the result the sign job uploaded");
+    assert_eq!(got.outcome, Conclusion::Failure);
+    assert!(got.log.contains(&format!("Artifact not found for ID(s): {id}")), "{}", got.log);
     assert_eq!(submit.step("Open the pull request, or print how to").outcome, Conclusion::Skipped);
 }
 
-/// The digest check of `attest` and `submit` on its own: a result file
-/// other than the one assemble hashed is refused.
+/// A caller's job that replaces a measuring job's part (under the same
+/// name, so with another id) before the sign job starts: the sign job takes
+/// parts by the ids the measuring jobs gave, finds the replaced one gone,
+/// and signs nothing.
 #[test]
-fn a_result_other_than_assembles_is_refused() {
+fn a_part_replaced_after_its_job_is_not_signed() {
+    let stage = Stage::new(vec![Fault::OverwriteArtifact {
+        before: "sign".into(),
+        name: format!("{RUNNER}-part-measure"),
+        append: " ".into(),
+    }]);
+    let run = stage.rehearse();
+    let sign = run.job("sign");
+    assert_eq!(sign.conclusion, Conclusion::Failure);
+    let got = sign.step("Get the parts by artifact id");
+    assert_eq!(got.outcome, Conclusion::Failure);
+    let id = run.job("measure").outputs["part"].as_str().unwrap().to_string();
+    assert!(got.log.contains(&format!("Artifact not found for ID(s): {id}")), "{}", got.log);
+    assert_eq!(sign.step("Attest the result").outcome, Conclusion::Skipped);
+    assert_eq!(run.job("submit").conclusion, Conclusion::Skipped);
+}
+
+/// The digest check of `submit` on its own: a result file other than the
+/// one the sign job hashed is refused.
+#[test]
+fn a_result_other_than_the_signed_one_is_refused() {
     let wf = benchmark_workflow();
-    let attest = wf.job("attest").unwrap();
-    let check = attest.steps.iter().find(|s| s.display_name() == "Refuse a result that is not the one assemble wrote");
+    let submit = wf.job("submit").unwrap();
+    let check =
+        submit.steps.iter().find(|s| s.display_name() == "Refuse a result that is not the one the sign job wrote");
     let script = check.unwrap().script().expect("a run: step");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("r.json");
@@ -708,13 +808,75 @@ fn a_result_other_than_assembles_is_refused() {
             .unwrap();
         (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
     };
-    assert_eq!(check(&sum), (true, format!("{}: sha256 {sum}, as assemble wrote it\n", file.display())));
+    assert_eq!(check(&sum), (true, format!("{}: sha256 {sum}, as the sign job wrote and signed it\n", file.display())));
     let other = "0".repeat(64);
     assert_eq!(
         check(&other),
-        (false, format!("::error::{} has sha256 {sum}, not the {other} assemble wrote: refusing it\n", file.display()))
+        (
+            false,
+            format!(
+                "::error::{} has sha256 {sum}, not the {other} the sign job wrote and signed: refusing it\n",
+                file.display()
+            )
+        )
     );
-    assert_eq!(check(""), (false, "::error::assemble gave no SHA-256 of the result\n".into()));
+    assert_eq!(check(""), (false, "::error::the sign job gave no SHA-256 of the result\n".into()));
+}
+
+/// `preflight` alone, before any runner of the provider is taken: a token
+/// without actions: read (a caller that did not grant it), and a runs-on
+/// text in another spelling than its one, each fail it with a message that
+/// says what to change.
+#[test]
+fn preflight_refuses_a_call_without_actions_read_and_a_second_spelling_of_runs_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let preflight = |wf: &Workflow, runs_on: &str, n: usize| {
+        let mut s = settings(&dir.path().join(format!("run-{n}")));
+        s.inputs = pairs(&[("runs-on", runs_on), ("provider", PROVIDER), ("runner", RUNNER)]);
+        s.stop_after = Some("preflight".into());
+        let run = wf.run(&s).unwrap();
+        let job = run.job("preflight");
+        let errors: Vec<String> = job.log().lines().filter(|l| l.starts_with("::error::")).map(str::to_string).collect();
+        (job.conclusion, errors)
+    };
+    let wf = benchmark_workflow();
+    assert_eq!(preflight(&wf, "rehearsal", 1), (Conclusion::Success, vec![]));
+    assert_eq!(preflight(&wf, r#"["linux","self-hosted"]"#, 2), (Conclusion::Success, vec![]));
+    assert_eq!(preflight(&wf, r#"{"group": "g", "labels": ["x"]}"#, 3), (Conclusion::Success, vec![]));
+    assert_eq!(
+        preflight(&wf, r#"["self-hosted", "linux", "linux"]"#, 4),
+        (
+            Conclusion::Failure,
+            vec![
+                r#"::error::runs-on: write ["self-hosted", "linux", "linux"] as ["linux","self-hosted"] (labels sorted, each once, compact JSON; one label as plain text): the concurrency group is this text, and the same machines must always share it"#
+                    .to_string()
+            ]
+        )
+    );
+    assert_eq!(
+        preflight(&wf, r#"["rehearsal"]"#, 5).1,
+        [r#"::error::runs-on: write ["rehearsal"] as rehearsal (labels sorted, each once, compact JSON; one label as plain text): the concurrency group is this text, and the same machines must always share it"#]
+    );
+    assert_eq!(
+        preflight(&wf, r#"{"labels": ["x"]}"#, 6).1,
+        [r#"::error::runs-on: a JSON object must name a runner group: {"group": "my-group"}"#]
+    );
+    // The same workflow with preflight's grant taken away, as a caller that
+    // grants no actions: read leaves it.
+    let text = std::fs::read_to_string(repo().join(".github/workflows/benchmark.yml")).unwrap();
+    let grant = "      actions: read # list this run's jobs, as the sign job will\n";
+    assert!(text.contains(grant));
+    let dir2 = tempfile::tempdir().unwrap();
+    let path = dir2.path().join("benchmark.yml");
+    std::fs::write(&path, text.replace(grant, "      contents: read\n")).unwrap();
+    let capped = Workflow::load(&path).unwrap();
+    assert_eq!(
+        preflight(&capped, "rehearsal", 7),
+        (
+            Conclusion::Failure,
+            vec!["::error::GitHub answered HTTP 403 when this run listed its own jobs: the calling job must grant actions: read (permissions: { contents: read, actions: read, id-token: write, attestations: write }; docs/running.md)".to_string()]
+        )
+    );
 }
 
 #[test]
@@ -728,6 +890,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
     assert_eq!(
         run.conclusions(),
         [
+            ("preflight", "success"),
             ("measure", "success"),
             ("save-1", "success"),
             ("gap-1", "success"),
@@ -738,8 +901,7 @@ fn a_lost_restore_runner_leaves_an_incomplete_result() {
             ("save-3", "success"),
             ("gap-3", "success"),
             ("restore-3", "success"),
-            ("assemble", "success"),
-            ("attest", "success"),
+            ("sign", "success"),
             ("submit", "success"),
         ]
     );
@@ -791,7 +953,13 @@ fn a_restore_on_the_instance_that_saved_is_refused() {
     let run = stage.rehearse();
     assert_eq!(
         run.conclusions(),
-        [("measure", "success"), ("save-1", "success"), ("gap-1", "success"), ("restore-1", "failure")]
+        [
+            ("preflight", "success"),
+            ("measure", "success"),
+            ("save-1", "success"),
+            ("gap-1", "success"),
+            ("restore-1", "failure")
+        ]
     );
     let (save, restore) = (run.job("save-1"), run.job("restore-1"));
     assert_eq!(save.instance.as_ref().unwrap().boot_id, restore.instance.as_ref().unwrap().boot_id);

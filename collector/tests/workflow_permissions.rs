@@ -3,9 +3,9 @@
 //! The runner puts ACTIONS_ID_TOKEN_REQUEST_URL and
 //! ACTIONS_ID_TOKEN_REQUEST_TOKEN into every step of a job that holds
 //! `id-token: write` (actions/runner), `run:` steps included, and a token
-//! minted there names benchmark.yml as its workflow, as the `attest` job's
-//! does. So only `attest`, which checks out nothing and runs no script of
-//! the caller's choosing, may hold it; every other job runs code from the
+//! minted there names benchmark.yml as its workflow, as the `sign` job's
+//! does. So only `sign`, which checks out nothing and runs no script of the
+//! caller's choosing, may hold it; every other job runs code from the
 //! inputs' repository and ref (docs/running.md, "What an attestation
 //! proves").
 
@@ -49,171 +49,120 @@ fn grants(wf: &Value, scope: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn only_the_attest_job_may_request_an_oidc_token() {
+fn only_the_sign_job_may_request_an_oidc_token() {
     let wf = workflow("benchmark.yml");
-    // The workflow grants nothing; each job what it names.
+    // The workflow grants nothing; each job what it names (`grants` fails
+    // on a job that names nothing, where the caller's grant would apply).
     assert_eq!(wf.get("permissions").and_then(Value::as_mapping).map(|m| m.len()), Some(0));
     let signing: Vec<String> =
         grants(&wf, "id-token").into_iter().filter(|(_, g)| g == "write").map(|(id, _)| id).collect();
-    assert_eq!(signing, ["attest"], "jobs that may request an OIDC token");
+    assert_eq!(signing, ["sign"], "jobs that may request an OIDC token");
     // Storing attestations goes with it.
     let storing: Vec<String> =
         grants(&wf, "attestations").into_iter().filter(|(_, g)| g == "write").map(|(id, _)| id).collect();
-    assert_eq!(storing, ["attest"]);
+    assert_eq!(storing, ["sign"]);
+    // Exactly what it needs, and nothing that writes the repository.
+    let granted: Vec<(String, String)> = wf["jobs"]["sign"]["permissions"]
+        .as_mapping()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.as_str().unwrap().to_string(), v.as_str().unwrap().to_string()))
+        .collect();
+    let want = [("id-token", "write"), ("attestations", "write"), ("contents", "read"), ("actions", "read")];
+    assert_eq!(granted, want.map(|(k, v)| (k.to_string(), v.to_string())));
 }
 
 #[test]
-fn the_attest_job_runs_no_checked_out_code() {
+fn the_sign_job_runs_no_checked_out_code_and_no_collector_its_caller_chooses() {
     let wf = workflow("benchmark.yml");
-    let attest = &wf["jobs"]["attest"];
+    let sign = &wf["jobs"]["sign"];
     // No job container or services whose image the inputs could choose, on
     // a GitHub-hosted runner (the certificate's runner environment says so).
-    assert!(attest.get("container").is_none() && attest.get("services").is_none());
-    assert_eq!(attest["runs-on"].as_str(), Some("ubuntu-24.04"));
-    let steps = attest["steps"].as_sequence().unwrap();
+    assert!(sign.get("container").is_none() && sign.get("services").is_none());
+    assert_eq!(sign["runs-on"].as_str(), Some("ubuntu-24.04"));
+    let steps = sign["steps"].as_sequence().unwrap();
     for s in steps {
         if let Some(uses) = s.get("uses").and_then(Value::as_str) {
             let action = uses.split('@').next().unwrap();
             assert!(
-                ["actions/download-artifact", "actions/attest-build-provenance", "actions/attest"].contains(&action),
-                "attest uses {uses}"
+                ["actions/download-artifact", "actions/upload-artifact", "actions/attest-build-provenance"]
+                    .contains(&action),
+                "sign uses {uses}"
             );
         }
         if let Some(run) = s.get("run").and_then(Value::as_str) {
-            // Inline code of the signed workflow only: no script of the
-            // checkout (there is none) and no expression in the code.
-            assert!(!run.contains("runner-bench/") && !run.contains("${{"), "attest runs {run}");
+            // Inline code of the signed workflow only: nothing checked out
+            // (there is no checkout), no script file run, no expression in
+            // the code.
+            assert!(!run.contains("runner-bench/") && !run.contains("${{"), "sign runs {run}");
+            for line in run.lines().map(str::trim_start) {
+                let runs_file = ["bash ", "sh ", "source ", ". ", "python3 ./", "node "].iter().any(|p| line.starts_with(p));
+                assert!(!runs_file, "sign runs a file: {line}");
+            }
+        }
+        // The inputs reach it only as the text of a notice.
+        for (k, v) in s.get("env").and_then(Value::as_mapping).into_iter().flatten() {
+            let v = v.as_str().unwrap_or("");
+            if v.contains("inputs.") {
+                assert!(["SOURCE", "REPOSITORY", "REF"].contains(&k.as_str().unwrap()), "sign's env {k:?}: {v}");
+            }
         }
     }
-    // It signs the digest assemble computed, not whatever file it finds.
-    let sign =
+    // The collector it runs is the one it downloaded and checked, of the
+    // version the workflow pins: no input chooses it.
+    let assemble = steps.iter().find(|s| s["name"].as_str() == Some("Assemble the result")).unwrap();
+    assert_eq!(assemble["env"]["COLLECTOR"].as_str(), Some("${{ steps.collector.outputs.path }}"));
+    let download = steps.iter().find(|s| s["id"].as_str() == Some("collector")).unwrap();
+    let script = download["run"].as_str().unwrap();
+    assert!(script.contains("version=$RUNNER_BENCH_COLLECTOR_VERSION"), "{script}");
+    assert!(script.contains("$GITHUB_SERVER_URL/$RUNNER_BENCH_UPSTREAM/releases/download/v$version/$file"), "{script}");
+    assert_eq!(wf["env"]["RUNNER_BENCH_UPSTREAM"].as_str(), Some("runner-bench/runner-bench"));
+    // A release's tag pins its own binaries: the workflow's version is the
+    // workspace's.
+    assert_eq!(wf["env"]["RUNNER_BENCH_COLLECTOR_VERSION"].as_str(), Some(env!("CARGO_PKG_VERSION")));
+    for trigger in ["workflow_call", "workflow_dispatch"] {
+        assert!(wf["on"][trigger]["inputs"].get("collector-version").is_none(), "{trigger}");
+    }
+    // It signs the digest of the file it wrote.
+    let attest =
         steps.iter().find(|s| s.get("uses").and_then(Value::as_str).is_some_and(|u| u.contains("attest"))).unwrap();
-    assert!(sign["with"].get("subject-path").is_none());
-    assert!(sign["with"]["subject-digest"].as_str().unwrap().contains("needs.assemble.outputs.sha256"));
+    assert_eq!(attest["with"]["subject-digest"].as_str(), Some("sha256:${{ steps.digest.outputs.sha256 }}"));
+    assert_eq!(attest["with"]["subject-name"].as_str(), Some("${{ steps.assemble.outputs.path }}"));
+    assert!(attest.get("continue-on-error").is_none());
+}
+
+#[test]
+fn every_job_on_a_github_label_is_rechecked_by_the_sign_job() {
+    // The jobs on GitHub's label besides `sign`: `preflight` (a check that
+    // only stops a run), the `gap-N` waits (the sign job re-checks each gap
+    // from GitHub's record) and `submit` (the pull request's check verifies
+    // what it submits). No other job may run there.
+    let wf = workflow("benchmark.yml");
+    let jobs = wf["jobs"].as_mapping().unwrap();
+    let hosted: Vec<&str> = jobs
+        .iter()
+        .filter(|(_, j)| j["runs-on"].as_str() == Some("ubuntu-24.04"))
+        .map(|(id, _)| id.as_str().unwrap())
+        .collect();
+    assert_eq!(hosted, ["preflight", "gap-1", "gap-2", "gap-3", "sign", "submit"]);
+    // Every job is named `<id>: …`, the form `collector assemble` reads
+    // GitHub's job list by.
+    for (id, job) in jobs {
+        let (id, name) = (id.as_str().unwrap(), job["name"].as_str().unwrap());
+        assert!(name.starts_with(&format!("{id}: ")), "job {id} is named {name:?}");
+    }
 }
 
 #[test]
 fn no_other_workflow_lets_a_pull_request_sign() {
-    // ci.yml runs the pull request's code: no job of it may sign or write.
-    let wf = workflow("ci.yml");
-    for scope in ["id-token", "attestations", "contents", "pull-requests"] {
-        for (id, g) in grants(&wf, scope) {
-            assert!(g != "write", "ci.yml job {id} may write {scope}");
+    // ci.yml runs the pull request's code, and results.yml reads its files
+    // with the base's token: no job of either may sign or write.
+    for name in ["ci.yml", "results.yml"] {
+        let wf = workflow(name);
+        for scope in ["id-token", "attestations", "contents", "pull-requests"] {
+            for (id, g) in grants(&wf, scope) {
+                assert!(g != "write", "{name} job {id} may write {scope}");
+            }
         }
     }
-}
-
-#[test]
-fn ci_checks_a_pull_request_with_the_bases_checker() {
-    let wf = workflow("ci.yml");
-    let steps = wf["jobs"]["check-results"]["steps"].as_sequence().unwrap();
-    let runs: Vec<&str> = steps.iter().filter_map(|s| s.get("run").and_then(Value::as_str)).collect();
-    // The checker is a worktree of the merge's first parent.
-    assert!(runs.iter().any(|r| r.contains("base=$(git rev-parse --verify HEAD^1)")
-        && r.contains(r#"git worktree add --detach "$RUNNER_TEMP/checker" "$base""#)));
-    // site is built there and run here, on the pull request's results.
-    let check = runs.iter().find(|r| r.contains("site check")).unwrap();
-    assert!(check.contains(r#"(cd "$CHECKER" && cargo build -p site"#), "{check}");
-    assert!(check.contains("target/checker/release/site check --format github results/"), "{check}");
-    let verify = steps
-        .iter()
-        .find(|s| s["name"].as_str().is_some_and(|n| n.starts_with("Attestations of added results")))
-        .unwrap();
-    assert_eq!(verify["run"].as_str().unwrap().trim(), r#"bash "$CHECKER/scripts/verify-submission.sh""#);
-    assert!(!runs.iter().any(|r| r.contains("cargo run -p site") || r.contains("bash scripts/verify-submission.sh")));
-    // A change to the checker is flagged.
-    let flag = runs.iter().find(|r| r.contains("changes the checker")).unwrap();
-    for path in ["scripts/verify-submission.sh", "site", "format"] {
-        assert!(flag.contains(&format!(" {path} ")), "{flag}");
-    }
-}
-
-/// The `run:` script of the check-results step whose name starts so.
-fn ci_step(name: &str) -> String {
-    let wf = workflow("ci.yml");
-    let steps = wf["jobs"]["check-results"]["steps"].as_sequence().unwrap().clone();
-    let step = steps.iter().find(|s| s["name"].as_str().is_some_and(|n| n.starts_with(name))).unwrap();
-    step["run"].as_str().unwrap().to_string()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-/// Runs a step's script as `shell: bash` does, in `dir`: (success, stdout).
-fn bash(dir: &Path, script: &str, env: &[(&str, &str)]) -> (bool, String) {
-    let out = std::process::Command::new("bash")
-        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
-        .current_dir(dir)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-#[test]
-fn a_pull_request_that_makes_the_checker_pass_everything_is_checked_by_the_bases() {
-    // The base has the real checker; the pull request replaces it with one
-    // that passes everything and adds a result that is not attested. CI's
-    // checkout is the merge, whose first parent is the base.
-    let dir = tempfile::tempdir().unwrap();
-    let repo = dir.path().join("repo");
-    let temp = dir.path().join("temp");
-    std::fs::create_dir_all(repo.join("scripts")).unwrap();
-    std::fs::create_dir_all(&temp).unwrap();
-    let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/verify-submission.sh");
-    std::fs::copy(real, repo.join("scripts/verify-submission.sh")).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "base"]);
-    git(&repo, &["checkout", "-q", "-b", "pr"]);
-    std::fs::write(repo.join("scripts/verify-submission.sh"), "#!/usr/bin/env bash\nexit 0\n").unwrap();
-    std::fs::create_dir_all(repo.join("results/p/r")).unwrap();
-    std::fs::write(repo.join("results/p/r/2026-12-01-1-1.json"), "{}\n").unwrap();
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "a result, and a checker that passes it"]);
-    git(&repo, &["checkout", "-q", "main"]);
-    git(&repo, &["merge", "-q", "--no-ff", "-m", "merge", "pr"]);
-
-    let output = temp.join("output");
-    let t = temp.display().to_string();
-    let o = output.display().to_string();
-    let (ok, _) = bash(
-        &repo,
-        &ci_step("The checker"),
-        &[("EVENT", "pull_request"), ("RUNNER_TEMP", &t), ("GITHUB_OUTPUT", &o), ("GITHUB_WORKSPACE", "/nonexistent")],
-    );
-    assert!(ok);
-    let outputs = std::fs::read_to_string(&output).unwrap();
-    let get = |k: &str| outputs.lines().find_map(|l| l.strip_prefix(&format!("{k}="))).unwrap().to_string();
-    let (checker, base) = (get("dir"), get("base"));
-    assert_eq!(checker, format!("{t}/checker"));
-
-    // The change to the checker is flagged, and with a result added, fails.
-    let (ok, out) = bash(&repo, &ci_step("Flag a pull request"), &[("BASE", &base), ("RUNNER_TEMP", &t)]);
-    assert!(!ok, "{out}");
-    assert_eq!(
-        out,
-        "::warning file=scripts/verify-submission.sh::this pull request changes the checker of submissions; it was \
-         checked with the base's checker, review the change itself\n::error::this pull request adds results and \
-         changes their checker: submit them in separate pull requests\n"
-    );
-    // The base's checker still reports the result as not attested.
-    let (ok, out) = bash(
-        &repo,
-        &ci_step("Attestations of added results"),
-        &[("CHECKER", &checker), ("BASE", &base), ("GH_TOKEN", "")],
-    );
-    assert!(ok, "{out}");
-    assert_eq!(
-        out,
-        "::warning file=results/p/r/2026-12-01-1-1.json::not attested: the result names no GitHub repository that \
-         ran it\n"
-    );
 }

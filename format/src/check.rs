@@ -7,7 +7,8 @@
 use std::fmt;
 
 use crate::measured::{
-    CacheMethod, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult, STAGE_NAMES, Status,
+    CacheMethod, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult, RunRecord, STAGE_NAMES,
+    Status, benchmark_job_trial,
 };
 use crate::values::Message;
 use crate::values::NonNeg;
@@ -120,6 +121,82 @@ impl Problems {
         }
     }
 
+    /// GitHub's record of the run agrees with itself and names the run the
+    /// file names: the signing job wrote both from the same run.
+    fn run_record(&mut self, record: &RunRecord, github: Option<&GitHubRun>) {
+        let path = "$.provenance.run_record";
+        if record.run_attempt == 0 {
+            self.push(format!("{path}.run_attempt"), "is 0; GitHub counts a run's attempts from 1");
+        }
+        match github {
+            None => self.push(
+                "$.provenance.github",
+                "required with run_record: the file names the run whose record it carries",
+            ),
+            Some(gh) => {
+                for (name, got, want) in [
+                    ("repository", gh.repository.to_string(), record.repository.to_string()),
+                    ("run_id", gh.run_id.to_string(), record.run_id.to_string()),
+                    ("run_attempt", gh.run_attempt.to_string(), record.run_attempt.to_string()),
+                ] {
+                    if got != want {
+                        self.push(
+                            format!("$.provenance.github.{name}"),
+                            format!(
+                                "is {got} but run_record.{name} is {want}; the file names the run GitHub's record is of"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        for (i, job) in record.jobs.iter().enumerate() {
+            let at = format!("{path}.jobs[{i}]");
+            if job.attempt == 0 {
+                self.push(format!("{at}.attempt"), "is 0; GitHub counts a run's attempts from 1");
+            } else if job.attempt > record.run_attempt {
+                self.push(
+                    format!("{at}.attempt"),
+                    format!(
+                        "attempt {} is after the run's attempt {} (run_record.run_attempt); the record is read in the run's latest attempt",
+                        job.attempt, record.run_attempt
+                    ),
+                );
+            }
+            let id = job.job.as_str();
+            if benchmark_job_trial(id).is_none() {
+                self.push(
+                    format!("{at}.job"),
+                    format!("\"{id}\" is not a measuring job of benchmark.yml (measure, save-N, gap-N, restore-N)"),
+                );
+            } else {
+                let name = job.name.as_str();
+                if !name.starts_with(&format!("{id}: ")) && !name.contains(&format!(" / {id}: ")) {
+                    self.push(
+                        format!("{at}.name"),
+                        format!(
+                            "{name:?} is not the name of job {id}; GitHub names it \"{id}: <description>\", after the calling job's name and \" / \" in a called workflow"
+                        ),
+                    );
+                }
+            }
+            if job.started_at.instant() < job.created_at.instant() {
+                self.push(format!("{at}.started_at"), "is earlier than created_at");
+            }
+            if let Some(done) = &job.completed_at
+                && done.instant() < job.started_at.instant()
+            {
+                self.push(format!("{at}.completed_at"), "is earlier than started_at");
+            }
+            if record.jobs[..i].iter().any(|o| o.job == job.job && o.attempt == job.attempt) {
+                self.push(
+                    at,
+                    format!("job {id} of attempt {} is listed twice; a job runs once in each attempt", job.attempt),
+                );
+            }
+        }
+    }
+
     fn attempts(&mut self, path: &str, attempted: usize, requested: u32, parameter: &str) {
         if attempted > requested as usize {
             self.push(path, format!("{attempted} samples attempted but {parameter} requested {requested}"));
@@ -157,6 +234,9 @@ impl MeasuredResult {
                     );
                 }
             }
+        }
+        if let Some(record) = &self.provenance.run_record {
+            p.run_record(record, self.provenance.github.as_ref());
         }
         if let Some(cpu) = &self.stages.cpu {
             p.attempts("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");

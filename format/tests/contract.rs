@@ -18,6 +18,13 @@ pub fn golden() -> PathBuf {
     repo("format/tests/golden/result-v1.json")
 }
 
+/// The golden file again, as the signing job assembles it: with GitHub's
+/// record of the run (`provenance.run_record`). The plain golden file keeps
+/// none, as files assembled without it do.
+pub fn golden_with_run_record() -> PathBuf {
+    repo("format/tests/golden/result-v1-run-record.json")
+}
+
 fn update() -> bool {
     std::env::var_os("UPDATE_GOLDEN").is_some()
 }
@@ -32,6 +39,31 @@ fn golden_round_trips_byte_for_byte() {
     }
     let on_disk = std::fs::read(&path).unwrap();
     assert_eq!(String::from_utf8(written).unwrap(), String::from_utf8(on_disk).unwrap());
+}
+
+#[test]
+fn golden_with_run_record_round_trips_byte_for_byte_and_is_consistent() {
+    let path = golden_with_run_record();
+    let result = read_file(&path).unwrap();
+    let written = result.to_json();
+    if update() {
+        std::fs::write(&path, &written).unwrap();
+    }
+    let on_disk = std::fs::read(&path).unwrap();
+    assert_eq!(String::from_utf8(written).unwrap(), String::from_utf8(on_disk).unwrap());
+    let AnyResult::Measured(r) = result else { panic!("golden is a measured result") };
+    assert_eq!(r.problems(), vec![]);
+    let AnyResult::Measured(plain) = read_file(&golden()).unwrap() else { panic!() };
+    assert_eq!(plain.provenance.run_record, None);
+    // The same result but for the record.
+    let mut without = (*r).clone();
+    let record = without.provenance.run_record.take().unwrap();
+    assert_eq!(without, *plain);
+    let ids: Vec<&str> = record.jobs.iter().map(|j| j.job.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["measure", "save-1", "save-2", "save-3", "gap-1", "gap-2", "gap-3", "restore-1", "restore-2", "restore-3"]
+    );
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! version = "0.2.0"
 //! published = "2026-12-01"
 //! repository = "runner-bench/runner-bench"
+//! workflow_commit = "<40 lowercase hex digits>"
 //!
 //! [[binaries]]
 //! target = "x86_64-unknown-linux-gnu"
@@ -19,6 +20,12 @@
 //! A manifest is read strictly, and every problem names the file, the field
 //! and the reason. A self-built result is valid: its status is shown, never
 //! a reason to reject it.
+//!
+//! `workflow_commit` is the commit the release's tag names, and so the
+//! version of `.github/workflows/benchmark.yml` that the release ships: the
+//! manifests' `workflow_commit`s are the only signers whose attestations the
+//! results check trusts (scripts/verify-submission.sh, which also compares
+//! an added manifest's commit with its tag's).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -54,6 +61,9 @@ pub struct Release {
     pub published: String,
     /// The GitHub repository it was published from, `owner/name`.
     pub repository: String,
+    /// The commit of the release's tag (40 lowercase hex digits): the
+    /// workflow version whose attestations the results check trusts.
+    pub workflow_commit: String,
     /// One binary per target.
     pub binaries: Vec<ReleaseBinary>,
 }
@@ -191,6 +201,12 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<Release, Vec<ReleaseE
             format!("must be a GitHub repository like runner-bench/runner-bench, found \"{}\"", release.repository),
         );
     }
+    if !is_commit(&release.workflow_commit) {
+        bad(
+            "workflow_commit".into(),
+            format!("must be a commit id, 40 lowercase hex digits, found \"{}\"", release.workflow_commit),
+        );
+    }
     if release.binaries.is_empty() {
         bad("binaries".into(), "must list at least one binary".into());
     }
@@ -258,6 +274,12 @@ fn is_target(t: &str) -> bool {
         })
 }
 
+/// A full git commit id (SHA-1): forks share commit ids, and a short one
+/// could name another commit.
+fn is_commit(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
 fn is_sha256(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
@@ -321,11 +343,12 @@ mod tests {
 
     const SHA_LINUX: &str = "1111111111111111111111111111111111111111111111111111111111111111";
     const SHA_MAC: &str = "2222222222222222222222222222222222222222222222222222222222222222";
+    const COMMIT: &str = "8d71e12a54197f8d71e12a54197f8d71e12a5419";
 
     fn manifest(tag: &str, version: &str, binaries: &[(&str, &str)]) -> String {
         let mut text = format!(
             "tag = \"{tag}\"\nversion = \"{version}\"\npublished = \"2026-12-01\"\nrepository = \
-             \"runner-bench/runner-bench\"\n"
+             \"runner-bench/runner-bench\"\nworkflow_commit = \"{COMMIT}\"\n"
         );
         for (target, sha) in binaries {
             text.push_str(&format!(
@@ -370,8 +393,8 @@ mod tests {
 
     #[test]
     fn every_field_is_checked_with_its_reason() {
-        let text = "tag = \"0.2.0\"\nversion = \"0.2\"\npublished = \"1 Dec 2026\"\nrepository = \"runner-bench\"\n\n\
-                    [[binaries]]\ntarget = \"linux\"\nfile = \"collector\"\nsha256 = \"ABC\"\n";
+        let text = "tag = \"0.2.0\"\nversion = \"0.2\"\npublished = \"1 Dec 2026\"\nrepository = \"runner-bench\"\n\
+                    workflow_commit = \"8d71e12\"\n\n[[binaries]]\ntarget = \"linux\"\nfile = \"collector\"\nsha256 = \"ABC\"\n";
         assert_eq!(
             errors("v0.2.0", text),
             [
@@ -380,6 +403,8 @@ mod tests {
                 "content/releases/v0.2.0.toml: published: must be a date like 2026-12-01, found \"1 Dec 2026\"",
                 "content/releases/v0.2.0.toml: repository: must be a GitHub repository like runner-bench/runner-bench, \
                  found \"runner-bench\"",
+                "content/releases/v0.2.0.toml: workflow_commit: must be a commit id, 40 lowercase hex digits, found \
+                 \"8d71e12\"",
                 "content/releases/v0.2.0.toml: binaries[0].target: must be a target triple like \
                  x86_64-unknown-linux-gnu, found \"linux\"",
                 "content/releases/v0.2.0.toml: binaries[0].file: must be \"collector-linux\" for this target, found \
@@ -427,10 +452,15 @@ mod tests {
         assert_eq!(
             got[0],
             "content/releases/v0.2.0.toml: notes: unknown field `notes`, expected one of `tag`, `version`, `published`, \
-             `repository`, `binaries`"
+             `repository`, `workflow_commit`, `binaries`"
         );
         let text = manifest("v0.2.0", "0.2.0", &[("aarch64-apple-darwin", SHA_MAC)]).replace("sha256 = ", "# ");
         assert_eq!(errors("v0.2.0", &text), ["content/releases/v0.2.0.toml: binaries[0]: missing field `sha256`"]);
+        // The workflow commit is required: without it a release would vouch
+        // for no workflow, or for whichever one a reader assumed.
+        let text = manifest("v0.2.0", "0.2.0", &[("aarch64-apple-darwin", SHA_MAC)])
+            .replace(&format!("workflow_commit = \"{COMMIT}\"\n"), "");
+        assert_eq!(errors("v0.2.0", &text), ["content/releases/v0.2.0.toml: $: missing field `workflow_commit`"]);
         let text = "tag = \"v0.2.0\"\nversion = \"0.2.0\nbinaries = []\n";
         let got = errors("v0.2.0", text);
         assert_eq!(got[0], "content/releases/v0.2.0.toml: line 2: invalid basic string, expected `\"`");

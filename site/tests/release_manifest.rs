@@ -10,6 +10,9 @@ use sha2::{Digest, Sha256};
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/release-manifest.sh");
 
+/// The commit the release's tag names, as the release workflow passes it.
+const COMMIT: &str = "8d71e12a54197f8d71e12a54197f8d71e12a5419";
+
 /// The workspace's version, which the tag must name.
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -26,6 +29,7 @@ fn run(dir: &Path, tag: &str) -> std::process::Output {
         .arg(dir)
         .env("TAG", tag)
         .env("REPOSITORY", "runner-bench/runner-bench")
+        .env("WORKFLOW_COMMIT", COMMIT)
         .env_remove("GITHUB_STEP_SUMMARY")
         .output()
         .unwrap()
@@ -44,7 +48,10 @@ fn the_manifest_it_writes_is_one_site_check_accepts_with_the_binaries_digests() 
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(dir.path().join(format!("{tag}.toml"))).unwrap();
     let release = site::releases::parse(&format!("{tag}.toml"), &tag, &text).unwrap_or_else(|e| panic!("{e:?}"));
-    assert_eq!((release.tag.as_str(), release.version.as_str()), (tag.as_str(), VERSION));
+    assert_eq!(
+        (release.tag.as_str(), release.version.as_str(), release.workflow_commit.as_str()),
+        (tag.as_str(), VERSION, COMMIT)
+    );
     let got: Vec<(&str, &str, &str)> =
         release.binaries.iter().map(|b| (b.target.as_str(), b.file.as_str(), b.sha256.as_str())).collect();
     let linux = sha256_of(&dir.path().join("collector-x86_64-unknown-linux-gnu"));
@@ -92,4 +99,24 @@ fn the_notes_name_every_binarys_file_and_the_glibc_floor() {
              The Linux binaries run on glibc 2.35 or newer (Ubuntu 22.04, Debian 12 and later).\n"
         )
     );
+}
+
+#[test]
+fn a_workflow_commit_that_is_no_full_commit_id_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fake_binaries(dir.path());
+    let out = Command::new("bash")
+        .arg(SCRIPT)
+        .arg(dir.path())
+        .env("TAG", format!("v{VERSION}"))
+        .env("WORKFLOW_COMMIT", "8d71e12")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "release-manifest.sh: WORKFLOW_COMMIT must be a commit id, 40 lowercase hex digits, found \"8d71e12\"\n"
+    );
+    assert!(!dir.path().join("SHA256SUMS").exists());
 }

@@ -37,8 +37,10 @@ pub fn new_result(provider: Provider, runner: Runner, params: &Parameters) -> an
             finished_at: Timestamp::now(),
             github: provenance::github(&provenance::process_env)?,
             image: provenance::image(&provenance::process_env),
-            // `collector assemble` records the jobs of a split run.
+            // `collector assemble` records the jobs of a split run, and
+            // GitHub's record of them in the signing job.
             jobs: Vec::new(),
+            run_record: None,
         },
         machine: machine::detect(),
         build: build_info()?,

@@ -32,6 +32,9 @@ pub use http_cache::{
 };
 pub use internet::{Endpoint, InternetStage, RequestSample, TransferSample};
 pub use machine::{Instance, Machine};
-pub use provenance::{Binary, Collector, Conclusion, GitHubRun, Image, JobOutcome, Provenance, STAGE_NAMES};
+pub use provenance::{
+    Binary, Collector, Conclusion, GitHubRun, Image, JobConclusion, JobOutcome, Provenance, RunJob, RunRecord,
+    STAGE_NAMES, benchmark_job_trial,
+};
 pub use result::{MeasuredKind, MeasuredResult, Stages};
 pub use status::{INTERRUPTED_NOTICE, INTERRUPTED_SAMPLE, Status};

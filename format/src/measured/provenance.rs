@@ -1,6 +1,6 @@
 //! Who wrote a measured result, and when and where its run happened: the
-//! collector, the GitHub Actions job and image, and how each job of a
-//! split run ended.
+//! collector, the GitHub Actions job and image, how each job of a split run
+//! ended, and GitHub's own record of the run's jobs.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -53,6 +53,149 @@ pub struct Provenance {
     /// not succeed left its stages' samples attempted and not completed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobOutcome>,
+    /// The benchmark call's jobs as GitHub's REST API lists them, read by
+    /// the signing job (`collector assemble --run-jobs`), not written by a
+    /// runner; absent in files assembled without it (self-built and local
+    /// runs, and files of collectors before it existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_record: Option<RunRecord>,
+}
+
+/// GitHub's record of the run that called the benchmark workflow: the
+/// signing job's run, and the jobs of this benchmark call in every attempt
+/// of it, from `GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs?filter=all`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunRecord {
+    /// `owner/name` of the repository whose run called the benchmark
+    /// workflow (the signing job's GITHUB_REPOSITORY).
+    pub repository: Name,
+    /// The run's id (the signing job's GITHUB_RUN_ID).
+    pub run_id: u64,
+    /// The signing job's attempt (GITHUB_RUN_ATTEMPT), from 1.
+    pub run_attempt: u32,
+    /// The call's measuring jobs (`measure`, `save-N`, `gap-N`,
+    /// `restore-N`) of every attempt, in the API's order; the signing job
+    /// and the jobs after it are not listed.
+    pub jobs: Vec<RunJob>,
+}
+
+/// One job of the run, as GitHub's API gives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunJob {
+    /// The API's `name`: `<calling job's name> / <id>: <description>` for a
+    /// called workflow, `<id>: <description>` for one run directly.
+    pub name: Name,
+    /// The job's id in benchmark.yml, read from the name: `measure`,
+    /// `save-N`, `gap-N` or `restore-N`.
+    pub job: Slug,
+    /// The API's `run_attempt`: the attempt of the run this job ran in.
+    pub attempt: u32,
+    /// The API's `runner_name`; absent where no runner was assigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_name: Option<Name>,
+    /// The API's `runner_group_name`; absent where no runner was assigned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner_group_name: Option<Name>,
+    /// The API's `labels`: the job's `runs-on`.
+    pub labels: Vec<Name>,
+    /// The API's `created_at`, documented as "the time that the job
+    /// created".
+    pub created_at: Timestamp,
+    /// The API's `started_at`, documented as "the time that the job
+    /// started".
+    pub started_at: Timestamp,
+    /// The API's `completed_at`, "the time that the job finished"; absent
+    /// while the job runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<Timestamp>,
+    /// The API's `conclusion`; absent while the job runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<JobConclusion>,
+}
+
+impl RunJob {
+    /// The job's queue time as GitHub reported it: `started_at` −
+    /// `created_at`, in seconds (never below 0). GitHub documents the two
+    /// only as the time the job was created and the time it started, so
+    /// this is what its record shows, not a figure the runner measured;
+    /// what the wait includes (a concurrency group, the runner's start-up)
+    /// GitHub does not say.
+    pub fn queue_s(&self) -> f64 {
+        let wait = self.started_at.instant().duration_since(self.created_at.instant());
+        wait.as_secs_f64().max(0.0)
+    }
+
+    /// The cache trial of a `save-N`, `gap-N` or `restore-N` job.
+    pub fn trial(&self) -> Option<u32> {
+        benchmark_job_trial(self.job.as_str()).flatten()
+    }
+}
+
+/// Whether `id` is the id of a measuring job of benchmark.yml: `Some(None)`
+/// for `measure`, `Some(Some(n))` for `save-n`, `gap-n` and `restore-n`
+/// (n from 1, written without leading zeros), `None` for anything else.
+pub fn benchmark_job_trial(id: &str) -> Option<Option<u32>> {
+    if id == "measure" {
+        return Some(None);
+    }
+    let (phase, n) = id.split_once('-')?;
+    if !matches!(phase, "save" | "gap" | "restore") || n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok().map(Some)
+}
+
+/// How a job ended, as GitHub's API writes its `conclusion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JobConclusion {
+    /// It ran to the end.
+    Success,
+    /// A step failed.
+    Failure,
+    /// Neither success nor failure.
+    Neutral,
+    /// It was cancelled.
+    Cancelled,
+    /// It never ran.
+    Skipped,
+    /// It ran past its time limit.
+    TimedOut,
+    /// It waits on a person's action.
+    ActionRequired,
+}
+
+impl JobConclusion {
+    /// Every conclusion, in GitHub's documented order.
+    pub const ALL: [JobConclusion; 7] = [
+        JobConclusion::Success,
+        JobConclusion::Failure,
+        JobConclusion::Neutral,
+        JobConclusion::Cancelled,
+        JobConclusion::Skipped,
+        JobConclusion::TimedOut,
+        JobConclusion::ActionRequired,
+    ];
+
+    /// The conclusion as GitHub and the result file write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            JobConclusion::Success => "success",
+            JobConclusion::Failure => "failure",
+            JobConclusion::Neutral => "neutral",
+            JobConclusion::Cancelled => "cancelled",
+            JobConclusion::Skipped => "skipped",
+            JobConclusion::TimedOut => "timed_out",
+            JobConclusion::ActionRequired => "action_required",
+        }
+    }
+
+    /// The conclusion GitHub writes as `name`.
+    pub fn from_name(name: &str) -> Option<JobConclusion> {
+        JobConclusion::ALL.into_iter().find(|c| c.name() == name)
+    }
 }
 
 /// One job of the run's GitHub Actions workflow and how it ended.

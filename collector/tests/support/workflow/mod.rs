@@ -17,10 +17,13 @@
 //!
 //! (`Workflow::parse` reads a workflow's text, `actions()` lists every
 //! `uses:`.) `Settings` says what the run gets (inputs, secrets, the runner's
-//! variables, injected `Fault`s); `Run` holds a `JobReport` per job. Two
-//! stand-ins for what GitHub provides come with it: `FileServer` (a static
-//! file server for the test's collector release) and `CacheFront` with
-//! `blob_host` (the cache service double's SAS URLs in Azure's form).
+//! variables, the files upstream serves, injected `Fault`s); `Run` holds a
+//! `JobReport` per job. Stand-ins for what GitHub provides come with it:
+//! the GitHub double every run starts (github.rs: the REST API's list of the
+//! run's jobs, the contents API and release downloads, at `github.api_url`
+//! and `github.server_url`), `FileServer` (a static file server for the
+//! test's collector release) and `CacheFront` with `blob_host` (the cache
+//! service double's SAS URLs in Azure's form).
 //!
 //! Inside: `model` (the file → `Workflow`, over github-actions-models),
 //! `expr` (`${{ … }}`, over github-actions-expressions), `run` (`Workflow`
@@ -32,13 +35,15 @@
 //! run, an expression it cannot evaluate, an action it does not simulate.
 //! Jobs run one at a time (GitHub would run independent jobs in parallel;
 //! the benchmark workflow chains its jobs); `permissions` is read for
-//! `id-token` only (which jobs get the OIDC token double, run.rs), and
+//! `id-token` (which jobs get the OIDC token double, run.rs) and `actions`
+//! (whose token the GitHub double lets list the run's jobs) only, and
 //! `concurrency` is read and ignored.
 
 mod actions;
 mod azure;
 mod expr;
 mod files;
+mod github;
 mod glob;
 mod http;
 mod instance;

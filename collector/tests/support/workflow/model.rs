@@ -55,6 +55,8 @@ pub(crate) enum InputKind {
 #[derive(Debug)]
 pub(crate) struct Job {
     pub(crate) id: String,
+    /// `name:` as written; GitHub shows (and its API lists) the job by it.
+    pub(crate) name: Option<String>,
     pub(crate) needs: Vec<String>,
     pub(crate) condition: Option<String>,
     pub(crate) runs_on: Vec<String>,
@@ -66,6 +68,10 @@ pub(crate) struct Job {
     /// own `permissions:` or else the workflow's): the runner then gives
     /// every step ACTIONS_ID_TOKEN_REQUEST_URL and _TOKEN.
     pub(crate) id_token: bool,
+    /// Whether the job's token may read the repository's Actions data
+    /// (`actions: read` or `write`, or `read-all`/`write-all`): the GitHub
+    /// double lists a run's jobs only to such a token.
+    pub(crate) actions_read: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -348,6 +354,16 @@ fn id_token(permissions: &Permissions) -> bool {
     }
 }
 
+/// Whether `permissions` lets the job's token read Actions data (a run's
+/// jobs). The default (no `permissions:` anywhere) is the caller's token,
+/// which the rehearsal treats as granting nothing.
+fn actions_read(permissions: &Permissions) -> bool {
+    match permissions {
+        Permissions::Base(base) => *base != github_actions_models::common::BasePermission::Default,
+        Permissions::Explicit(m) => matches!(m.get("actions"), Some(Permission::Read | Permission::Write)),
+    }
+}
+
 fn job(id: &str, raw: &NormalJob, permissions: &Permissions) -> anyhow::Result<Job> {
     if raw.steps.is_empty() {
         bail!("has no steps");
@@ -360,6 +376,7 @@ fn job(id: &str, raw: &NormalJob, permissions: &Permissions) -> anyhow::Result<J
     let steps = raw.steps.iter().enumerate().map(|(i, s)| step(s).with_context(|| format!("step {}", i + 1)));
     Ok(Job {
         id: id.to_string(),
+        name: raw.name.clone(),
         needs: raw.needs.clone(),
         condition: condition(&raw.r#if),
         runs_on,
@@ -368,6 +385,7 @@ fn job(id: &str, raw: &NormalJob, permissions: &Permissions) -> anyhow::Result<J
         timeout_minutes: raw.timeout_minutes.as_ref().map(text),
         steps: steps.collect::<anyhow::Result<_>>()?,
         id_token: id_token(permissions),
+        actions_read: actions_read(permissions),
     })
 }
 

@@ -35,6 +35,7 @@ use serde_json::{Map, Value, json};
 use super::actions::{self, Action};
 use super::expr::{self, Scope, Status};
 use super::files::StepFiles;
+use super::github::GitHubDouble;
 use super::instance::{self, Instance};
 use super::model::{InputKind, Job, Shell, Step, StepAction, Workflow};
 
@@ -67,6 +68,12 @@ pub(crate) struct Settings {
     /// Ends the run after this job (the later jobs are not run or reported),
     /// for a test about the first jobs only.
     pub(crate) stop_after: Option<String>,
+    /// The calling job's name, where the workflow is a called one: GitHub
+    /// lists each job as `<caller> / <job's name>` (github.rs).
+    pub(crate) caller_job: Option<String>,
+    /// What the GitHub double serves besides the run's jobs: URL path →
+    /// file (github.rs, `State::files`).
+    pub(crate) github_files: Vec<(String, PathBuf)>,
 }
 
 /// A failure the rehearsal injects.
@@ -232,8 +239,11 @@ fn run(wf: &Workflow, settings: &Settings) -> anyhow::Result<Run> {
     repo_files.dedup();
     let artifacts = settings.root.join("artifacts");
     std::fs::create_dir_all(&artifacts)?;
+    let github = GitHubDouble::start(settings.github_files.iter().cloned().collect())
+        .context("cannot start the GitHub double")?;
 
-    let mut shared = Shared { wf, settings, inputs, secrets, repo_files, artifacts, instances: BTreeMap::new() };
+    let mut shared =
+        Shared { wf, settings, inputs, secrets, repo_files, artifacts, instances: BTreeMap::new(), github: &github };
     let mut jobs: Vec<JobReport> = Vec::new();
     for job in wf.order()? {
         for f in &settings.faults {
@@ -270,6 +280,7 @@ struct Shared<'a> {
     repo_files: Vec<String>,
     artifacts: PathBuf,
     instances: BTreeMap<String, Instance>,
+    github: &'a GitHubDouble,
 }
 
 /// The inputs context: the caller's values, else the defaults, typed.
@@ -380,17 +391,23 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         "ref": "refs/heads/main",
         "workflow": wf.name,
         "event_name": "workflow_dispatch",
-        "server_url": "https://github.com",
-        // No GitHub here to hand out a token: steps that would use one see
-        // it empty, as they would where a workflow gives none.
-        "token": "",
+        "server_url": shared.github.url,
+        "api_url": shared.github.api_url(),
+        // The GitHub double's token of this job, which lists the run's jobs
+        // only where the job's permissions grant actions: read.
+        "token": job_token(&job.id),
     });
     let mut base = Map::new();
     base.insert("github".into(), github);
     base.insert("inputs".into(), Value::Object(shared.inputs.clone()));
     base.insert("needs".into(), Value::Object(needs));
     base.insert("secrets".into(), Value::Object(shared.secrets.clone()));
+    let created_at = api_time(std::time::SystemTime::now(), false);
     if !condition_holds(job, &base, &ancestors)? {
+        let mut state = shared.github.state.lock().unwrap();
+        let listed = api_job(shared, job, state.jobs.len(), &[], None, &created_at, Some("skipped"));
+        state.jobs.push(listed);
+        drop(state);
         return Ok(JobReport {
             id: job.id.clone(),
             conclusion: Conclusion::Skipped,
@@ -408,6 +425,13 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         .iter()
         .map(|r| job_field(&base, JOB, None, r, "runs-on").map(|v| expr::to_text(&v)))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let listed = {
+        let mut state = shared.github.state.lock().unwrap();
+        state.tokens.insert(job_token(&job.id), job.actions_read);
+        let listed = api_job(shared, job, state.jobs.len(), &runs_on, Some(&runner_name(&job.id)), &created_at, None);
+        state.jobs.push(listed);
+        state.jobs.len() - 1
+    };
     let minutes = match &job.timeout_minutes {
         Some(t) => minutes(&job_field(&base, JOB, None, t, "timeout-minutes")?)?,
         None => DEFAULT_TIMEOUT_MINUTES,
@@ -436,7 +460,11 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
         Some(with) => {
             shared.instances.get(with).cloned().with_context(|| format!("no instance of job {with} to share"))?
         }
-        None => Instance::create(&root.join("instance"), &shared.settings.hosts)?,
+        None => {
+            let mut hosts = shared.settings.hosts.clone();
+            hosts.push((super::github::HOST.to_string(), "127.0.0.1".to_string()));
+            Instance::create(&root.join("instance"), &hosts)?
+        }
     };
     instance.check()?;
     shared.instances.insert(job.id.clone(), instance.clone());
@@ -505,6 +533,13 @@ fn run_job(shared: &mut Shared<'_>, job: &Job, done: &[JobReport]) -> anyhow::Re
     // collector release in it is a hundred megabytes a job here).
     std::fs::remove_dir_all(&run.dirs.temp).with_context(|| format!("cannot empty {}", run.dirs.temp.display()))?;
     let conclusion = if run.failed { Conclusion::Failure } else { Conclusion::Success };
+    {
+        let mut state = run.shared.github.state.lock().unwrap();
+        let listed = &mut state.jobs[listed];
+        listed["status"] = json!("completed");
+        listed["conclusion"] = json!(conclusion.as_str());
+        listed["completed_at"] = json!(api_time(std::time::SystemTime::now(), true));
+    }
     Ok(JobReport {
         id: job.id.clone(),
         conclusion,
@@ -577,6 +612,60 @@ fn job_field(
 
 fn runner_name(job: &str) -> String {
     format!("rehearsal-runner-{job}")
+}
+
+fn job_token(job: &str) -> String {
+    format!("rehearsal-github-token-{job}")
+}
+
+/// A moment as GitHub's API writes it: UTC, whole seconds. Which way GitHub
+/// rounds is not documented; the rehearsal takes the moment's second for a
+/// start and the next second for an end, so that a job's listed window
+/// holds everything that happened in it.
+fn api_time(at: std::time::SystemTime, end: bool) -> String {
+    let since = at.duration_since(std::time::UNIX_EPOCH).expect("the clock is after 1970");
+    let seconds = since.as_secs() + u64::from(end && since.subsec_nanos() > 0);
+    jiff::Timestamp::from_second(i64::try_from(seconds).expect("seconds fit i64")).expect("a valid moment").to_string()
+}
+
+/// The job as GitHub's API lists it, the run's `index`th (its `job` schema, the fields the
+/// workflow reads and a few beside them); `conclusion` given for a job that
+/// never ran (`skipped`), else it is in progress.
+fn api_job(
+    shared: &Shared<'_>,
+    job: &Job,
+    index: usize,
+    labels: &[String],
+    runner: Option<&str>,
+    created_at: &str,
+    conclusion: Option<&str>,
+) -> Value {
+    let s = shared.settings;
+    let name = job.name.clone().unwrap_or_else(|| job.id.clone());
+    let name = match &s.caller_job {
+        Some(caller) => format!("{caller} / {name}"),
+        None => name,
+    };
+    let id = index as u64 + 1;
+    json!({
+        "id": 9_000_000 + id,
+        "run_id": s.run_id,
+        "run_attempt": 1,
+        "workflow_name": shared.wf.name,
+        "head_sha": s.sha,
+        "name": name,
+        "status": if conclusion.is_some() { "completed" } else { "in_progress" },
+        "conclusion": conclusion,
+        "created_at": created_at,
+        "started_at": created_at,
+        "completed_at": conclusion.map(|_| created_at),
+        "labels": labels,
+        "runner_id": runner.map(|_| id),
+        "runner_name": runner,
+        "runner_group_id": runner.map(|_| 1),
+        "runner_group_name": runner.map(|_| "rehearsal"),
+        "steps": [],
+    })
 }
 
 /// `timeout-minutes` as a positive number of minutes.
@@ -852,6 +941,7 @@ impl JobRun<'_> {
             ("GITHUB_REF", github("ref")),
             ("GITHUB_EVENT_NAME", github("event_name")),
             ("GITHUB_SERVER_URL", github("server_url")),
+            ("GITHUB_API_URL", github("api_url")),
             ("GITHUB_WORKSPACE", self.dirs.workspace.display().to_string()),
             ("GITHUB_ACTION", step.id.clone().unwrap_or_else(|| format!("__run_{}", index + 1))),
             ("RUNNER_TEMP", self.dirs.temp.display().to_string()),
