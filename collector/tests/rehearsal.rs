@@ -717,7 +717,12 @@ fn assert_run_record(path: &Path, run: &Run) {
         .filter(|j| !["preflight", "sign", "submit"].contains(&j.id.as_str()) && j.conclusion != Conclusion::Skipped)
         .map(|j| {
             let name = wf.job(&j.id).unwrap().name.clone().unwrap();
-            (j.id.clone(), format!("{CALLER} / {name}"), format!("rehearsal-runner-{}", j.id), serde_json::json!(j.runs_on))
+            (
+                j.id.clone(),
+                format!("{CALLER} / {name}"),
+                format!("rehearsal-runner-{}", j.id),
+                serde_json::json!(j.runs_on),
+            )
         })
         .collect();
     assert_eq!(listed, want, "{record:#}");
@@ -836,7 +841,8 @@ fn preflight_refuses_a_call_without_actions_read_and_a_second_spelling_of_runs_o
         s.stop_after = Some("preflight".into());
         let run = wf.run(&s).unwrap();
         let job = run.job("preflight");
-        let errors: Vec<String> = job.log().lines().filter(|l| l.starts_with("::error::")).map(str::to_string).collect();
+        let errors: Vec<String> =
+            job.log().lines().filter(|l| l.starts_with("::error::")).map(str::to_string).collect();
         (job.conclusion, errors)
     };
     let wf = benchmark_workflow();
@@ -855,7 +861,9 @@ fn preflight_refuses_a_call_without_actions_read_and_a_second_spelling_of_runs_o
     );
     assert_eq!(
         preflight(&wf, r#"["rehearsal"]"#, 5).1,
-        [r#"::error::runs-on: write ["rehearsal"] as rehearsal (labels sorted, each once, compact JSON; one label as plain text): the concurrency group is this text, and the same machines must always share it"#]
+        [
+            r#"::error::runs-on: write ["rehearsal"] as rehearsal (labels sorted, each once, compact JSON; one label as plain text): the concurrency group is this text, and the same machines must always share it"#
+        ]
     );
     assert_eq!(
         preflight(&wf, r#"{"labels": ["x"]}"#, 6).1,

@@ -96,7 +96,8 @@ fn the_sign_job_runs_no_checked_out_code_and_no_collector_its_caller_chooses() {
             // the code.
             assert!(!run.contains("runner-bench/") && !run.contains("${{"), "sign runs {run}");
             for line in run.lines().map(str::trim_start) {
-                let runs_file = ["bash ", "sh ", "source ", ". ", "python3 ./", "node "].iter().any(|p| line.starts_with(p));
+                let runs_file =
+                    ["bash ", "sh ", "source ", ". ", "python3 ./", "node "].iter().any(|p| line.starts_with(p));
                 assert!(!runs_file, "sign runs a file: {line}");
             }
         }

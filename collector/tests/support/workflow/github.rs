@@ -132,7 +132,7 @@ fn not_found() -> (u16, Vec<u8>) {
 fn answer(path: &str, query: &str, token: Option<&str>, state: &State) -> (u16, Vec<u8>) {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     if let ["api", "repos", _, _, "actions", "runs", run, "jobs"] = segments.as_slice() {
-        if !token.is_some_and(|t| state.tokens.get(t) == Some(&true)) {
+        if token.is_none_or(|t| state.tokens.get(t) != Some(&true)) {
             return (
                 403,
                 br#"{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/actions/workflow-jobs#list-jobs-for-a-workflow-run","status":"403"}"#.to_vec(),
@@ -156,7 +156,8 @@ fn jobs_page(run: &str, query: &str, jobs: &[Value]) -> Vec<u8> {
     let param = |name: &str| query.split('&').find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='));
     let per_page: usize = param("per_page").and_then(|v| v.parse().ok()).unwrap_or(30).clamp(1, 100);
     let page: usize = param("page").and_then(|v| v.parse().ok()).unwrap_or(1).max(1);
-    let of_run: Vec<&Value> = jobs.iter().filter(|j| j["run_id"].to_string() == run).collect();
+    let of_run: Vec<&Value> =
+        jobs.iter().filter(|j| j["run_id"].as_u64().is_some_and(|id| id.to_string() == run)).collect();
     let listed: Vec<&Value> = if param("filter") == Some("all") {
         of_run
     } else {
@@ -203,7 +204,10 @@ mod tests {
         }
         let jobs = format!("{}/repos/o/r/actions/runs/7/jobs", gh.api_url());
         let (code, body) = get(&format!("{jobs}?filter=all&per_page=2&page=2"), Some("reader"));
-        assert_eq!((code.as_str(), body.as_str()), ("200", r#"{"jobs":[{"name":"a","run_attempt":2,"run_id":7}],"total_count":3}"#));
+        assert_eq!(
+            (code.as_str(), body.as_str()),
+            ("200", r#"{"jobs":[{"name":"a","run_attempt":2,"run_id":7}],"total_count":3}"#)
+        );
         let (_, body) = get(&jobs, Some("reader"));
         assert_eq!(body, r#"{"jobs":[{"name":"a","run_attempt":2,"run_id":7}],"total_count":1}"#);
         assert_eq!(get(&jobs, Some("other")).0, "403");
