@@ -114,7 +114,7 @@ struct Streaming<'a> {
     /// How many entries were done when freed pages were last handed back.
     purged_at: usize,
     /// The runners and providers finished so far: the check must not hand
-    /// over another result of one of them (`Streaming::in_order`).
+    /// over another result of one of them (`Streaming::finish_in_order`).
     finished_runners: HashSet<(String, String)>,
     finished_providers: HashSet<String>,
 }
@@ -240,7 +240,6 @@ impl StreamAccepted for Intake<'_> {
             let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
             for rel_path in accepted {
                 if let Some(made) = pending.remove(rel_path) {
-                    state.in_order(&made.entry);
                     state.open.push(made);
                 }
             }
@@ -264,17 +263,39 @@ impl StreamAccepted for Intake<'_> {
 }
 
 impl Streaming<'_> {
-    /// Records an error where the check hands over a result of a runner or
-    /// a provider this intake has finished already: its page is written,
-    /// and the comparison's picks were made without it. The check's order
-    /// (`validate::StreamAccepted`) rules this out; this keeps it so.
-    fn in_order(&mut self, entry: &Entry) {
-        let (provider, runner) = runner_of(entry);
-        let runner_done = self.finished_runners.contains(&(provider.to_string(), runner.to_string()));
-        if self.error.is_none() && (runner_done || self.finished_providers.contains(provider)) {
+    /// Records the runners of `entries` (the results of runners being
+    /// finished, in the check's order) as finished, and an error where a
+    /// runner's results do not follow each other: its page would miss
+    /// some, and the comparison's picks were made without them. The
+    /// check's order (`validate::StreamAccepted`) rules this out; this
+    /// keeps it so.
+    fn finish_in_order(&mut self, entries: &[Arc<Entry>]) {
+        let mut last: Option<(&str, &str)> = None;
+        for e in entries {
+            let runner = runner_of(e);
+            if last == Some(runner) {
+                continue;
+            }
+            if let Some((provider, label)) = last {
+                self.finished_runners.insert((provider.to_string(), label.to_string()));
+            }
+            if self.finished_runners.contains(&(runner.0.to_string(), runner.1.to_string())) {
+                self.out_of_order(e, format!("runner {}/{}", runner.0, runner.1));
+            }
+            last = Some(runner);
+        }
+        if let Some((provider, label)) = last {
+            self.finished_runners.insert((provider.to_string(), label.to_string()));
+        }
+    }
+
+    /// Records that the check handed over `entry` after the build had
+    /// finished `what`, its runner or its provider.
+    fn out_of_order(&mut self, entry: &Entry, what: String) {
+        if self.error.is_none() {
             self.error = Some(anyhow::anyhow!(
-                "a streaming build was handed results/{} after it had finished runner {provider}/{runner} or its \
-                 provider: it needs the results one runner's folder after another",
+                "a streaming build was handed results/{} after it had finished {what}: it needs each runner's \
+                 results one after another, and each provider's runners one after another",
                 entry.meta.rel_path
             ));
         }
@@ -307,6 +328,9 @@ fn finish_runners(
             finish_provider(state, inputs, now);
         }
         if state.provider.is_none() {
+            if state.finished_providers.contains(&id) {
+                state.out_of_order(&batch[0].entry, format!("provider {id}"));
+            }
             state.provider = Some((id, state.done.len()));
         }
         finish_batch(state, inputs, now, batch);
@@ -323,10 +347,7 @@ fn finish_batch(
 ) {
     let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) =
         finished.into_iter().map(|made| (made.entry, made.file)).unzip();
-    for e in &entries {
-        let (provider, runner) = runner_of(e);
-        state.finished_runners.insert((provider.to_string(), runner.to_string()));
-    }
+    state.finish_in_order(&entries);
     // The result files as submitted, beside their runners' pages.
     if state.error.is_none()
         && let Err(e) = state.emit.files(copies)
@@ -373,5 +394,77 @@ fn finish_provider(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs
             state.error = Some(e);
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `FileSink` that drops every file.
+    struct Nowhere;
+
+    impl super::super::site::FileSink for Nowhere {
+        fn files(&mut self, _: Vec<(String, Body)>) -> anyhow::Result<()> {
+            Ok(())
+        }
+
+        fn piece(&mut self, _: &str, _: Vec<u8>, _: bool) -> anyhow::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The repository's results, by path below the results folder.
+    fn runs() -> HashMap<String, Run> {
+        let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+        let checked = crate::check(&[results], None, None, &|r: &Run| r.clone()).unwrap();
+        checked.runs.into_iter().map(|r| (r.rel_path.clone(), r)).collect()
+    }
+
+    /// What a streaming intake says when the check hands over `order`
+    /// (paths below the results folder, of `runs`) one file a chunk.
+    fn stream_in(runs: &HashMap<String, Run>, order: &[&str]) -> String {
+        let opts = Options::new(std::path::Path::new("results"));
+        let mut sink = Nowhere;
+        let intake = Intake::streaming(&opts, Err(anyhow::anyhow!("no pages in this test")), &mut sink);
+        let mut taken = Vec::new();
+        for rel_path in order {
+            taken.push(intake.take(&runs[*rel_path]));
+            intake.accepted(&mut std::iter::once(*rel_path));
+        }
+        match intake.finish(taken) {
+            Ok(_) => "accepted".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_streaming_build_refuses_results_out_of_their_runners_order() {
+        let mut runs = runs();
+        let arm = "ubicloud/ubicloud-linux-arm64/2026-11-29-imported-2c7ad0467348.json";
+        let x64 = "ubicloud/ubicloud-linux-x64/2026-11-29-imported-2c7ad0467348.json";
+        let latchkey = "latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json";
+        // A second result of the arm64 runner.
+        let arm_later = "ubicloud/ubicloud-linux-arm64/2026-11-30-imported-2c7ad0467348.json";
+        let mut second = runs[arm].clone();
+        second.rel_path = arm_later.to_string();
+        runs.insert(arm_later.to_string(), second);
+
+        assert_eq!(stream_in(&runs, &[latchkey, arm, arm_later, x64]), "accepted");
+        assert_eq!(
+            stream_in(&runs, &[arm, x64, arm_later]),
+            format!(
+                "a streaming build was handed results/{arm_later} after it had finished runner \
+                 ubicloud/ubicloud-linux-arm64: it needs each runner's results one after another, and each \
+                 provider's runners one after another"
+            )
+        );
+        assert_eq!(
+            stream_in(&runs, &[arm, latchkey, x64]),
+            format!(
+                "a streaming build was handed results/{x64} after it had finished provider ubicloud: it needs \
+                 each runner's results one after another, and each provider's runners one after another"
+            )
+        );
     }
 }
