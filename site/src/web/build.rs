@@ -29,6 +29,9 @@ use rayon::prelude::*;
 
 use super::build_cache_pages::Section;
 use super::coverage::{self, CoverageRow};
+use super::csv;
+use super::estimate;
+use super::feed;
 use super::home::{self, home_page};
 use super::index_json::{self, IndexCache};
 use super::inputs::PageInputs;
@@ -36,15 +39,24 @@ use super::intake::{Accepted, Streamed};
 use super::memo::Memo;
 use super::memory::release_free_memory;
 use super::options::Options;
+use super::overview;
 use super::pages::{self, Common};
 use super::parts::{Part, Parts};
 use super::provider::provider_page;
 use super::runner_pages::{PAGES_AT_ONCE, runner_parts};
 use super::site::{Body, Emit, FileSink, Site};
-use super::{STATIC, csv, estimate, feed, overview, sitemap};
+use super::sitemap;
 use crate::memo_key::key_of;
 use crate::model::{self, Model, changes};
 use crate::report::ReportRun;
+
+/// The static files, by name, as built into the binary (read from
+/// `templates/static/` when it is there).
+pub const STATIC: [(&str, &str); 3] = [
+    ("site.css", include_str!("../../../templates/static/site.css")),
+    ("site.js", include_str!("../../../templates/static/site.js")),
+    ("estimate.js", include_str!("../../../templates/static/estimate.js")),
+];
 
 /// How a build runs, as its steps see it.
 pub enum BuildMode<'m> {

@@ -66,7 +66,7 @@ mod runner_tables;
 mod site;
 pub mod sitemap;
 
-pub use self::build::{BuildMode, build};
+pub use self::build::{BuildMode, STATIC, build};
 pub use self::error_page::error_page;
 pub use self::inputs::PageInputs;
 pub use self::intake::{Accepted, AcceptedResult, Intake};
@@ -74,11 +74,3 @@ pub use self::memo::Memo;
 pub use self::options::{DEFAULT_BASE_URL, DEFAULT_HOME_ROWS, Options};
 pub use self::plots::PlotCache;
 pub use self::site::{Body, Emit, FileSink, Site};
-
-/// The static files, by name, as built into the binary (read from
-/// `templates/static/` when it is there).
-pub const STATIC: [(&str, &str); 3] = [
-    ("site.css", include_str!("../../../templates/static/site.css")),
-    ("site.js", include_str!("../../../templates/static/site.js")),
-    ("estimate.js", include_str!("../../../templates/static/estimate.js")),
-];
