@@ -117,7 +117,7 @@ fn build_streaming(opts: &web::Options, out: &Path) -> anyhow::Result<Built> {
     };
     web::memory::release_free_memory();
     log_time(start, "checked the results, writing runner pages as it went");
-    let site = web::build(opts, accepted, web::BuildMode::Stream, &mut WriteTo { writer: &mut writer, out })?;
+    let site = web::build(opts, accepted, web::StepMode::Stream, &mut WriteTo { writer: &mut writer, out })?;
     finish(&mut writer, out, site, start)
 }
 
@@ -140,7 +140,7 @@ fn build_served(opts: &web::Options, out: &Path, served: &mut Served) -> anyhow:
     let accepted = check_served(opts, memo)?;
     log_time(start, "checked the results");
     writer.begin(out)?;
-    let mode = web::BuildMode::Serve(&mut memo.pages);
+    let mode = web::StepMode::Serve(&mut memo.pages);
     let site = web::build(opts, accepted, mode, &mut WriteTo { writer, out }).inspect_err(|_| writer.abandon())?;
     finish(writer, out, site, start)
 }

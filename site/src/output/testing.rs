@@ -39,7 +39,7 @@ pub fn build_runs(opts: &web::Options, runs: Vec<Run>) -> anyhow::Result<()> {
     let taken = runs.par_iter().map(|r| intake.take(r)).collect();
     drop(runs);
     let mut memo = web::Memo::default();
-    web::build(opts, intake.finish(taken)?, web::BuildMode::Serve(&mut memo), &mut Nowhere)?;
+    web::build(opts, intake.finish(taken)?, web::StepMode::Serve(&mut memo), &mut Nowhere)?;
     Ok(())
 }
 

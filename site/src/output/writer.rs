@@ -234,7 +234,7 @@ fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
             written.with_context(|| format!("cannot write {}", path.display()))
         }
         // A hard link where the file system allows it: result files are
-        // published unchanged, and linking 10,000 of them is much faster
+        // published unchanged, and linking thousands of them is much faster
         // than copying them. A rebuild replaces an older link.
         Body::Copy { from, .. } => {
             let linked = match std::fs::hard_link(from, path) {

@@ -186,10 +186,9 @@ struct AcrossFiles<'f, D> {
     accepted: Vec<(usize, identity::Names, D)>,
     /// Who claimed a run first (its place in `files`), by each of its
     /// identities (`same_run`). Keyed by the first 128 bits of the SHA-256
-    /// of each identity: with 10,000 files the identities themselves were
-    /// megabytes at the check's peak, and with 100,000 the whole hashes
-    /// 21 MB; two of a million identities share 128 bits with a
-    /// probability under 10^-26.
+    /// of each identity, as the identities themselves, or their whole
+    /// hashes, were a large part of the check's peak; two of a million
+    /// identities share 128 bits with a probability under 10^-26.
     claims: HashMap<[u8; 16], u32>,
     published: profiles::Published,
 }
@@ -366,7 +365,7 @@ pub struct ParseCache {
 
 /// How many files `validate` checks before its pass across files
 /// takes them: enough that each chunk keeps every CPU busy (a smaller chunk
-/// made `site serve`'s rebuild 5 % slower, its CPUs waiting at each end).
+/// made `site serve`'s rebuild slower, its CPUs waiting at each end).
 const CHECK_CHUNK: usize = 4096;
 
 /// How many files per CPU it checks at once for a `KeepAccepted` that streams:

@@ -58,8 +58,9 @@ pub const STATIC: [(&str, &str); 3] = [
     ("estimate.js", include_str!("../../../templates/static/estimate.js")),
 ];
 
-/// How a build runs, as its steps see it.
-pub enum BuildMode<'m> {
+/// How the steps run: the two ways the site is built
+/// (`output::BuildMode`), as the steps see them.
+pub enum StepMode<'m> {
     /// `site build`: the runner pages were written as the check went
     /// (`Intake::streaming`); each step writes its files a batch at a time
     /// and hands freed memory back, as the process ends with the build.
@@ -73,7 +74,7 @@ pub enum BuildMode<'m> {
 /// A build under way: what its steps share.
 struct Build<'a, 'm> {
     opts: &'a Options,
-    mode: BuildMode<'m>,
+    mode: StepMode<'m>,
     emit: Emit<'a>,
     start: Instant,
     /// The files made and not yet handed to `emit`.
@@ -84,11 +85,17 @@ struct Build<'a, 'm> {
 
 /// Builds every file of the site from what `Intake` made of the accepted
 /// results, handing each step's files to `emit`, and returns those made
-/// after the last hand-over; with `BuildMode::Serve`, reusing the parts the
+/// after the last hand-over; with `StepMode::Serve`, reusing the parts the
 /// memo kept from the last build whose inputs are the same, and keeping
 /// this build's parts there.
-pub fn build(opts: &Options, accepted: Accepted, mode: BuildMode<'_>, emit: Emit<'_>) -> anyhow::Result<Site> {
+pub fn build(opts: &Options, accepted: Accepted, mode: StepMode<'_>, emit: Emit<'_>) -> anyhow::Result<Site> {
     let Accepted { entries, copies, result_files, report_runs, streamed } = accepted;
+    // Only a streaming intake made the runner pages, which the steps of a
+    // streaming build leave out.
+    anyhow::ensure!(
+        streamed.is_some() == matches!(mode, StepMode::Stream),
+        "a streaming build needs a streaming intake (`Intake::streaming`), and only it"
+    );
     let mut b = Build { opts, mode, emit, start: Instant::now(), site: Site::default(), html_pages: Vec::new() };
     let (model, changes, inputs) = b.model(entries, streamed)?;
     b.provider_pages(&model, &inputs, report_runs)?;
@@ -106,13 +113,13 @@ pub fn build(opts: &Options, accepted: Accepted, mode: BuildMode<'_>, emit: Emit
 
 impl Build<'_, '_> {
     fn streams(&self) -> bool {
-        matches!(self.mode, BuildMode::Stream)
+        matches!(self.mode, StepMode::Stream)
     }
 
     fn memo(&self) -> Option<&Memo> {
         match &self.mode {
-            BuildMode::Serve(memo) => Some(memo),
-            BuildMode::Stream => None,
+            StepMode::Serve(memo) => Some(memo),
+            StepMode::Stream => None,
         }
     }
 
@@ -140,8 +147,8 @@ impl Build<'_, '_> {
     /// with its key.
     fn join_parts(&mut self, parts: Vec<Part>) {
         let mut kept = match &mut self.mode {
-            BuildMode::Serve(memo) => Some(&mut memo.parts),
-            BuildMode::Stream => None,
+            StepMode::Serve(memo) => Some(&mut memo.parts),
+            StepMode::Stream => None,
         };
         for (name, key, part) in parts {
             if let Some(k) = kept.as_deref_mut() {
@@ -167,8 +174,8 @@ impl Build<'_, '_> {
             }
             (None, mode) => {
                 let memo = match mode {
-                    BuildMode::Serve(memo) => Some(&mut **memo),
-                    BuildMode::Stream => None,
+                    StepMode::Serve(memo) => Some(&mut **memo),
+                    StepMode::Stream => None,
                 };
                 let (memo_entries, memo_changes, memo_templates) = match memo {
                     Some(m) => (Some(&mut m.entries), Some(&mut m.changes), Some(&mut m.templates)),
@@ -284,12 +291,12 @@ impl Build<'_, '_> {
             home_page(tera, templates_key, common, model, &prices, opts.home_rows, home, parts, emit)
         };
         let ((home, tables), data) = match &mut self.mode {
-            BuildMode::Stream => {
+            StepMode::Stream => {
                 let data = stream_data_files(model, changes, common, opts.stale_days, &mut *self.emit);
                 let (home, tables, _) = home(None, Some(&mut *self.emit))?;
                 ((home, tables), data?)
             }
-            BuildMode::Serve(memo) => {
+            StepMode::Serve(memo) => {
                 let old: &Memo = memo;
                 let (home, data) =
                     rayon::join(|| home(Some(old), None), || data_files(model, changes, common, opts.stale_days, old));
@@ -436,7 +443,7 @@ impl Build<'_, '_> {
         if schema.is_file() {
             self.site.files.push(("result-v1.schema.json".to_string(), Body::Copy { from: schema, sha256: None }));
         }
-        if let BuildMode::Serve(memo) = &mut self.mode {
+        if let StepMode::Serve(memo) = &mut self.mode {
             memo.parts.finish();
         }
         for (name, builtin) in STATIC {
@@ -455,8 +462,8 @@ impl Build<'_, '_> {
     /// process's end frees it all at once; so the model is left to it.
     fn leave_model(&mut self, model: Model) {
         match self.mode {
-            BuildMode::Stream => std::mem::forget(model),
-            BuildMode::Serve(_) => drop(model),
+            StepMode::Stream => std::mem::forget(model),
+            StepMode::Serve(_) => drop(model),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! (`build`: the model, the provider pages, the runner pages, the home
 //! page and the data files, the overview and coverage pages, the
 //! build-cache section, the other pages, the sitemap and the static files),
-//! in one of two modes (`BuildMode`): `site build` streams, `site serve`
+//! in one of two modes (`StepMode`): `site build` streams, `site serve`
 //! keeps a memo. It hands the files as bytes to a `FileSink`; `output` is
 //! the only module that writes them to disk.
 //!
@@ -66,7 +66,7 @@ mod runner_tables;
 mod site;
 pub mod sitemap;
 
-pub use self::build::{BuildMode, STATIC, build};
+pub use self::build::{STATIC, StepMode, build};
 pub use self::error_page::error_page;
 pub use self::inputs::PageInputs;
 pub use self::intake::{Accepted, AcceptedResult, Intake};
