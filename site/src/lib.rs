@@ -23,7 +23,13 @@
 //!    (`keys`);
 //! 5. `web`: the website's pages, plots and data files, made from the
 //!    model;
-//! 6. `output`: writes them (the only module that touches the output folder).
+//! 6. `output`: the build, `output::build`, in one of two modes
+//!    (`output::BuildMode`: `site build` streams, `site serve` keeps a
+//!    memo), which runs the check and then `web`'s steps, and writes what
+//!    they make (the only module that touches the output folder).
+//!
+//! `check` and `output::build` are the ways in for the binary; tests have
+//! theirs in `output::testing`.
 //!
 //! Whatever the command line prints of a file's text goes through `escape`;
 //! with `SITE_TIMINGS` set, a build prints each stage's time (`timing`).
