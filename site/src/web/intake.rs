@@ -50,18 +50,18 @@ pub struct AcceptedResult(Option<Box<EntryAndFile>>);
 /// (`report::ReportRuns`), and what a streaming intake made as the check
 /// went.
 pub struct Accepted {
-    pub entries: Vec<Arc<Entry>>,
-    pub copies: Vec<(String, Body)>,
+    pub(super) entries: Vec<Arc<Entry>>,
+    pub(super) copies: Vec<(String, Body)>,
     /// How many result files the build publishes (`copies`, or those a
     /// streaming intake wrote).
-    pub result_files: usize,
-    pub report_runs: Vec<crate::report::ReportRun>,
-    pub streamed: Option<Streamed>,
+    pub(super) result_files: usize,
+    pub(super) report_runs: Vec<crate::report::ReportRun>,
+    pub(super) streamed: Option<Streamed>,
 }
 
 /// What a streaming intake made as the check went: the runner pages are
 /// written; these are what the rest of the build reads.
-pub struct Streamed {
+pub(super) struct Streamed {
     /// The inputs of every page, or why they could not be read (a build
     /// reports it after the check, as one that does not stream).
     pub(super) inputs: anyhow::Result<PageInputs>,
