@@ -477,7 +477,7 @@ fn assembled(run: &Run) -> (PathBuf, String, MeasuredResult) {
 
 /// `site check FILE`: no problems.
 fn site_check(path: &Path) {
-    let checked = site::check(&[path.to_path_buf()]).unwrap();
+    let checked = site::output::testing::check(&[path.to_path_buf()]).unwrap();
     assert!(checked.problems.is_empty(), "site check: {}", checked.human_report());
     assert_eq!(checked.runs.len(), 1);
 }

@@ -98,13 +98,13 @@ fn main() {
     assert!(status.success());
     println!("site build: {:.2} s wall", start.elapsed().as_secs_f64());
 
-    // `site serve`: a warm writer, one changed result.
+    // `site serve`: a warm memo, one changed result.
     let mut opts = site::web::Options::new(&results);
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     (opts.content, opts.docs, opts.templates) = (root.join("content"), root.join("docs"), root.join("templates"));
     let out = dir.path().join("serve");
-    let mut writer = site::output::Writer::incremental();
-    site::output::build_with(&opts, &out, &mut writer).unwrap();
+    let mut mode = site::output::BuildMode::serve();
+    site::output::build(&opts, &out, &mut mode).unwrap();
     // SITE_BENCH_REBUILDS rebuilds (default 5), each after one result
     // changed (the same file, its commit one letter longer each time): the
     // median is the figure, the spread beside it.
@@ -116,7 +116,7 @@ fn main() {
         let text = std::fs::read_to_string(&changed).unwrap().replacen("\"commit\": \"", "\"commit\": \"f", 1);
         std::fs::write(&changed, text).unwrap();
         let (start, cpu) = (Instant::now(), cpu_ms_so_far());
-        let built = site::output::build_with(&opts, &out, &mut writer).unwrap();
+        let built = site::output::build(&opts, &out, &mut mode).unwrap();
         ms.push(start.elapsed().as_secs_f64() * 1000.0);
         cpu_ms.push(cpu_ms_so_far() - cpu);
         rewritten = (built.written, built.files);

@@ -23,7 +23,13 @@
 //!    (`keys`);
 //! 5. `web`: the website's pages, plots and data files, made from the
 //!    model;
-//! 6. `output`: writes them (the only module that touches the output folder).
+//! 6. `output`: the build, `output::build`, in one of two modes
+//!    (`output::BuildMode`: `site build` streams, `site serve` keeps a
+//!    memo), which runs the check and then `web`'s steps, and writes what
+//!    they make (the only module that touches the output folder).
+//!
+//! `check` and `output::build` are the ways in for the binary; tests have
+//! theirs in `output::testing`.
 //!
 //! Whatever the command line prints of a file's text goes through `escape`;
 //! with `SITE_TIMINGS` set, a build prints each stage's time (`timing`).
@@ -79,49 +85,22 @@ use std::path::{Path, PathBuf};
 
 pub use validate::{Checked, Context, Note, Problem, Run};
 
-/// Loads and validates the result files under `paths`, with no release
-/// manifests: every measured result is judged self-built.
-pub fn check(paths: &[PathBuf]) -> anyhow::Result<Checked> {
-    check_cached(paths, None, None)
-}
-
-/// `check`, judging each measured result's collector against the release
-/// manifests in `releases` (`content/releases`; a missing folder has none)
-/// and checking those too.
-pub fn check_with_releases(paths: &[PathBuf], releases: &Path) -> anyhow::Result<Checked> {
-    check_cached(paths, Some(releases), None)
-}
-
-/// `check_with_releases` (without manifests where `releases` is `None`),
-/// reusing what `cache` read in an earlier check (`site serve`).
-pub fn check_cached(
+/// The check, as every command runs it: loads the result files under
+/// `paths`, judges each measured result's collector against the release
+/// manifests in `releases` (`content/releases`; a missing folder has none,
+/// and without one every measured result is judged self-built) and checks
+/// those too, and hands each file that passes its own rules to `keep`,
+/// keeping what that makes of it (`validate::validate`); `cache`, where
+/// `site serve` keeps what the last check read. Tests check in a context
+/// of their own (`output::testing`).
+pub fn check<D: Send>(
     paths: &[PathBuf],
     releases: Option<&Path>,
     cache: Option<&mut validate::ParseCache>,
-) -> anyhow::Result<Checked> {
-    let releases = releases.map(releases::load).unwrap_or_default();
-    Ok(validate::validate_cached(load::load(paths)?, &releases, cache))
-}
-
-/// `check_cached`, handing each file that passes its own rules to `derive`
-/// as soon as it is checked and keeping what that makes of it
-/// (`validate::validate_with`).
-pub fn check_with<D: Send>(
-    paths: &[PathBuf],
-    releases: Option<&Path>,
-    cache: Option<&mut validate::ParseCache>,
-    derive: &dyn validate::Derive<D>,
+    keep: &dyn validate::KeepAccepted<D>,
 ) -> anyhow::Result<Checked<D>> {
     let releases = releases.map(releases::load).unwrap_or_default();
-    Ok(validate::validate_with(load::load(paths)?, &releases, cache, validate::Context::default(), derive))
-}
-
-/// `check_cached` without a cache, in `context`: the time the check
-/// compares dates with, and the profiles it takes (tests set both, so that
-/// they do not depend on the clock).
-pub fn check_in(paths: &[PathBuf], releases: Option<&Path>, context: validate::Context) -> anyhow::Result<Checked> {
-    let releases = releases.map(releases::load).unwrap_or_default();
-    Ok(validate::validate_in(load::load(paths)?, &releases, None, context))
+    Ok(validate::validate(load::load(paths)?, &releases, cache, Context::default(), keep))
 }
 
 /// The providers of `runs`, sorted by id.

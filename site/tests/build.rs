@@ -128,7 +128,7 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     let out = tempfile::tempdir().unwrap();
     let mut opts = site_options(Path::new(REPO_RESULTS));
     opts.home_rows = 1;
-    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = read(out.path(), "index.html");
     let cpu = home.split("id=\"t-ff90bf001f08-cpu\"").nth(1).unwrap().split("</table>").next().unwrap();
     assert_eq!(cpu.matches("<tr>").count() + cpu.matches("<tr class").count(), 2, "{cpu}");
@@ -163,7 +163,7 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     assert!(read(out.path(), "sitemap.xml").contains("/tables/ff90bf001f08/cpu/</loc>"));
 
     opts.home_rows = 0;
-    let err = site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap_err();
+    let err = site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap_err();
     assert_eq!(err.to_string(), "--home-rows must be at least 1, found 0");
 }
 
@@ -243,7 +243,7 @@ fn markup_in_result_strings_stays_inert_and_marks_show() {
     let out = tempfile::tempdir().unwrap();
     let mut o = site_options(dir.path());
     o.now = "2030-01-01T00:00:00Z".parse().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     for entry in walkdir::WalkDir::new(out.path()) {
         let entry = entry.unwrap();
         let Some(ext) = entry.path().extension() else { continue };
@@ -268,12 +268,9 @@ fn markup_in_result_strings_stays_inert_and_marks_show() {
 fn build_refuses_a_folder_it_did_not_write() {
     let out = tempfile::tempdir().unwrap();
     std::fs::write(out.path().join("keep.txt"), "mine").unwrap();
-    let err = site::output::build_with(
-        &site_options(Path::new(REPO_RESULTS)),
-        out.path(),
-        &mut site::output::Writer::default(),
-    )
-    .unwrap_err();
+    let err =
+        site::output::build(&site_options(Path::new(REPO_RESULTS)), out.path(), &mut site::output::BuildMode::Stream)
+            .unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
@@ -291,7 +288,9 @@ fn build_stops_with_the_problems_when_a_file_is_rejected() {
     v["format_version"] = json!(2);
     put(dir.path(), GOLDEN_PATH, &v);
     let out = tempfile::tempdir().unwrap();
-    let err = site::output::build_site(dir.path(), out.path()).unwrap_err();
+    let err =
+        site::output::build(&site::web::Options::new(dir.path()), out.path(), &mut site::output::BuildMode::Stream)
+            .unwrap_err();
     assert_eq!(
         format!("{err:#}"),
         format!(
@@ -317,7 +316,9 @@ fn a_build_whose_check_fails_late_leaves_no_pages() {
     v["format_version"] = json!(2);
     put(dir.path(), "zz/example-linux-x64/2026-11-29-1-1.json", &v);
     let out = tempfile::tempdir().unwrap();
-    let err = site::output::build_site(dir.path(), out.path()).unwrap_err();
+    let err =
+        site::output::build(&site::web::Options::new(dir.path()), out.path(), &mut site::output::BuildMode::Stream)
+            .unwrap_err();
     assert!(format!("{err:#}").starts_with("the results do not pass the check:\n"), "{err:#}");
     let left: Vec<String> =
         std::fs::read_dir(out.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
@@ -350,7 +351,7 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 
 #[test]
 fn serve_rebuilds_match_fresh_builds() {
-    // `site serve`'s writer reuses what did not change; after each change
+    // `site serve`'s memo reuses what did not change; after each change
     // its output must be exactly what a fresh build writes.
     let results = results_dir();
     copy_dir(Path::new(REPO_RESULTS), results.path());
@@ -366,15 +367,15 @@ fn serve_rebuilds_match_fresh_builds() {
     put(results.path(), "example/example-linux-x64-2/2026-11-29-7-1.json", &second);
     let options = |results: &Path| site::web::Options { home_rows: 1, ..site_options(results) };
     let served = tempfile::tempdir().unwrap();
-    let mut writer = site::output::Writer::incremental();
-    let first = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    let mut served_mode = site::output::BuildMode::serve();
+    let first = site::output::build(&options(results.path()), served.path(), &mut served_mode).unwrap();
     assert_eq!(first.written, first.files);
     let golden_cpu = format!("tables/{}/cpu/index.html", stage_key(&golden, StageKind::Cpu));
     assert!(served.path().join(&golden_cpu).is_file(), "{golden_cpu}");
 
     let same_as_fresh = |what: &str| {
         let fresh = tempfile::tempdir().unwrap();
-        site::output::build_with(&options(results.path()), fresh.path(), &mut site::output::Writer::default()).unwrap();
+        site::output::build(&options(results.path()), fresh.path(), &mut site::output::BuildMode::Stream).unwrap();
         let (a, b) = (tree(served.path()), tree(fresh.path()));
         assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{what}: the files differ");
         for (rel, bytes) in &a {
@@ -387,13 +388,13 @@ fn serve_rebuilds_match_fresh_builds() {
     // providers' and runners' parts are reused.
     golden["stages"]["cpu"]["samples"][0]["iterations"] = json!(2_000_064);
     put(results.path(), GOLDEN_PATH, &golden);
-    let changed = site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    let changed = site::output::build(&options(results.path()), served.path(), &mut served_mode).unwrap();
     assert!(changed.written > 0 && changed.written < changed.files / 2, "{changed:?}");
     same_as_fresh("after a changed figure");
 
     // A removed result takes its runner's page and plot with it.
     std::fs::remove_file(results.path().join(GOLDEN_PATH)).unwrap();
-    site::output::build_with(&options(results.path()), served.path(), &mut writer).unwrap();
+    site::output::build(&options(results.path()), served.path(), &mut served_mode).unwrap();
     assert!(!served.path().join("runners/example/example-linux-x64/index.html").exists());
     same_as_fresh("after a removed result");
 
@@ -405,7 +406,7 @@ fn serve_rebuilds_match_fresh_builds() {
     std::fs::write(&base, text).unwrap();
     let mut opts = options(results.path());
     opts.templates = templates.path().to_path_buf();
-    site::output::build_with(&opts, served.path(), &mut writer).unwrap();
+    site::output::build(&opts, served.path(), &mut served_mode).unwrap();
     // The reused parts too: the templates, the overview and the coverage
     // page are kept between rebuilds while their inputs are the same.
     for page in ["runners/ubicloud/ubicloud-linux-x64/index.html", "overview/index.html", "coverage/index.html"] {
@@ -419,9 +420,9 @@ fn serve_rebuilds_match_fresh_builds() {
     let text = std::fs::read_to_string(&report).unwrap();
     assert_eq!(text.matches(built_in).count(), 1);
     std::fs::write(&report, text.replace(built_in, edited)).unwrap();
-    site::output::build_with(&opts, served.path(), &mut writer).unwrap();
+    site::output::build(&opts, served.path(), &mut served_mode).unwrap();
     let fresh = tempfile::tempdir().unwrap();
-    site::output::build_with(&options(results.path()), fresh.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&options(results.path()), fresh.path(), &mut site::output::BuildMode::Stream).unwrap();
     let markdown = read(fresh.path(), "reports/ubicloud.md");
     assert!(markdown.contains(built_in), "{markdown}");
     assert_eq!(read(served.path(), "reports/ubicloud.md"), markdown.replace(built_in, edited));
@@ -438,7 +439,7 @@ fn an_unreadable_template_is_an_error() {
     let mut opts = site_options(results.path());
     opts.templates = templates.path().to_path_buf();
     let out = tempfile::tempdir().unwrap();
-    let err = site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap_err();
+    let err = site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap_err();
     let path = templates.path().join("home.html");
     assert!(format!("{err:#}").starts_with(&format!("cannot read the template {}: ", path.display())), "{err:#}");
 }
@@ -453,7 +454,7 @@ const FIXTURE_CONTENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtur
 fn build_with_fixture_releases(results: &Path, out: &Path) {
     let mut o = site_options(results);
     o.content = Path::new(FIXTURE_CONTENT).to_path_buf();
-    site::output::build_with(&o, out, &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out, &mut site::output::BuildMode::Stream).unwrap();
 }
 
 /// The id of the home page's table `slug` of `stage`, for the golden
@@ -619,7 +620,7 @@ fn imported_rows_are_dated_by_their_measurement_day_only() {
     let out = tempfile::tempdir().unwrap();
     let mut opts = site_options(dir.path());
     opts.stale_days = 1;
-    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = read(out.path(), "index.html");
     assert!(home.contains("<span class=\"undated\">date not published</span>"), "{home}");
     assert!(!tables(&home).contains("<span class=\"mark stale\">"), "no measurement day, so no age");
@@ -629,7 +630,7 @@ fn imported_rows_are_dated_by_their_measurement_day_only() {
     v["source"]["measured_on"] = json!("2026-05-04");
     put(dir.path(), rel, &v);
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = read(out.path(), "index.html");
     assert!(home.contains("<td><time datetime=\"2026-05-04T00:00:00Z\">2026-05-04</time></td>"), "{home}");
     assert!(tables(&home).contains("<span class=\"mark stale\">stale</span>"), "{home}");

@@ -137,7 +137,7 @@ fn the_rbcs_page_reproduces_every_seed_table_in_order() {
 
 #[test]
 fn home_rankings_hold_no_build_cache_row() {
-    let checked = site::check(&[REPO_RESULTS.into()]).unwrap();
+    let checked = site::output::testing::check(&[REPO_RESULTS.into()]).unwrap();
     let model = site::model::build(&checked.runs, "2026-12-01T00:00:00Z".parse().unwrap(), None);
     for g in &model.groups {
         let providers = g

@@ -18,7 +18,7 @@ fn the_golden_result_at_its_path_passes() {
 #[test]
 fn the_committed_results_pass() {
     let results = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
-    let checked = site::check(&[results.into()]).unwrap();
+    let checked = site::output::testing::check(&[results.into()]).unwrap();
     assert!(checked.problems.is_empty(), "{}", checked.human_report());
     assert_eq!(checked.runs.len(), 5);
     assert_eq!(site::providers(&checked.runs), ["latchkey", "rbcs", "starsling", "ubicloud"]);
@@ -146,7 +146,7 @@ fn two_files_cannot_have_the_same_content() {
     let b = results_dir();
     let first = put(a.path(), GOLDEN_PATH, &golden());
     let second = put(b.path(), GOLDEN_PATH, &golden());
-    let checked = site::check(&[a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();
+    let checked = site::output::testing::check(&[a.path().to_path_buf(), b.path().to_path_buf()]).unwrap();
     let got: Vec<(String, String, String)> =
         checked.problems.iter().map(|p| (p.file.clone(), p.field.clone(), p.reason.clone())).collect();
     assert_eq!(

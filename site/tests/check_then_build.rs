@@ -318,13 +318,13 @@ fn check_then_build(value: &Value) -> Result<Outcome, String> {
     // `site check` as the command runs it: with the release manifests,
     // which the build checks against too.
     let releases = common::site_options(dir.path()).content.join(site::releases::RELEASES_DIR);
-    let checked = site::check_with_releases(&[dir.path().to_path_buf()], &releases)
+    let checked = site::output::testing::check_with_releases(&[dir.path().to_path_buf()], &releases)
         .map_err(|e| format!("check failed: {e:#}"))?;
     if !checked.problems.is_empty() || checked.runs.is_empty() {
         return Ok(Outcome::Rejected);
     }
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&common::site_options(dir.path()), out.path(), &mut site::output::Writer::default())
+    site::output::build(&common::site_options(dir.path()), out.path(), &mut site::output::BuildMode::Stream)
         .map_err(|e| format!("the check accepted the file, and the build failed: {e:#}"))?;
     Ok(Outcome::Built)
 }
@@ -458,7 +458,9 @@ fn build_unchecked(value: Value) -> Result<(), String> {
                 notes: vec![],
             };
             let dir = common::results_dir();
-            site::web::build(&common::site_options(dir.path()), vec![run]).map(|_| ()).map_err(|e| format!("{e:#}"))
+            site::output::testing::build_runs(&common::site_options(dir.path()), vec![run])
+                .map(|_| ())
+                .map_err(|e| format!("{e:#}"))
         });
         let _ = tx.send(outcome.unwrap_or_else(|_| Err("panicked".to_string())));
     });

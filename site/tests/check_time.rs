@@ -33,7 +33,7 @@ fn problems_at(now: &str, files: &[(&str, &Value)]) -> Vec<(String, String, Stri
     for (rel, v) in files {
         put(dir.path(), rel, v);
     }
-    let checked = site::check_in(&[dir.path().to_path_buf()], None, context(now)).unwrap();
+    let checked = site::output::testing::check_in(&[dir.path().to_path_buf()], None, context(now)).unwrap();
     problems(dir.path(), &checked)
 }
 
@@ -77,7 +77,7 @@ fn the_committed_results_and_the_fixtures_pass_at_a_fixed_time_and_now() {
     assert!(folders.len() >= 3, "{folders:?}");
     for folder in folders {
         for ctx in [context(NOW), site::Context::default()] {
-            let checked = site::check_in(&[folder.clone().into()], None, ctx).unwrap();
+            let checked = site::output::testing::check_in(&[folder.clone().into()], None, ctx).unwrap();
             assert!(checked.problems.is_empty(), "{folder}: {}", checked.human_report());
             assert!(!checked.runs.is_empty(), "{folder}");
         }
@@ -348,7 +348,7 @@ fn one_published_fingerprint_has_one_profile() {
     let dir = results_dir();
     put(dir.path(), UBICLOUD_ARM, &arm);
     put(dir.path(), UBICLOUD, &x64);
-    let checked = site::check_in(&[dir.path().to_path_buf()], None, context(NOW)).unwrap();
+    let checked = site::output::testing::check_in(&[dir.path().to_path_buf()], None, context(NOW)).unwrap();
     assert_eq!(
         problems(dir.path(), &checked),
         [problem(

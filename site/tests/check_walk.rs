@@ -69,7 +69,7 @@ fn a_link_named_on_the_command_line_is_a_problem_too() {
     let golden_file = put(dir.path(), GOLDEN_PATH, &golden());
     let link = dir.path().join("link.json");
     symlink(&golden_file, &link).unwrap();
-    let checked = site::check(std::slice::from_ref(&link)).unwrap();
+    let checked = site::output::testing::check(std::slice::from_ref(&link)).unwrap();
     assert_eq!(problems(dir.path(), &checked), [whole("link.json", LINK)]);
 }
 
@@ -173,7 +173,8 @@ fn check_refuses_a_folder_with_no_result_file_and_build_still_builds_it() {
     // problem with it: a site with no results is still a site.
     assert_eq!(check(d).problems, []);
     let site_out = tempfile::tempdir().unwrap();
-    let built = site::output::build_site(d, site_out.path()).unwrap();
+    let built = site::output::build(&site::web::Options::new(d), site_out.path(), &mut site::output::BuildMode::Stream)
+        .unwrap();
     assert_eq!(built.result_files, 0);
 }
 
@@ -312,7 +313,7 @@ fn a_formula_in_free_text_is_defused_in_the_csv_downloads() {
     .unwrap();
     let o = site_options(dir.path());
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let csv = std::fs::read_to_string(out.path().join("data/coremark.csv")).unwrap();
     let row = csv.lines().nth(1).unwrap();
     // excluded: yes, the reason defused, then the source.

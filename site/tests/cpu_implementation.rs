@@ -37,7 +37,7 @@ fn built() -> tempfile::TempDir {
     put(results.path(), EEMBC_PATH, &arm);
     let o = site_options(results.path());
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     out
 }
 

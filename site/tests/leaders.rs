@@ -68,7 +68,7 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
         put(results.path(), &path, &value);
     }
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(results.path()), out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&site_options(results.path()), out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     let lines = leader_lines(&home);
     assert_eq!(
@@ -110,7 +110,7 @@ fn a_lead_whose_next_place_overlaps_the_weakest_leader_is_said_to_be_uncertain()
     let mut o = site_options(&fixture.join("results"));
     o.content = fixture.join("content");
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     assert_eq!(
         leader_lines(&home)[0],

@@ -26,7 +26,7 @@ fn content(files: &[(&str, &str)]) -> tempfile::TempDir {
 fn build(content: &Path, out: &Path) -> anyhow::Result<site::output::Built> {
     let mut o = site_options(Path::new(REPO_RESULTS));
     o.content = content.to_path_buf();
-    site::output::build_with(&o, out, &mut site::output::Writer::default())
+    site::output::build(&o, out, &mut site::output::BuildMode::Stream)
 }
 
 /// The overview's sections (`page` is `overview` or `overview/by-cost`):
@@ -206,7 +206,7 @@ fn the_cost_of_one_thread_work_counts_the_whole_runners_price() {
     let mut o = site_options(&fixture.join("results"));
     o.content = fixture.join("content");
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     // (runner, CoreMark and share, cost, price per vCPU-minute) per row.
     let figures = |page: &str| -> Vec<(String, String, String, String)> {
         let sections = sections(out.path(), page);
@@ -433,7 +433,7 @@ fn the_repository_provider_files_parse_and_state_no_price() {
     assert_eq!(providers.files.keys().collect::<Vec<_>>(), ["latchkey", "rbcs", "starsling", "ubicloud"]);
     // No source at hand states a price: none is written, none guessed.
     assert!(providers.files.values().flat_map(|p| p.runners.values()).all(|r| r.price.is_none()));
-    let checked = site::check(&[Path::new(REPO_RESULTS).to_path_buf()]).unwrap();
+    let checked = site::output::testing::check(&[Path::new(REPO_RESULTS).to_path_buf()]).unwrap();
     assert_eq!(providers.warnings(checked.runs.iter().map(|r| (r.provider_id(), r.runner_label()))), []);
 }
 
@@ -540,7 +540,7 @@ fn a_newer_try_out_never_hides_a_runners_complete_result() {
     let mut o = site_options(results.path());
     o.content = fixture.join("content");
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&o, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let sections = sections(out.path(), "overview");
     let headings: Vec<&str> = sections.iter().map(|s| s.0.as_str()).collect();
     assert_eq!(headings, [CPU_GROUP.replace("Latchkey, StarSling and Ubicloud", "Latchkey, StarSling and TieCloud")]);

@@ -25,7 +25,7 @@ fn a_provider_page_shows_each_runners_size_and_price_and_links_the_provider() {
     let mut opts = site_options(results.path());
     opts.content = content;
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&opts, out.path(), &mut site::output::Writer::default()).unwrap();
+    site::output::build(&opts, out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let page = read(out.path(), "providers/example/index.html");
     assert!(page.contains(
         "<p>Example Cloud's site: <a href=\"https:&#x2F;&#x2F;example.com\" rel=\"nofollow\">https:&#x2F;&#x2F;example.com</a></p>"

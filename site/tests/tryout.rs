@@ -13,7 +13,7 @@ const QUICK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/quick/r
 
 #[test]
 fn site_check_accepts_a_quick_result_and_says_it_is_never_ranked() {
-    let checked = site::check(&[QUICK.into()]).unwrap();
+    let checked = site::output::testing::check(&[QUICK.into()]).unwrap();
     assert!(checked.problems.is_empty(), "{}", checked.human_report());
     let notes: Vec<(&str, &str)> =
         checked.runs[0].notes.iter().map(|n| (n.field.as_str(), n.reason.as_str())).collect();
@@ -30,8 +30,7 @@ fn site_check_accepts_a_quick_result_and_says_it_is_never_ranked() {
 #[test]
 fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
     let out = tempfile::tempdir().unwrap();
-    site::output::build_with(&site_options(Path::new(QUICK)), out.path(), &mut site::output::Writer::default())
-        .unwrap();
+    site::output::build(&site_options(Path::new(QUICK)), out.path(), &mut site::output::BuildMode::Stream).unwrap();
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     for table in ["-cpu\"", "-disk\""] {
         let at = home.find("<table class=\"sortable\" id=\"t-").unwrap();

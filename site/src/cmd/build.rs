@@ -4,13 +4,13 @@ use std::io::Write;
 use std::time::Instant;
 
 use crate::cmd::args::SiteArgs;
-use crate::output::{Built, Writer, build_with};
+use crate::output::{BuildMode, Built, build};
 use crate::timing::memory_kib;
 
 /// Checks the results and writes the website.
 pub fn run(args: &SiteArgs) -> anyhow::Result<Built> {
     let start = Instant::now();
-    let built = build_with(&args.options(), &args.out, &mut Writer::default())?;
+    let built = build(&args.options(), &args.out, &mut BuildMode::Stream)?;
     writeln!(
         std::io::stdout().lock(),
         "wrote {} files ({} provider reports, {} result files) to {} in {} ms{}",

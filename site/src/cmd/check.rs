@@ -19,7 +19,7 @@ use crate::validate::{Verdict, escape_data, escape_property};
 pub fn run(paths: &[PathBuf], format: Format, content: &Path) -> anyhow::Result<ExitCode> {
     let paths = if paths.is_empty() { vec![PathBuf::from("results")] } else { paths.to_vec() };
     let releases = content.join(crate::releases::RELEASES_DIR);
-    let mut checked = crate::check_with(&paths, Some(&releases), None, &Verdict::of)?;
+    let mut checked = crate::check(&paths, Some(&releases), None, &Verdict::of)?;
     checked.refuse_empty_folders();
     let providers = providers::load(&content.join(providers::PROVIDERS_DIR));
     for e in &providers.errors {

@@ -100,7 +100,7 @@ fn stage_and_check(
         std::fs::write(&path, to_json(r)).with_context(|| format!("cannot write {}", path.display()))?;
         rels.push(rel);
     }
-    let checked = crate::check(&[staging.to_path_buf()])?;
+    let checked = crate::check(&[staging.to_path_buf()], None, None, &|_: &crate::Run| ())?;
     if !checked.problems.is_empty() {
         let report = checked.human_report().replace(&staging.display().to_string(), &out.display().to_string());
         anyhow::bail!(

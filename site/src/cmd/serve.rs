@@ -19,7 +19,7 @@
 //!   change affects: it reads and checks only changed files, and reuses
 //!   every model entry, provider and runner part, home-page row and plot
 //!   and index.json object whose inputs are the same (`web::memo`); then
-//!   it rewrites only the files whose content changed (`output::Writer`).
+//!   it rewrites only the files whose content changed (`output::BuildMode::Serve`).
 //! - Each HTML page gets a small script that asks `/__reload` for the build
 //!   generation twice a second and reloads the page when it changes. (A
 //!   long poll would hold a request open, which keeps headless browsers
@@ -42,7 +42,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
 use crate::cmd::args::SiteArgs;
-use crate::output::{Writer, build_with};
+use crate::output::{BuildMode, build};
 use crate::web::{Options, error_page};
 
 /// The script every served page loads.
@@ -68,11 +68,11 @@ pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
     listener.set_nonblocking(true)?;
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let shared: Shared = Arc::default();
-    let mut writer = Writer::incremental();
+    let mut mode = BuildMode::serve();
     // One build time for the session (pages show it, staleness counts from
     // it), so that a rebuild a minute later still reuses unchanged pages.
     let opts = args.options();
-    rebuild(&opts, &args.out, &mut writer, &shared)?;
+    rebuild(&opts, &args.out, &mut mode, &shared)?;
     writeln!(
         std::io::stdout().lock(),
         "serving {} at http://127.0.0.1:{port}/ (watching for changes)",
@@ -83,7 +83,7 @@ pub fn run(args: &SiteArgs, port: u16) -> anyhow::Result<()> {
         std::thread::spawn(move || {
             // `watch` returns only when stdout fails: end the server as
             // `cli::main` ends on an error.
-            if let Err(e) = watch(&args, &opts, writer, &shared) {
+            if let Err(e) = watch(&args, &opts, mode, &shared) {
                 std::process::exit(crate::cmd::fail(&e.into()).into());
             }
         });
@@ -124,9 +124,9 @@ async fn serve(listener: std::net::TcpListener, out: Arc<Path>, shared: Shared) 
 
 /// Builds and records the outcome. The error returned is stdout's, the
 /// build's is recorded.
-fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) -> std::io::Result<()> {
+fn rebuild(opts: &Options, out: &Path, mode: &mut BuildMode, shared: &Shared) -> std::io::Result<()> {
     let start = Instant::now();
-    let outcome = build_with(opts, out, writer);
+    let outcome = build(opts, out, mode);
     let mut state = shared.lock().unwrap_or_else(|e| e.into_inner());
     state.generation += 1;
     match outcome {
@@ -150,7 +150,7 @@ fn rebuild(opts: &Options, out: &Path, writer: &mut Writer, shared: &Shared) -> 
 }
 
 /// Rebuilds on every change, until stdout fails.
-fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) -> std::io::Result<()> {
+fn watch(args: &SiteArgs, opts: &Options, mut mode: BuildMode, shared: &Shared) -> std::io::Result<()> {
     let inputs = [args.results.clone(), args.content.clone(), args.docs.clone(), args.templates.clone()];
     let mut last = signature(&inputs);
     loop {
@@ -158,7 +158,7 @@ fn watch(args: &SiteArgs, opts: &Options, mut writer: Writer, shared: &Shared) -
         let now = signature(&inputs);
         if now != last {
             last = now;
-            rebuild(opts, &args.out, &mut writer, shared)?;
+            rebuild(opts, &args.out, &mut mode, shared)?;
         }
     }
 }

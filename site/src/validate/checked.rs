@@ -61,7 +61,7 @@ impl Run {
 }
 
 /// The outcome of a check: by default each accepted file as a `Run`; a
-/// check that hands each file to a `derive` (`validate_with`) holds what
+/// check that hands each file to a `KeepAccepted` (`validate`) holds what
 /// that made of it instead.
 #[derive(Debug)]
 pub struct Checked<R = Run> {
@@ -147,7 +147,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    /// The verdict on `run` (a `derive` for `validate_with`).
+    /// The verdict on `run` (a `KeepAccepted` for `validate`).
     pub fn of(run: &Run) -> Verdict {
         Verdict {
             file: run.file.clone(),

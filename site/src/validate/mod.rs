@@ -44,14 +44,6 @@ use self::findings::Collector;
 pub use self::findings::{Note, Problem};
 pub use self::profiles::is_tryout;
 
-/// Applies every rule to every loaded file, reusing what `cache` read in an
-/// earlier build (`site serve`) and keeping what this one read there, and
-/// judges each measured result's collector against `releases`, whose
-/// problems become the check's too.
-pub fn validate_cached(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>) -> Checked {
-    validate_in(loaded, releases, cache, Context::default())
-}
-
 /// What a check judges files against besides the files and the releases.
 #[derive(Debug, Clone, Copy)]
 pub struct Context {
@@ -72,74 +64,78 @@ impl Default for Context {
     }
 }
 
-/// `validate_cached` in `context` (the time of the check, the profiles it
-/// takes).
-pub fn validate_in(loaded: Loaded, releases: &Releases, cache: Option<&mut ParseCache>, context: Context) -> Checked {
-    validate_with(loaded, releases, cache, context, &|run: &Run| run.clone())
-}
+/// What the check hands each file that passes its own rules to, as soon
+/// as it is checked, on the CPU that checked it (`validate`): it keeps what
+/// it makes of the file (`keep`) in place of the parsed result. Any
+/// `Fn(&Run) -> D` is one that keeps its value to the end of the check.
+pub trait KeepAccepted<D>: Sync {
+    /// What to keep of `run`.
+    fn keep(&self, run: &Run) -> D;
 
-/// What a check hands each file that passes its own rules to
-/// (`validate_with`); any `Fn(&Run) -> D` is one.
-pub trait Derive<D>: Sync {
-    /// What to keep of `run`, made on the CPU that checked it.
-    fn derive(&self, run: &Run) -> D;
-
-    /// Called between chunks of files, on the check's own thread: the files
-    /// up to the end of a chunk have been judged, and `accepted` are those
-    /// of the chunk that passed every rule so far, in path order. A file
-    /// among them may still be refused by the rules that need every file
-    /// (a result that renames a provider), which then fail the check.
-    fn chunk_judged(&self, accepted: &mut dyn Iterator<Item = &str>) {
-        let _ = accepted;
-    }
-
-    /// Whether it keeps what it made of files until `chunk_judged` (then
-    /// the check hands them over in small chunks).
-    fn streams(&self) -> bool {
-        false
+    /// Where it also takes the accepted files as the check goes
+    /// (`StreamAccepted`); the check then judges the files in small chunks,
+    /// so that what `keep` made is taken soon after it was made.
+    fn stream(&self) -> Option<&dyn StreamAccepted> {
+        None
     }
 }
 
-impl<D, F: Fn(&Run) -> D + Sync> Derive<D> for F {
-    fn derive(&self, run: &Run) -> D {
+impl<D, F: Fn(&Run) -> D + Sync> KeepAccepted<D> for F {
+    fn keep(&self, run: &Run) -> D {
         self(run)
     }
 }
 
-/// `validate_in`, handing each file that passes its own rules to `derive`
-/// as soon as it is checked, on the CPU that checked it, and keeping what
-/// `derive` makes of it instead of the `Run`. Without `cache` the parsed
-/// result is then let go of, unless `derive` keeps it: `site build` makes
-/// each result's model entry there, so that it never holds every parsed
-/// result (with 10,000 results they were 190 MB, and faulting that memory
-/// in and freeing it again a fifth of the build's CPU time). A file that the
-/// rules across files then refuse is dropped with what `derive` made of it.
-pub fn validate_with<D: Send>(
+/// A `KeepAccepted` that takes the files the check accepted a chunk at a
+/// time, as it goes.
+pub trait StreamAccepted: Sync {
+    /// Called between chunks of files, on the check's own thread: the files
+    /// up to the end of a chunk have been judged, and `accepted` are those
+    /// of the chunk that passed every rule so far (paths below the results
+    /// folder), in the order the check visits them, which is the walk's
+    /// (`load`: depth first, each folder's entries by name), so that the
+    /// layout's folders (`layout`: provider, then runner) come one after
+    /// another. A file among them may still be refused by the rules that
+    /// need every file (a result that renames a provider), which then fail
+    /// the check.
+    fn accepted(&self, accepted: &mut dyn Iterator<Item = &str>);
+}
+
+/// Applies every rule to every loaded file, judging each measured result's
+/// collector against `releases`, whose problems become the check's too;
+/// the time of the check and the profiles it takes are `context`'s.
+///
+/// With `cache` (`site serve`) it reuses what an earlier check read of
+/// each unchanged file and keeps what this one read there; without it, the
+/// parsed result is let go of as soon as `keep` made what it keeps of it,
+/// so that a build never holds every parsed result. A file that the rules
+/// across files then refuse is dropped with what `keep` made of it.
+pub fn validate<D: Send>(
     loaded: Loaded,
     releases: &Releases,
     mut cache: Option<&mut ParseCache>,
     context: Context,
-    derive: &dyn Derive<D>,
+    keep: &dyn KeepAccepted<D>,
 ) -> Checked<D> {
     let mut c = Collector::default();
     let files = loaded.files.len();
     let mut across = AcrossFiles::new(&loaded.files);
-    let judge = Judge { context, releases, exclusions: &loaded.exclusions, derive };
+    let judge = Judge { context, releases, exclusions: &loaded.exclusions, keep };
     // `site serve`'s checks of the last build, and those of this one.
-    let keep = cache.is_some();
+    let keep_checks = cache.is_some();
     let old = cache.as_deref_mut().map(|c| std::mem::take(&mut c.entries)).unwrap_or_default();
     let mut kept = HashMap::new();
     // The files a chunk at a time, in path order: each chunk checked on
     // every CPU, then the pass across files over it, so that only one
-    // chunk's checks are held at once (with 100,000 files, all of them
-    // were about 130 MB of the check's peak under heaptrack).
-    let chunk_files = match derive.streams() {
-        true => STREAM_CHUNK_PER_CPU * rayon::current_num_threads().max(1),
-        false => CHECK_CHUNK,
+    // chunk's checks are held at once.
+    let stream = keep.stream();
+    let chunk_files = match stream {
+        Some(_) => STREAM_CHUNK_PER_CPU * rayon::current_num_threads().max(1),
+        None => CHECK_CHUNK,
     };
     for (n, chunk) in loaded.files.chunks(chunk_files).enumerate() {
-        let judged = check_all(chunk, &old, keep, &judge);
-        if keep {
+        let judged = check_all(chunk, &old, keep_checks, &judge);
+        if keep_checks {
             // The cache shares the parsed results with the runs (`Arc`),
             // so keeping it costs little memory.
             kept.extend(
@@ -150,8 +146,10 @@ pub fn validate_with<D: Send>(
         for (k, j) in judged.into_iter().enumerate() {
             across.judge(&mut c, n * chunk_files + k, j);
         }
-        let rel_path = |a: &(usize, identity::Names, D)| loaded.files[a.0].rel_path.as_str();
-        derive.chunk_judged(&mut across.accepted[first..].iter().map(rel_path));
+        if let Some(stream) = stream {
+            let rel_path = |a: &(usize, identity::Names, D)| loaded.files[a.0].rel_path.as_str();
+            stream.accepted(&mut across.accepted[first..].iter().map(rel_path));
+        }
     }
     let accepted = across.accepted;
     let names: Vec<(&Path, &identity::Names)> =
@@ -178,20 +176,19 @@ pub fn validate_with<D: Send>(
 
 /// The pass across files, a file at a time in path order: the rules that
 /// compare a file with those before it, and the files accepted so far.
-/// Files are named by their place in the loaded files: with 100,000 files,
-/// a copy of each name per accepted file and per claimant was 40 MB of the
-/// check's peak.
+/// Files are named by their place in the loaded files: a copy of each name
+/// per accepted file and per claimant was a large part of the check's peak
+/// (docs/benchmarks.md).
 struct AcrossFiles<'f, D> {
     files: &'f [LoadedFile],
     /// Each accepted file with its names (`identity::renames`) and what
-    /// `derive` made of it.
+    /// `keep` made of it.
     accepted: Vec<(usize, identity::Names, D)>,
     /// Who claimed a run first (its place in `files`), by each of its
     /// identities (`same_run`). Keyed by the first 128 bits of the SHA-256
-    /// of each identity: with 10,000 files the identities themselves were
-    /// megabytes at the check's peak, and with 100,000 the whole hashes
-    /// 21 MB; two of a million identities share 128 bits with a
-    /// probability under 10^-26.
+    /// of each identity, as the identities themselves, or their whole
+    /// hashes, were a large part of the check's peak; two of a million
+    /// identities share 128 bits with a probability under 10^-26.
     claims: HashMap<[u8; 16], u32>,
     published: profiles::Published,
 }
@@ -252,7 +249,7 @@ impl<'f, D> AcrossFiles<'f, D> {
                 }
             }
         }
-        // (`derive` made something of every file without a problem of its
+        // (`keep` made something of every file without a problem of its
         // own, so of every file without any.)
         if c.problems.len() == before
             && let Some(derived) = j.derived
@@ -275,17 +272,17 @@ fn claim_key(sha256: &[u8; 32]) -> [u8; 16] {
 }
 
 /// What the rules that a file's cached check leaves out judge it by: the
-/// check's context, the releases and the exclusions; and the `derive` of
-/// `validate_with`.
+/// check's context, the releases and the exclusions; and the `keep` of
+/// `validate`.
 struct Judge<'a, D> {
     context: Context,
     releases: &'a Releases,
     exclusions: &'a [Exclusions],
-    derive: &'a dyn Derive<D>,
+    keep: &'a dyn KeepAccepted<D>,
 }
 
 /// One file's check, and what the rest of the check needs of its result,
-/// which may be let go of (`validate_with`).
+/// which may be let go of (`validate`).
 struct Judged<D> {
     check: Arc<FileCheck>,
     /// The problems of the rules that depend on the check, not the file
@@ -295,7 +292,7 @@ struct Judged<D> {
     names: Option<identity::Names>,
     /// An imported result's published profile (`profiles::Published`).
     profile: Option<runner_bench_format::imported::PublishedProfile>,
-    /// What `derive` made of it, where it passed its own rules.
+    /// What `keep` made of it, where it passed its own rules.
     derived: Option<D>,
 }
 
@@ -316,7 +313,7 @@ impl<D> Judge<'_, D> {
                 AnyResult::Measured(m) => Some(self.releases.status(&m.collector)),
                 AnyResult::Imported(_) => None,
             };
-            self.derive.derive(&Run {
+            self.keep.keep(&Run {
                 file,
                 rel_path: f.rel_path.clone(),
                 result: result.clone(),
@@ -366,12 +363,12 @@ pub struct ParseCache {
     entries: CacheEntries,
 }
 
-/// How many files `validate_with` checks before its pass across files
+/// How many files `validate` checks before its pass across files
 /// takes them: enough that each chunk keeps every CPU busy (a smaller chunk
-/// made `site serve`'s rebuild 5 % slower, its CPUs waiting at each end).
+/// made `site serve`'s rebuild slower, its CPUs waiting at each end).
 const CHECK_CHUNK: usize = 4096;
 
-/// How many files per CPU it checks at once for a `Derive` that streams:
+/// How many files per CPU it checks at once for a `KeepAccepted` that streams:
 /// few enough that a build (`web::Intake`) holds few whole results at once
 /// (each is tens of KiB until its runner is finished).
 const STREAM_CHUNK_PER_CPU: usize = 128;
@@ -385,7 +382,7 @@ type CacheEntries = HashMap<std::path::PathBuf, (u64, Option<std::time::SystemTi
 /// keeps the checks.
 ///
 /// Each CPU takes its files last first: a runner's files are named by date,
-/// so its newest comes first and `derive` (`web::Intake`) lets go of the
+/// so its newest comes first and `keep` (`web::Intake`) lets go of the
 /// older ones at once, instead of making each one's report rows in turn
 /// as the newest so far (`report::ReportRuns`).
 fn check_all<D: Send>(files: &[LoadedFile], old: &CacheEntries, keep: bool, judge: &Judge<'_, D>) -> Vec<Judged<D>> {

@@ -14,7 +14,7 @@ use super::leaders::{Leader, leaders};
 use super::pages::{Common, OneValue, PerCent, PlotRef, Speeds, render};
 use super::parts::{Part, Parts};
 use super::plots::{PlotCache, group_plots};
-use super::site::{Emit, Site};
+use super::site::{FileSink, Site};
 use crate::memo_key::key_of;
 use crate::model::{Group, Model, ProfileRef, Row};
 use crate::report::ProfileView;
@@ -44,7 +44,7 @@ pub(super) fn home_page(
     home_rows: usize,
     old: Option<&HomeCache>,
     parts: Option<&Parts>,
-    mut emit: Option<&mut Emit<'_>>,
+    mut emit: Option<&mut (dyn FileSink + '_)>,
 ) -> anyhow::Result<(Site, Vec<Part>, HomeCache)> {
     let mut site = Site::default();
     let made = Mutex::new(RowCache::new());
@@ -95,10 +95,10 @@ pub(super) fn home_page(
             plots,
         });
         if emit.is_some() {
-            // A build without a memo hands back what each group's tables
-            // freed: it holds freed pages for reuse (`memory`), and with
-            // 100,000 results the groups' rows and long pages, one after
-            // another, grew it by 90 MiB.
+            // A streaming build hands back what each group's tables freed:
+            // it holds freed pages for reuse (`memory`), and the groups'
+            // rows and long pages, one after another, would otherwise add
+            // up to its peak.
             super::memory::release_free_memory();
         }
     }
@@ -114,10 +114,10 @@ struct LongTables<'a, 'e> {
     old: Option<&'a Parts>,
     pages_key: u64,
     parts: &'a mut Vec<Part>,
-    /// Where a build without a memo hands each page as soon as it is made
-    /// (with 100,000 results the five long tables' pages were 44 MB); its
-    /// part then keeps its name only.
-    emit: Option<&'a mut Emit<'e>>,
+    /// Where a streaming build hands each page as soon as it is made, so
+    /// that it never holds every long table's page; its part then keeps
+    /// its name only.
+    emit: Option<&'a mut (dyn FileSink + 'e)>,
 }
 
 /// Each runner's stated price (`Prices`), for the tables'
@@ -175,7 +175,7 @@ fn comparison_table(
         })?;
         let part = match long.emit {
             Some(emit) => {
-                emit(part.files)?;
+                emit.files(part.files)?;
                 Site::default()
             }
             None => part,

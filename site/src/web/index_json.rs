@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn joined_objects_equal_the_whole_index_pretty_printed() {
         let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
-        let checked = crate::check(&[results]).unwrap();
+        let checked = crate::check(&[results], None, None, &|r: &crate::Run| r.clone()).unwrap();
         let now: jiff::Timestamp = "2026-12-01T00:00:00Z".parse().unwrap();
         let model = crate::model::build(&checked.runs, now, None);
         assert!(model.entries.len() >= 5);

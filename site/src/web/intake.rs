@@ -1,25 +1,27 @@
 //! What a build makes of each accepted result as the check hands it over
-//! (`validate::Derive`, on the CPU that checked it): its model entry, and
-//! what a provider report reads of it. A build thus never holds every
+//! (`validate::KeepAccepted`, on the CPU that checked it): its model entry,
+//! and what a provider report reads of it. A build thus never holds every
 //! parsed result, and never goes over them a second time.
 //!
-//! `site build` streams: the layout puts each result in its runner's folder
-//! (`layout`), so the check, which goes through the files in path order,
-//! finishes one runner's results (and one provider's) before the next
-//! one's. As it finishes each runner, the runner's page is drafted, its
-//! plot and result files written, the flags of its history kept, and the
-//! results that the comparison tables show picked (`model::picks`); each
-//! entry is then replaced by what the pages made after the check read
-//! (`Entry::summary`). The drafted pages are written when the check
-//! finishes their provider, whose name they show. With 100,000 results,
-//! whole entries were about 570 MB of the build's peak. Pages written before the check has judged every file are removed
-//! again where it fails (`output::build_with`), as a failed check stops
-//! the build.
+//! `site build` streams (`validate::StreamAccepted`): the layout puts each
+//! result in its runner's folder (`layout`), and the check visits the
+//! folders one after another, so it finishes one runner's results (and one
+//! provider's) before the next one's. As it finishes each runner, the
+//! runner's page is drafted, its plot and result files written, the flags
+//! of its history kept, and the results that the comparison tables show
+//! picked (`model::picks`); each entry is then replaced by what the pages
+//! made after the check read (`Entry::summary`), so that the build never
+//! holds every whole entry. The drafted pages are written when the check
+//! finishes their provider, whose name they show. A result of a runner or
+//! provider already finished is an error of the build (the check's order
+//! is what the streaming relies on, and is checked as it goes). Pages
+//! written before the check has judged every file are removed again where
+//! it fails (`output`), as a failed check stops the build.
 //!
 //! `site serve` keeps whole entries between builds (`memo`), and makes
 //! every page after the check, whose failure leaves the last build's site.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -30,33 +32,36 @@ use super::runner_pages::{Draft, PAGES_AT_ONCE, drafts, finish_drafts};
 use super::site::{Body, Emit, Site};
 use crate::Run;
 use crate::model::{self, Entry, Picks, changes::Changes};
+use crate::validate::{KeepAccepted, StreamAccepted};
 
-/// What a build needs of each accepted result: its model entry and its
-/// file, published as submitted; none where a streaming intake keeps them
-/// (and writes the file with its runner's pages). The check holds one for
-/// every accepted file to its end: 16 bytes.
-pub type Taken = Option<(Arc<Entry>, Box<(String, Body)>)>;
+/// An accepted result's model entry and its file, published as submitted.
+struct EntryAndFile {
+    entry: Arc<Entry>,
+    file: (String, Body),
+}
 
-/// An accepted result's entry and file, kept by a streaming intake.
-type Kept = (Arc<Entry>, (String, Body));
+/// What the check holds of each accepted result to its end
+/// (`Intake::take`): the entry and file, or nothing where a streaming
+/// intake took them. Boxed, so that the check holds a pointer per file.
+pub struct AcceptedResult(Option<Box<EntryAndFile>>);
 
 /// What a build needs of the accepted results, in path order: their model
 /// entries and files, what the provider reports read of the results
 /// (`report::ReportRuns`), and what a streaming intake made as the check
 /// went.
 pub struct Accepted {
-    pub entries: Vec<Arc<Entry>>,
-    pub copies: Vec<(String, Body)>,
+    pub(super) entries: Vec<Arc<Entry>>,
+    pub(super) copies: Vec<(String, Body)>,
     /// How many result files the build publishes (`copies`, or those a
     /// streaming intake wrote).
-    pub result_files: usize,
-    pub report_runs: Vec<crate::report::ReportRun>,
-    pub streamed: Option<Streamed>,
+    pub(super) result_files: usize,
+    pub(super) report_runs: Vec<crate::report::ReportRun>,
+    pub(super) streamed: Option<Streamed>,
 }
 
 /// What a streaming intake made as the check went: the runner pages are
 /// written; these are what the rest of the build reads.
-pub struct Streamed {
+pub(super) struct Streamed {
     /// The inputs of every page, or why they could not be read (a build
     /// reports it after the check, as one that does not stream).
     pub(super) inputs: anyhow::Result<PageInputs>,
@@ -84,7 +89,7 @@ pub struct Intake<'a> {
 struct Stream<'a> {
     inputs: anyhow::Result<PageInputs>,
     /// Entries made and not yet accepted by the pass across files, by path.
-    pending: Mutex<HashMap<String, Kept>>,
+    pending: Mutex<HashMap<String, EntryAndFile>>,
     state: Mutex<Streaming<'a>>,
 }
 
@@ -92,7 +97,7 @@ struct Streaming<'a> {
     emit: Emit<'a>,
     /// Accepted entries, in path order, of the runner the check may not
     /// have finished.
-    open: Vec<Kept>,
+    open: Vec<EntryAndFile>,
     /// Entries of finished runners, in path order, each keeping what the
     /// pages after the check read (`Entry::summary`).
     done: Vec<Arc<Entry>>,
@@ -108,6 +113,10 @@ struct Streaming<'a> {
     drafts: Vec<Draft>,
     /// How many entries were done when freed pages were last handed back.
     purged_at: usize,
+    /// The runners and providers finished so far: the check must not hand
+    /// over another result of one of them (`Streaming::finish_in_order`).
+    finished_runners: HashSet<(String, String)>,
+    finished_providers: HashSet<String>,
 }
 
 /// How many results a build finishes between handing freed pages back.
@@ -142,12 +151,14 @@ impl<'a> Intake<'a> {
             provider: None,
             drafts: Vec::new(),
             purged_at: 0,
+            finished_runners: HashSet::new(),
+            finished_providers: HashSet::new(),
         };
         let stream = Stream { inputs, pending: Mutex::default(), state: Mutex::new(state) };
         Intake { stream: Some(stream), ..Intake::new(opts, None) }
     }
 
-    pub fn take(&self, run: &Run) -> Taken {
+    pub fn take(&self, run: &Run) -> AcceptedResult {
         self.reports.offer(run);
         // Every result file is published as submitted.
         let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
@@ -155,26 +166,26 @@ impl<'a> Intake<'a> {
         if let Some(tables) = &self.server_tables {
             tables.take_from(&mut entry);
         }
-        let copy = (format!("results/{}", run.rel_path), body);
+        let made = EntryAndFile { entry, file: (format!("results/{}", run.rel_path), body) };
         match &self.stream {
             Some(stream) => {
                 // (A poisoned lock means a thread panicked while holding it,
                 // and the build has failed already.)
                 let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
-                pending.insert(run.rel_path.clone(), (entry, copy));
-                None
+                pending.insert(run.rel_path.clone(), made);
+                AcceptedResult(None)
             }
-            None => Some((entry, Box::new(copy))),
+            None => AcceptedResult(Some(Box::new(made))),
         }
     }
 
     /// The build's input from what `take` made of each accepted result,
     /// in path order: a streaming intake first finishes the last runner
     /// and provider.
-    pub fn finish(self, taken: Vec<Taken>) -> anyhow::Result<Accepted> {
+    pub fn finish(self, taken: Vec<AcceptedResult>) -> anyhow::Result<Accepted> {
         let result_files = taken.len();
         let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) =
-            taken.into_iter().flatten().map(|(entry, copy)| (entry, *copy)).unzip();
+            taken.into_iter().filter_map(|t| t.0).map(|made| (made.entry, made.file)).unzip();
         let (mut entries, streamed) = match self.stream {
             None => (entries, None),
             Some(stream) => {
@@ -207,33 +218,35 @@ impl<'a> Intake<'a> {
     }
 }
 
-impl crate::validate::Derive<Taken> for Intake<'_> {
-    fn derive(&self, run: &Run) -> Taken {
+impl KeepAccepted<AcceptedResult> for Intake<'_> {
+    fn keep(&self, run: &Run) -> AcceptedResult {
         self.take(run)
     }
 
-    fn streams(&self) -> bool {
-        self.stream.is_some()
+    fn stream(&self) -> Option<&dyn StreamAccepted> {
+        self.stream.as_ref().map(|_| self as &dyn StreamAccepted)
     }
+}
 
+impl StreamAccepted for Intake<'_> {
     /// Every runner the check finished (all but the last one it reached)
     /// has its page drafted, its result files written and its entries let
     /// go of what only its page reads; every provider it finished, its
     /// runner pages written.
-    fn chunk_judged(&self, accepted: &mut dyn Iterator<Item = &str>) {
+    fn accepted(&self, accepted: &mut dyn Iterator<Item = &str>) {
         let Some(stream) = &self.stream else { return };
         let mut state = stream.state.lock().unwrap_or_else(PoisonError::into_inner);
         {
             let mut pending = stream.pending.lock().unwrap_or_else(PoisonError::into_inner);
             for rel_path in accepted {
-                if let Some(kept) = pending.remove(rel_path) {
-                    state.open.push(kept);
+                if let Some(made) = pending.remove(rel_path) {
+                    state.open.push(made);
                 }
             }
         }
-        let last = state.open.last().map(|(e, _)| runner_of(e));
-        let open_from = state.open.iter().rposition(|(e, _)| Some(runner_of(e)) != last).map_or(0, |i| i + 1);
-        let finished: Vec<Kept> = state.open.drain(..open_from).collect();
+        let last = state.open.last().map(|made| runner_of(&made.entry));
+        let open_from = state.open.iter().rposition(|made| Some(runner_of(&made.entry)) != last).map_or(0, |i| i + 1);
+        let finished: Vec<EntryAndFile> = state.open.drain(..open_from).collect();
         if !finished.is_empty() {
             finish_runners(&mut state, &stream.inputs, self.now, finished);
         }
@@ -245,6 +258,46 @@ impl crate::validate::Derive<Taken> for Intake<'_> {
         if state.done.len() >= state.purged_at + PURGE_EVERY {
             super::memory::release_free_memory();
             state.purged_at = state.done.len();
+        }
+    }
+}
+
+impl Streaming<'_> {
+    /// Records the runners of `entries` (the results of runners being
+    /// finished, in the check's order) as finished, and an error where a
+    /// runner's results do not follow each other: its page would miss
+    /// some, and the comparison's picks were made without them. The
+    /// check's order (`validate::StreamAccepted`) rules this out; this
+    /// keeps it so.
+    fn finish_in_order(&mut self, entries: &[Arc<Entry>]) {
+        let mut last: Option<(&str, &str)> = None;
+        for e in entries {
+            let runner = runner_of(e);
+            if last == Some(runner) {
+                continue;
+            }
+            if let Some((provider, label)) = last {
+                self.finished_runners.insert((provider.to_string(), label.to_string()));
+            }
+            if self.finished_runners.contains(&(runner.0.to_string(), runner.1.to_string())) {
+                self.out_of_order(e, format!("runner {}/{}", runner.0, runner.1));
+            }
+            last = Some(runner);
+        }
+        if let Some((provider, label)) = last {
+            self.finished_runners.insert((provider.to_string(), label.to_string()));
+        }
+    }
+
+    /// Records that the check handed over `entry` after the build had
+    /// finished `what`, its runner or its provider.
+    fn out_of_order(&mut self, entry: &Entry, what: String) {
+        if self.error.is_none() {
+            self.error = Some(anyhow::anyhow!(
+                "a streaming build was handed results/{} after it had finished {what}: it needs each runner's \
+                 results one after another, and each provider's runners one after another",
+                entry.meta.rel_path
+            ));
         }
     }
 }
@@ -262,19 +315,22 @@ fn finish_runners(
     state: &mut Streaming<'_>,
     inputs: &anyhow::Result<PageInputs>,
     now: jiff::Timestamp,
-    kept: Vec<Kept>,
+    finished: Vec<EntryAndFile>,
 ) {
-    let mut kept = kept.into_iter().peekable();
-    while let Some(first) = kept.next() {
-        let id = first.0.meta.provider_id.clone();
+    let mut finished = finished.into_iter().peekable();
+    while let Some(first) = finished.next() {
+        let id = first.entry.meta.provider_id.clone();
         let mut batch = vec![first];
-        while let Some(next) = kept.next_if(|(e, _)| e.meta.provider_id == id) {
+        while let Some(next) = finished.next_if(|made| made.entry.meta.provider_id == id) {
             batch.push(next);
         }
         if state.provider.as_ref().is_some_and(|(open, _)| *open != id) {
             finish_provider(state, inputs, now);
         }
         if state.provider.is_none() {
+            if state.finished_providers.contains(&id) {
+                state.out_of_order(&batch[0].entry, format!("provider {id}"));
+            }
             state.provider = Some((id, state.done.len()));
         }
         finish_batch(state, inputs, now, batch);
@@ -283,11 +339,18 @@ fn finish_runners(
 
 /// `finish_runners` for runners of one provider: the model of their
 /// entries alone has each of them whole.
-fn finish_batch(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, now: jiff::Timestamp, kept: Vec<Kept>) {
-    let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) = kept.into_iter().unzip();
+fn finish_batch(
+    state: &mut Streaming<'_>,
+    inputs: &anyhow::Result<PageInputs>,
+    now: jiff::Timestamp,
+    finished: Vec<EntryAndFile>,
+) {
+    let (entries, copies): (Vec<Arc<Entry>>, Vec<(String, Body)>) =
+        finished.into_iter().map(|made| (made.entry, made.file)).unzip();
+    state.finish_in_order(&entries);
     // The result files as submitted, beside their runners' pages.
     if state.error.is_none()
-        && let Err(e) = (state.emit)(copies)
+        && let Err(e) = state.emit.files(copies)
     {
         state.error = Some(e);
     }
@@ -297,7 +360,7 @@ fn finish_batch(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, 
     if let (Ok(inputs), None) = (inputs, &state.error) {
         let mut plots = Site::default();
         let made = drafts(inputs, &local, &changes, &local.runners, now, &mut plots)
-            .and_then(|drafts| (state.emit)(plots.files).map(|()| drafts));
+            .and_then(|drafts| state.emit.files(plots.files).map(|()| drafts));
         match made {
             Ok(drafts) => state.drafts.extend(drafts),
             Err(e) => state.error = Some(e),
@@ -320,15 +383,88 @@ fn finish_batch(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, 
 /// last: its name is its last result's, in path order, as the whole model
 /// has it (`Model::providers`).
 fn finish_provider(state: &mut Streaming<'_>, inputs: &anyhow::Result<PageInputs>, now: jiff::Timestamp) {
-    let Some((_, start)) = state.provider.take() else { return };
+    let Some((id, start)) = state.provider.take() else { return };
+    state.finished_providers.insert(id);
     let drafts = std::mem::take(&mut state.drafts);
     let (Ok(inputs), None, Some(last)) = (inputs, &state.error, state.done[start..].last()) else { return };
     let name = last.meta.provider_name.clone();
     for batch in drafts.chunks(PAGES_AT_ONCE) {
-        let written = finish_drafts(inputs, batch, &name, now).and_then(|site| (state.emit)(site.files));
+        let written = finish_drafts(inputs, batch, &name, now).and_then(|site| state.emit.files(site.files));
         if let Err(e) = written {
             state.error = Some(e);
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `FileSink` that drops every file.
+    struct Nowhere;
+
+    impl super::super::site::FileSink for Nowhere {
+        fn files(&mut self, _: Vec<(String, Body)>) -> anyhow::Result<()> {
+            Ok(())
+        }
+
+        fn piece(&mut self, _: &str, _: Vec<u8>, _: bool) -> anyhow::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The repository's results, by path below the results folder.
+    fn runs() -> HashMap<String, Run> {
+        let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../results");
+        let checked = crate::check(&[results], None, None, &|r: &Run| r.clone()).unwrap();
+        checked.runs.into_iter().map(|r| (r.rel_path.clone(), r)).collect()
+    }
+
+    /// What a streaming intake says when the check hands over `order`
+    /// (paths below the results folder, of `runs`) one file a chunk.
+    fn stream_in(runs: &HashMap<String, Run>, order: &[&str]) -> String {
+        let opts = Options::new(std::path::Path::new("results"));
+        let mut sink = Nowhere;
+        let intake = Intake::streaming(&opts, Err(anyhow::anyhow!("no pages in this test")), &mut sink);
+        let mut taken = Vec::new();
+        for rel_path in order {
+            taken.push(intake.take(&runs[*rel_path]));
+            intake.accepted(&mut std::iter::once(*rel_path));
+        }
+        match intake.finish(taken) {
+            Ok(_) => "accepted".to_string(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_streaming_build_refuses_results_out_of_their_runners_order() {
+        let mut runs = runs();
+        let arm = "ubicloud/ubicloud-linux-arm64/2026-11-29-imported-2c7ad0467348.json";
+        let x64 = "ubicloud/ubicloud-linux-x64/2026-11-29-imported-2c7ad0467348.json";
+        let latchkey = "latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json";
+        // A second result of the arm64 runner.
+        let arm_later = "ubicloud/ubicloud-linux-arm64/2026-11-30-imported-2c7ad0467348.json";
+        let mut second = runs[arm].clone();
+        second.rel_path = arm_later.to_string();
+        runs.insert(arm_later.to_string(), second);
+
+        assert_eq!(stream_in(&runs, &[latchkey, arm, arm_later, x64]), "accepted");
+        assert_eq!(
+            stream_in(&runs, &[arm, x64, arm_later]),
+            format!(
+                "a streaming build was handed results/{arm_later} after it had finished runner \
+                 ubicloud/ubicloud-linux-arm64: it needs each runner's results one after another, and each \
+                 provider's runners one after another"
+            )
+        );
+        assert_eq!(
+            stream_in(&runs, &[arm, latchkey, x64]),
+            format!(
+                "a streaming build was handed results/{x64} after it had finished provider ubicloud: it needs \
+                 each runner's results one after another, and each provider's runners one after another"
+            )
+        );
     }
 }

@@ -19,7 +19,7 @@ use crate::model::EntryCache;
 use crate::model::changes::ChangeCache;
 
 /// What the last build kept: each cache is its owner's type, and the build
-/// (`web::build_cached`) hands each to its owner.
+/// (`web::build`) hands each to its owner.
 #[derive(Debug, Default)]
 pub struct Memo {
     pub(super) entries: EntryCache,

@@ -1,20 +1,18 @@
-//! Memory a build hands back to the OS between its stages.
+//! Memory a build hands back to the OS between its steps.
 //!
 //! The `site` binary allocates with jemalloc (src/main.rs), which starts
-//! out handing freed pages back at once (`dirty_decay_ms:0`). A build
+//! out handing freed pages back at once (`dirty_decay_ms:0`). `site build`
 //! holds freed pages for reuse instead (`hold_free_memory`), from its
-//! check on (`output::build_with`: each thread's next parse reuses the
-//! pages of the result it let go of), and hands them back at the end of
-//! the check and of each stage (`release_free_memory`): purging every page
-//! as it was freed, then faulting a fresh one in for the next value, made
-//! `site build` of 10,000 results 6 to 9 % slower (docs/benchmarks.md,
-//! 4bf0f22). `site serve` keeps what it parsed and
-//! made between rebuilds, so its peak is the first build's: its builds
-//! keep freed pages for jemalloc's default 10 s (`keep_free_memory`), so
+//! check on (`output::build`: each thread's next parse reuses the pages of
+//! the result it let go of), and hands them back at the end of the check
+//! and of each step (`release_free_memory`): purging every page as it was
+//! freed, then faulting a fresh one in for the next value, made the build
+//! slower (docs/benchmarks.md). `site serve` keeps what it parsed and made
+//! between rebuilds, so its peak is the first build's: its builds keep
+//! freed pages for jemalloc's default decay time (`keep_free_memory`), so
 //! that the next rebuild reuses them instead of faulting in and zeroing
-//! fresh ones. Where jemalloc is linked but not the
-//! allocator (the library's tests) both touch only jemalloc's own, unused
-//! arenas.
+//! fresh ones. Where jemalloc is linked but not the allocator (the
+//! library's tests) both touch only jemalloc's own, unused arenas.
 
 #[cfg(target_os = "linux")]
 use std::ffi::{CStr, CString, c_void};

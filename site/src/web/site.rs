@@ -9,17 +9,12 @@ use std::path::PathBuf;
 pub enum Body {
     /// The file's bytes and their fingerprint (`Body::bytes`). Shared, so
     /// that a part `site serve` reuses from its last build is neither copied
-    /// nor hashed again: copying and hashing every reused page (about 80 MB
-    /// for 10,000 results) was a fifth of a rebuild's CPU time.
+    /// nor hashed again: every reused page copied and hashed was a large
+    /// share of a rebuild's CPU time (docs/benchmarks.md).
     Bytes { bytes: bytes::Bytes, fingerprint: u64 },
     /// A file copied as it is (result files are published as submitted),
     /// with its SHA-256 where the build knows it already.
     Copy { from: PathBuf, sha256: Option<String> },
-    /// One piece of a file made a piece at a time, in order: the first
-    /// piece makes the file, each next one is appended to it. A build
-    /// without a cache writes index.json so (at 100,000 results it is
-    /// 110 MB, which the build then never holds at once).
-    Piece { bytes: Vec<u8>, first: bool },
 }
 
 impl Body {
@@ -54,10 +49,21 @@ impl Site {
     }
 }
 
-/// Where a build hands the files of each stage as soon as the stage made
-/// them (`output::build_with` writes them): the pages of 10,000 results are
-/// tens of megabytes, and holding them all until the end added them to the
-/// build's peak memory. The `Site` a build returns then holds only the
-/// files made after the last stage handed over. (`Send`: a streaming
-/// build, `web::Intake`, hands over runner pages from the check.)
-pub type Emit<'a> = &'a mut (dyn FnMut(Vec<(String, Body)>) -> anyhow::Result<()> + Send);
+/// Where a build hands the files of each step as soon as the step made
+/// them (`output` writes them), so that a build never holds every page at
+/// once. The `Site` a build returns then holds only the files made after
+/// the last step handed over. (`Send`: a streaming build, `web::Intake`,
+/// hands over runner pages from the check's thread.)
+pub trait FileSink: Send {
+    /// Takes whole files.
+    fn files(&mut self, files: Vec<(String, Body)>) -> anyhow::Result<()>;
+
+    /// Takes the next piece of a file made a piece at a time, in order:
+    /// the first piece (`first`) makes the file, each next one is appended
+    /// to it. A streaming build writes index.json so, as it is the largest
+    /// file the site has and would otherwise be held whole.
+    fn piece(&mut self, path: &str, bytes: Vec<u8>, first: bool) -> anyhow::Result<()>;
+}
+
+/// A build's `FileSink`.
+pub type Emit<'a> = &'a mut dyn FileSink;

@@ -51,7 +51,7 @@ pub fn put(dir: &Path, rel: &str, value: &Value) -> PathBuf {
 
 /// Checks one folder.
 pub fn check(dir: &Path) -> Checked {
-    site::check(&[dir.to_path_buf()]).unwrap()
+    site::output::testing::check(&[dir.to_path_buf()]).unwrap()
 }
 
 /// The problems of a check as `(file below dir, field, reason)`.
@@ -92,7 +92,7 @@ pub fn accepted(dir: &Path) -> Vec<Run> {
 /// are described).
 pub fn accepted_any_profile(dir: &Path) -> Vec<Run> {
     let context = site::Context { unpublished_profiles: true, ..site::Context::default() };
-    let checked = site::check_in(&[dir.to_path_buf()], None, context).unwrap();
+    let checked = site::output::testing::check_in(&[dir.to_path_buf()], None, context).unwrap();
     assert!(checked.problems.is_empty(), "{}", checked.human_report());
     checked.runs
 }
@@ -201,7 +201,7 @@ pub fn problems_after(edit: impl FnOnce(&mut Value)) -> Vec<(String, String, Str
 
 /// Builds the site of `results` (`site_options`) into `out`.
 pub fn build_into(results: &Path, out: &Path) -> site::output::Built {
-    site::output::build_with(&site_options(results), out, &mut site::output::Writer::default()).unwrap()
+    site::output::build(&site_options(results), out, &mut site::output::BuildMode::Stream).unwrap()
 }
 
 /// The built file `rel` below `out`.

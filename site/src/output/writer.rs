@@ -1,127 +1,25 @@
-//! Writing the site: the only module that touches the output folder.
-//!
-//! `build_site` is `site build`: check, build every file (`web`), write.
-//! `Writer` remembers what it wrote, so that `site serve` rewrites only
-//! files whose content changed and removes files a rebuild no longer makes.
+//! The output folder as `Writer` writes it: what a build wrote there, so
+//! that `site serve` rewrites only files whose content changed and removes
+//! files a rebuild no longer makes.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{Context, bail};
 use rayon::prelude::*;
 
-use crate::timing::log_time;
-pub use crate::web::html::markdown_to_html;
-use crate::web::{self, Body, Site};
+use crate::web::Body;
 
 /// Marks a folder as written by `site`, so that a build may empty it.
 pub const MARKER: &str = ".runner-bench-site";
 
-/// What a build wrote.
-#[derive(Debug)]
-pub struct Built {
-    /// Provider ids, one report each.
-    pub providers: Vec<String>,
-    /// Result files copied.
-    pub result_files: usize,
-    /// Files written (changed), of all files of the site.
-    pub written: usize,
-    pub files: usize,
-}
-
-/// Checks `results` with the default options and writes the site to `out`.
-pub fn build_site(results: &Path, out: &Path) -> anyhow::Result<Built> {
-    build_with(&web::Options::new(results), out, &mut Writer::default())
-}
-
-/// Checks the results, stopping with every problem when any file is
-/// rejected, builds the site and writes it with `writer`.
-pub fn build_with(opts: &web::Options, out: &Path, writer: &mut Writer) -> anyhow::Result<Built> {
-    let start = Instant::now();
-    let releases = opts.content.join(crate::releases::RELEASES_DIR);
-    // Each accepted result's part of the site is made as the check accepts
-    // it (`web::Intake`), which then lets go of the parsed result: freed
-    // pages are kept for reuse from here on, so that each thread's next
-    // parse reuses them, where handing them back to the OS at once made
-    // every parse fault fresh ones in (a tenth of the build's CPU time).
-    // `site serve` keeps them for a while (`web::memory`).
-    let mut memo = writer.memo.take();
-    match memo {
-        Some(_) => web::memory::keep_free_memory(),
-        None => web::memory::hold_free_memory(),
-    }
-    // A build without a memo (`site build`) streams: it writes each
-    // provider's runner pages as soon as the check has gone through the
-    // provider's results (`web::Intake`), so it begins writing before the
-    // check. `site serve` checks first and keeps its last site where the
-    // check fails.
-    let streaming = memo.is_none();
-    if streaming {
-        writer.begin(out)?;
-    }
-    let mut parsed = writer.parsed.take();
-    let accepted = {
-        let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
-        let intake = match streaming {
-            true => web::Intake::streaming(opts, web::PageInputs::load(opts, None), &mut emit),
-            false => web::Intake::new(opts, memo.as_ref()),
-        };
-        let results = std::slice::from_ref(&opts.results);
-        match crate::check_with(results, Some(&releases), parsed.as_mut(), &intake) {
-            Ok(checked) if checked.problems.is_empty() => intake.finish(checked.runs),
-            Ok(checked) => {
-                Err(anyhow::anyhow!("the results do not pass the check:\n{}", checked.human_report().trim_end()))
-            }
-            Err(e) => Err(e),
-        }
-    };
-    writer.parsed = parsed;
-    let accepted = match accepted {
-        Ok(accepted) => accepted,
-        Err(e) => {
-            // A failed check leaves `site serve` its cache of the last
-            // build, and a streaming build no half-written site.
-            writer.memo = memo.take();
-            if streaming {
-                writer.discard(out)?;
-            }
-            return Err(e);
-        }
-    };
-    if memo.is_none() {
-        web::memory::release_free_memory();
-    }
-    log_time(start, "checked the results");
-    // Each stage's files are written as soon as they are made, so that the
-    // build never holds every page (see `web::Emit`).
-    if !streaming {
-        writer.begin(out)?;
-    }
-    let mut emit = |files: Vec<(String, Body)>| writer.put(out, files);
-    let site = web::build_cached(opts, accepted, memo.as_mut(), Some(&mut emit));
-    writer.memo = memo;
-    let site = site.inspect_err(|_| writer.abandon())?;
-    log_time(start, "built the site, writing as it went");
-    let (providers, result_files) = (site.providers.clone(), site.result_files);
-    writer.put(out, site.files)?;
-    let (written, files) = writer.end(out)?;
-    log_time(start, "wrote the files");
-    Ok(Built { providers, result_files, written, files })
-}
-
-/// Writes sites into one folder, remembering what it wrote (and what it
-/// read), so that the next build of `site serve` does only what changed.
+/// Writes sites into one folder, remembering what it wrote, so that the
+/// next build of `site serve` writes only what changed.
 #[derive(Debug, Default)]
-pub struct Writer {
+pub(super) struct Writer {
     /// Path below the folder → a hash of what was written there.
     written: HashMap<String, u64>,
-    /// The result files as read by the last build, kept by `site serve`
-    /// only (see `Writer::incremental`).
-    parsed: Option<crate::validate::ParseCache>,
-    /// The last build's parts, kept by `site serve` only.
-    memo: Option<web::memo::Memo>,
     /// The build being written (`begin` to `end`): what it wrote so far,
     /// how many files it changed, and the folders it made or found.
     next: HashMap<String, u64>,
@@ -132,20 +30,6 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// A writer for repeated builds: it also keeps every result file as it
-    /// was read and every part of the site as it was made, so that a
-    /// rebuild reads only changed files and renders only what they change.
-    pub fn incremental() -> Writer {
-        Writer { parsed: Some(Default::default()), memo: Some(Default::default()), ..Writer::default() }
-    }
-
-    /// Writes `site` into `out`; returns how many files it (re)wrote.
-    pub fn write(&mut self, out: &Path, site: Site) -> anyhow::Result<usize> {
-        self.begin(out)?;
-        self.put(out, site.files)?;
-        Ok(self.end(out)?.0)
-    }
-
     /// Starts writing a site into `out`, whose files then come in any
     /// number of `put`s, and `end` finishes it.
     ///
@@ -154,12 +38,12 @@ impl Writer {
     /// never deletes anything else.
     ///
     /// A later build rewrites only the files whose content changed; it
-    /// does not look for each of the others on disk (with 15,000 files
-    /// that was a tenth of a `site serve` rebuild's CPU time). Where the
+    /// does not look for each of the others on disk (a rebuild writes few
+    /// of the site's files, and looking would cost it more). Where the
     /// folder lost its marker or one of its top-level files since the last
     /// build (it was removed or emptied by hand), every file is written
     /// again.
-    pub fn begin(&mut self, out: &Path) -> anyhow::Result<()> {
+    pub(super) fn begin(&mut self, out: &Path) -> anyhow::Result<()> {
         let intact = out.join(MARKER).is_file()
             && self.written.keys().filter(|rel| !rel.contains('/')).all(|rel| out.join(rel).is_file());
         if !intact {
@@ -174,13 +58,8 @@ impl Writer {
         Ok(())
     }
 
-    /// Writes those of `files` whose content changed since the last build;
-    /// a file's pieces (`Body::Piece`) in the order they come.
-    pub fn put(&mut self, out: &Path, files: Vec<(String, Body)>) -> anyhow::Result<()> {
-        let (pieces, files): (Vec<_>, Vec<_>) = files.into_iter().partition(|f| matches!(f.1, Body::Piece { .. }));
-        for (rel, piece) in pieces {
-            self.put_piece(out, rel, piece)?;
-        }
+    /// Writes those of `files` whose content changed since the last build.
+    pub(super) fn put(&mut self, out: &Path, files: Vec<(String, Body)>) -> anyhow::Result<()> {
         // Files are independent: hash them on every CPU, create each folder
         // that a changed file needs once (creating it again per file costs
         // a failed mkdir each), then write the changed files on every CPU.
@@ -194,9 +73,8 @@ impl Writer {
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         // Each changed file's folder, found and deduplicated as text first:
-        // ordering the folders of 10,000 files as `Path`s, a component at a
-        // time, was about half of the time `put` spent on one CPU in a
-        // 10,000-result build (perf).
+        // ordering the folders as `Path`s, a component at a time, was most
+        // of the serial time of `put`.
         let mut parents: Vec<&str> =
             hashed.iter().filter(|f| f.3).map(|f| f.0.rsplit_once('/').map_or("", |(folder, _)| folder)).collect();
         parents.sort_unstable();
@@ -212,16 +90,15 @@ impl Writer {
     /// Writes one piece of a file made a piece at a time: the first makes
     /// (or empties) the file, the others are appended. Such a file is
     /// always written, and counts as changed.
-    fn put_piece(&mut self, out: &Path, rel: String, piece: Body) -> anyhow::Result<()> {
+    pub(super) fn put_piece(&mut self, out: &Path, rel: &str, bytes: &[u8], first: bool) -> anyhow::Result<()> {
         use std::io::Write as _;
-        let Body::Piece { bytes, first } = piece else { return Ok(()) };
-        let path = out.join(&rel);
+        let path = out.join(rel);
         let mut hasher = match first {
             true => {
-                if let Some(folder) = Path::new(&rel).parent().filter(|f| !f.as_os_str().is_empty()) {
+                if let Some(folder) = Path::new(rel).parent().filter(|f| !f.as_os_str().is_empty()) {
                     create_folders(out, BTreeSet::from([folder]), &mut self.folders)?;
                 }
-                std::fs::write(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+                std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
                 self.changed += 1;
                 std::collections::hash_map::DefaultHasher::new()
             }
@@ -229,21 +106,21 @@ impl Writer {
                 std::fs::OpenOptions::new()
                     .append(true)
                     .open(&path)
-                    .and_then(|mut f| f.write_all(&bytes))
+                    .and_then(|mut f| f.write_all(bytes))
                     .with_context(|| format!("cannot write {}", path.display()))?;
-                self.pieces.remove(&rel).unwrap_or_default()
+                self.pieces.remove(rel).unwrap_or_default()
             }
         };
-        hasher.write(&bytes);
-        self.next.insert(rel.clone(), hasher.finish());
-        self.pieces.insert(rel, hasher);
+        hasher.write(bytes);
+        self.next.insert(rel.to_string(), hasher.finish());
+        self.pieces.insert(rel.to_string(), hasher);
         Ok(())
     }
 
     /// Ends a streaming build whose check failed after it wrote some of its
     /// files: the folder is emptied again, as a failed build leaves no
     /// site (the first write of this writer emptied it, `begin`).
-    fn discard(&mut self, out: &Path) -> anyhow::Result<()> {
+    pub(super) fn discard(&mut self, out: &Path) -> anyhow::Result<()> {
         self.written.clear();
         self.next.clear();
         prepare(out)
@@ -252,7 +129,7 @@ impl Writer {
     /// Ends a build that failed after writing some of its files: they are
     /// remembered beside the last build's, so that the next build removes
     /// those it does not make.
-    fn abandon(&mut self) {
+    pub(super) fn abandon(&mut self) {
         let next = std::mem::take(&mut self.next);
         self.written.extend(next);
     }
@@ -260,7 +137,7 @@ impl Writer {
     /// Ends a build: removes the files that the last build wrote and this
     /// one did not; returns how many files this build (re)wrote, of how
     /// many.
-    pub fn end(&mut self, out: &Path) -> anyhow::Result<(usize, usize)> {
+    pub(super) fn end(&mut self, out: &Path) -> anyhow::Result<(usize, usize)> {
         for rel in self.written.keys().filter(|k| !self.next.contains_key(*k)) {
             let path = out.join(rel);
             std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
@@ -322,7 +199,6 @@ fn fingerprint(body: &Body) -> anyhow::Result<u64> {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     match body {
         Body::Bytes { fingerprint, .. } => return Ok(*fingerprint),
-        Body::Piece { .. } => bail!("a piece of a file is not a file"),
         Body::Copy { from, sha256: Some(sha256) } => (from, sha256).hash(&mut h),
         Body::Copy { from, sha256: None } => {
             let meta = std::fs::metadata(from).with_context(|| format!("cannot read {}", from.display()))?;
@@ -357,9 +233,8 @@ fn write(path: &Path, body: &Body) -> anyhow::Result<()> {
             };
             written.with_context(|| format!("cannot write {}", path.display()))
         }
-        Body::Piece { .. } => bail!("a piece of {} is written with the others (`Writer::put`)", path.display()),
         // A hard link where the file system allows it: result files are
-        // published unchanged, and linking 10,000 of them is much faster
+        // published unchanged, and linking thousands of them is much faster
         // than copying them. A rebuild replaces an older link.
         Body::Copy { from, .. } => {
             let linked = match std::fs::hard_link(from, path) {
@@ -445,15 +320,16 @@ mod tests {
         let out = dir.path().join("public");
         let mut writer = Writer::default();
         writer.begin(&out).unwrap();
-        let piece = |text: &str, first| ("data/index.json".to_string(), Body::Piece { bytes: text.into(), first });
-        writer.put(&out, vec![piece("[1", true), ("a.html".to_string(), Body::bytes(b"a".to_vec()))]).unwrap();
-        writer.put(&out, vec![piece(",2", false)]).unwrap();
-        writer.put(&out, vec![piece("]", false)]).unwrap();
+        let index = "data/index.json";
+        writer.put_piece(&out, index, b"[1", true).unwrap();
+        writer.put(&out, vec![("a.html".to_string(), Body::bytes(b"a".to_vec()))]).unwrap();
+        writer.put_piece(&out, index, b",2", false).unwrap();
+        writer.put_piece(&out, index, b"]", false).unwrap();
         assert_eq!(writer.end(&out).unwrap(), (2, 2));
         assert_eq!(read(&out, "data/index.json"), "[1,2]");
         // The next build's first piece empties the file again.
         writer.begin(&out).unwrap();
-        writer.put(&out, vec![piece("[]", true)]).unwrap();
+        writer.put_piece(&out, index, b"[]", true).unwrap();
         assert_eq!(writer.end(&out).unwrap(), (1, 1));
         assert_eq!(read(&out, "data/index.json"), "[]");
         assert!(!out.join("a.html").exists());
