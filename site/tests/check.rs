@@ -727,7 +727,7 @@ fn a_job_measures_one_of_the_five_stages() {
         problems_of(&v),
         [golden_problem(
             "$.provenance.jobs[0].stages[2]",
-            "unknown stage \"network\"; a job measures cpu, disk, internet, cache or http_cache"
+            "unknown stage \"network\"; a job measures cpu, cpu_allcore, disk, internet, cache or http_cache"
         )]
     );
 }
