@@ -140,7 +140,7 @@ fn parse_jobs(text: &str) -> anyhow::Result<Vec<JobOutcome>> {
             ),
         };
         let (stages, trial): (&[&str], Option<u32>) = match id.as_str() {
-            "measure" => (&["cpu", "disk", "internet"], None),
+            "measure" => (&["cpu", "cpu_allcore", "disk", "internet"], None),
             _ => match id.split_once('-') {
                 Some(("save" | "gap" | "restore", n)) => match n.parse() {
                     Ok(trial) => (&["cache"], Some(trial)),
@@ -248,10 +248,12 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         };
         let s = part.stages;
         once("cpu", out.stages.cpu.is_some(), s.cpu.is_some())?;
+        once("cpu_allcore", out.stages.cpu_allcore.is_some(), s.cpu_allcore.is_some())?;
         once("disk", out.stages.disk.is_some(), s.disk.is_some())?;
         once("internet", out.stages.internet.is_some(), s.internet.is_some())?;
         once("http_cache", out.stages.http_cache.is_some(), s.http_cache.is_some())?;
         out.stages.cpu = out.stages.cpu.or(s.cpu);
+        out.stages.cpu_allcore = out.stages.cpu_allcore.or(s.cpu_allcore);
         out.stages.disk = out.stages.disk.or(s.disk);
         out.stages.internet = out.stages.internet.or(s.internet);
         out.stages.http_cache = out.stages.http_cache.or(s.http_cache);
@@ -476,7 +478,10 @@ mod tests {
         let order: Vec<&str> = jobs.iter().map(|j| j.job.as_str()).collect();
         assert_eq!(order, ["measure", "submit", "save-1", "save-2", "gap-2", "restore-2"]);
         assert_eq!(jobs[5].trial, Some(2));
-        assert_eq!(jobs[0].stages.iter().map(|s| s.as_str()).collect::<Vec<_>>(), ["cpu", "disk", "internet"]);
+        assert_eq!(
+            jobs[0].stages.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            ["cpu", "cpu_allcore", "disk", "internet"]
+        );
         let mut r = golden();
         let before = r.notices.len();
         record_jobs(&mut r, jobs);

@@ -11,6 +11,8 @@ use crate::cmd::args::{IdentityArgs, ProfileArg};
 pub enum StageArg {
     /// CoreMark, one thread pinned to one logical CPU.
     Cpu,
+    /// CoreMark on every logical CPU at once, one context each.
+    CpuAllcore,
     /// Direct I/O, queue depth one.
     Disk,
     /// Cache save and restore: not run here, since a save and its restore
