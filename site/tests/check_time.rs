@@ -283,8 +283,9 @@ fn a_measured_result_uses_a_profile_its_collector_defines() {
         [golden_problem(
             "$.fingerprint",
             &format!(
-                "{} is not a profile collector 0.1.0 defines; it defines standard ({standard}) and quick ({quick}), \
-                 and results of other parameters are not published",
+                "{} is not a profile collector 0.1.0 defines; it defines standard ({standard}), quick ({quick}), \
+                 standard without the all-core stage (739dba2a6817) and quick without the all-core stage \
+                 (7a737381e8dd), and results of other parameters are not published",
                 params.fingerprint()
             )
         )]
