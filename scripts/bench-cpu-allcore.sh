@@ -40,7 +40,9 @@
 # Environment: COLLECTOR_PROFILE (default quick), the collector's profile;
 # OFFICIAL_SECONDS, the official run's length: by default as long as the
 # collector measures where that is 10 s or more, else 12 s (EEMBC's run
-# rule asks for at least 10 s).
+# rule asks for at least 10 s); COLLECTOR, a collector executable to run
+# instead of building one with `cargo build --release` (any cargo profile
+# compiles CoreMark with the same flags: build.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eembc=${1:?usage: bash scripts/bench-cpu-allcore.sh EEMBC_CHECKOUT [PAIRS]}
@@ -57,8 +59,12 @@ cpus=$(nproc)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$build" >&2; exit 1; fi
-collector=${CARGO_TARGET_DIR:-target}/release/collector
+if [ -n "${COLLECTOR:-}" ]; then
+  collector=$COLLECTOR
+else
+  if ! build=$(cargo build --release --locked -p collector 2>&1); then echo "$build" >&2; exit 1; fi
+  collector=${CARGO_TARGET_DIR:-target}/release/collector
+fi
 profile=${COLLECTOR_PROFILE:-quick}
 profile_json=$("$collector" profile "$profile" | sed -n 1p)
 samples=$(jq -r .cpu_samples <<<"$profile_json")
@@ -148,7 +154,7 @@ implementation=$(jq -r '.build.coremark.implementation' "$work/c.json")
 # shellcheck source=scripts/lib/docs-section.sh
 source scripts/lib/docs-section.sh
 {
-  echo "\`${COLLECTOR_PROFILE:+COLLECTOR_PROFILE=$profile }${OFFICIAL_SECONDS:+OFFICIAL_SECONDS=$OFFICIAL_SECONDS }bash scripts/bench-cpu-allcore.sh EEMBC_CHECKOUT $pairs\`, $(date -u +%Y-%m-%d), commit"
+  echo "\`${COLLECTOR:+COLLECTOR=$COLLECTOR }${COLLECTOR_PROFILE:+COLLECTOR_PROFILE=$profile }${OFFICIAL_SECONDS:+OFFICIAL_SECONDS=$OFFICIAL_SECONDS }bash scripts/bench-cpu-allcore.sh EEMBC_CHECKOUT $pairs\`, $(date -u +%Y-%m-%d), commit"
   echo "$(git rev-parse --short HEAD); $cpus CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $compiler; the collector's all-core stage ($implementation"
   echo "implementation, flags \`$flags\`; profile \`$profile\`, $samples samples, $measured_s s measured per run, $contexts contexts) against EEMBC's"
   echo "\`coremark.exe\` built by its Makefile at ${commit:0:12} with \`XCFLAGS=\"$flags -DMULTITHREAD=$cpus -DUSE_PTHREAD -pthread\"\`,"
