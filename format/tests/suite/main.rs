@@ -1,0 +1,6 @@
+//! The format crate's integration tests, one binary: a module per subject.
+
+mod binary_and_jobs;
+mod contract;
+mod reject;
+mod run_record;
