@@ -2,5 +2,6 @@
 
 mod binary_and_jobs;
 mod contract;
+mod cpu_allcore;
 mod reject;
 mod run_record;
