@@ -67,11 +67,15 @@ pub fn of(m: &MeasuredResult) -> Option<RunView> {
     })
 }
 
-/// The median queue time of `m`'s measuring jobs (`RunJob::queue_s`), as
-/// GitHub reported them; `None` without a run record or jobs.
+/// The median queue time (`RunJob::queue_s`, as GitHub reported it) of
+/// `m`'s jobs on the runner it measured: `measure`, `save-N` and
+/// `restore-N`. The `gap-N` jobs wait on a GitHub-hosted runner, so they
+/// say nothing of the runner's queue. `None` without a run record or such
+/// jobs.
 pub fn median_queue_s(m: &MeasuredResult) -> Option<f64> {
     let r = m.provenance.run_record.as_ref()?;
-    let waits: Vec<f64> = r.jobs.iter().map(RunJob::queue_s).collect();
+    let on_runner = |j: &&RunJob| !j.job.as_str().starts_with("gap-");
+    let waits: Vec<f64> = r.jobs.iter().filter(on_runner).map(RunJob::queue_s).collect();
     crate::stats::median(&waits)
 }
 
