@@ -32,7 +32,7 @@ use runner_bench_format::{Date, Os, Slug};
 use serde::{Deserialize, Serialize};
 
 mod rules;
-use rules::{github_owner, is_https, os_names, toml_error};
+use rules::{github_owner, is_https, os_names, toml_field};
 
 /// The folder below the content folder that holds the provider files.
 pub const PROVIDERS_DIR: &str = "providers";
@@ -186,7 +186,7 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
     if let Err(why) = Slug::new(stem) {
         return Err(vec![error(file, "$", format!("the file name must be a provider id followed by .toml: {why}"))]);
     }
-    let de = toml::de::Deserializer::parse(text).map_err(|e| vec![toml_error(file, text, &e)])?;
+    let de = toml::de::Deserializer::parse(text).map_err(|e| vec![error(file, toml_field(text, &e), e.message())])?;
     let raw: FileText = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "$".to_string() } else { path };

@@ -189,3 +189,23 @@ fn imported_results_are_neither_measured_by_anyone_nor_self_built() {
     }
     assert!(pages > 0);
 }
+
+#[test]
+fn a_provider_file_s_organisations_are_github_owner_names() {
+    let text = "name = \"Example Cloud\"\nbenchmark_organisations = [\"runner-bench\", \"bad/owner\", \"-x\"]\n";
+    let errors: Vec<String> = site::providers::parse("content/providers/example.toml", "example", text)
+        .unwrap_err()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let rule = "must be a GitHub owner name (1 to 39 letters, digits and single dashes, neither first nor last)";
+    assert_eq!(
+        errors,
+        [
+            format!("content/providers/example.toml: benchmark_organisations[1]: {rule}, found \"bad/owner\""),
+            format!("content/providers/example.toml: benchmark_organisations[2]: {rule}, found \"-x\""),
+        ]
+    );
+    let ok = site::providers::parse("example.toml", "example", "name = \"E\"\nbenchmark_organisations = [\"acme\"]\n");
+    assert_eq!(ok.unwrap().benchmark_organisations, ["acme"]);
+}

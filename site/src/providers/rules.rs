@@ -1,9 +1,7 @@
-//! The rules a provider file's values follow beyond their types, and how
-//! a TOML error is reported.
+//! The rules a provider file's values follow beyond their types, and where
+//! a TOML error is.
 
 use runner_bench_format::Os;
-
-use super::{ProviderError, error};
 
 /// `linux, macos or windows`: every OS name a result file may give.
 pub(super) fn os_names() -> String {
@@ -12,15 +10,15 @@ pub(super) fn os_names() -> String {
     format!("{} or {last}", rest.join(", "))
 }
 
-/// A TOML syntax error at its line: `line 3: invalid string`.
-pub(super) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ProviderError {
-    let field = match e.span() {
+/// Where a TOML syntax error is: `line 3`, or `$` where TOML gives no place.
+pub(super) fn toml_field(text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
         Some(span) => format!("line {}", 1 + text[..span.start.min(text.len())].matches('\n').count()),
         None => "$".to_string(),
-    };
-    error(file, field, e.message())
+    }
 }
 
+/// Whether `s` is an `https://` address a page may link to.
 pub(super) fn is_https(s: &str) -> bool {
     s.strip_prefix("https://").is_some_and(|rest| {
         !rest.is_empty() && rest.len() < 500 && !rest.chars().any(|c| c.is_whitespace() || crate::escape::is_escaped(c))
