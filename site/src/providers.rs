@@ -479,7 +479,7 @@ mod tests {
         assert_eq!(
             errors("name = \"X\"\nwebsite = \"https://x\"\n"),
             ["content/providers/example.toml: website: unknown field `website`, expected one of `name`, `site`, \
-              `runners`"]
+              `runners`, `benchmark_organisations`"]
         );
         assert_eq!(
             errors("name = \"X\"\n[runners.example-linux-x64]\ncores = 2\n"),
