@@ -33,7 +33,7 @@ command -v cc >/dev/null || need+=(gcc)
 compgen -G '/usr/sbin/php-fpm*' >/dev/null || need+=(php-fpm)
 command -v openssl >/dev/null || need+=(openssl)
 command -v curl >/dev/null || need+=(curl)
-# The site's browser test (site/tests/browser.rs) drives Debian's chromium.
+# The site's browser test (site/tests/suite/browser.rs) drives Debian's chromium.
 [ -x /usr/bin/chromium ] || need+=(chromium)
 # The cache stage's tests run node (Azurite, the cache service double,
 # @actions/cache), and tar and zstd as the official client does; the
@@ -49,7 +49,7 @@ command -v jq >/dev/null || need+=(jq)
 # linters come from PyPI into a virtual environment.
 command -v shellcheck >/dev/null || need+=(shellcheck)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
-# The release check's tests (collector/tests/release_check.rs) read the
+# The release check's tests (collector/tests/suite/release_check.rs) read the
 # collector's glibc symbol versions with objdump and readelf.
 command -v objdump >/dev/null && command -v readelf >/dev/null || need+=(binutils)
 if [ "${#need[@]}" -gt 0 ]; then

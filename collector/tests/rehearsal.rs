@@ -22,7 +22,7 @@
 #[path = "support/workflow/mod.rs"]
 mod workflow;
 
-#[allow(dead_code, reason = "the fault and call controls serve tests/cache.rs")]
+#[allow(dead_code, reason = "the fault and call controls serve tests/suite/cache.rs")]
 #[path = "support/azurite.rs"]
 mod azurite;
 

@@ -102,7 +102,7 @@ fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
     inputs.insert("source".into(), "measured".into());
     if stage == StageKind::Cpu {
         // Two CoreMark implementations are different programs, however close
-        // their speed (`site/tests/cpu_implementation.rs`).
+        // their speed (`site/tests/suite/cpu_implementation.rs`).
         let implementation = serde_json::to_value(m.build.coremark.implementation).expect("an enum serializes");
         inputs.insert("implementation".into(), implementation);
     }

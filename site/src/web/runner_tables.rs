@@ -10,7 +10,7 @@
 //! html.rs), Tera's own HTML escaping, and the markup is the template's, so that the pages are
 //! the ones the template made, byte for byte (compared when the tables
 //! moved here, on the benchmark's 10,000 results, the repository's results
-//! and the test fixtures); site/tests/history.rs checks what they say and
+//! and the test fixtures); site/tests/suite/history.rs checks what they say and
 //! that injected text stays inert.
 
 use super::html::{Html, given, meta_cells};

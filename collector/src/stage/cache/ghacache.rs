@@ -456,7 +456,7 @@ fn block_id(prefix: &uuid::Uuid, index: usize) -> String {
     base64::engine::general_purpose::STANDARD.encode(format!("{}{index:012}", prefix.hyphenated()))
 }
 
-/// The Azurite + cache service harness, shared with collector/tests/cache.rs.
+/// The Azurite + cache service harness, shared with collector/tests/suite/cache.rs.
 #[cfg(test)]
 #[path = "../../../tests/support/azurite.rs"]
 #[allow(dead_code, reason = "the integration tests use more of the harness than these tests do")]

@@ -1,0 +1,40 @@
+//! The site's integration tests, one binary (as cargo, mdBook and ripgrep
+//! keep theirs): a module per subject, `common` shared by all of them.
+//! Built once, linked once.
+
+mod common;
+
+mod browser;
+mod build;
+mod build_cache;
+mod cache_method;
+mod check;
+mod check_collector;
+mod check_durations;
+mod check_figures;
+mod check_identity;
+mod check_rows;
+mod check_then_build;
+mod check_time;
+mod check_walk;
+mod cpu_implementation;
+mod dates;
+mod disk_latency;
+mod flags;
+mod history;
+mod import;
+mod keys;
+mod leaders;
+mod links;
+mod netlify;
+mod overview;
+mod protocol;
+mod provider_page;
+mod ranking;
+mod release_manifest;
+mod report;
+mod results_check;
+mod serve;
+mod snapshots;
+mod tryout;
+mod verify_submission;
