@@ -3,11 +3,9 @@
 //! provider's file lists that owner, "self-built" where it has no record,
 //! and each measuring job's queue time as GitHub reported it.
 
-mod common;
-
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 
 /// The golden result with a run record (owner `runner-bench`).
