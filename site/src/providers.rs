@@ -19,6 +19,9 @@
 //! price = { usd_per_minute = 0.008, source = "https://example.com/pricing", read_on = "2026-11-20" }
 //! ```
 //!
+//! `benchmark_organisations = ["example-cloud"]` (top level) names the
+//! GitHub owners whose runs measure the provider's runners.
+//!
 //! A file is read strictly (unknown fields are refused) and every problem
 //! names the file, the field and the reason.
 
@@ -27,6 +30,9 @@ use std::path::{Path, PathBuf};
 
 use runner_bench_format::{Date, Os, Slug};
 use serde::{Deserialize, Serialize};
+
+mod rules;
+use rules::{github_owner, is_https, os_names, toml_field};
 
 /// The folder below the content folder that holds the provider files.
 pub const PROVIDERS_DIR: &str = "providers";
@@ -62,6 +68,10 @@ pub struct ProviderFile {
     pub site: Option<String>,
     /// Runner label → what the provider states about it.
     pub runners: BTreeMap<Slug, RunnerSpec>,
+    /// The GitHub owners (organisations or users) whose runs measure its
+    /// runners: a result whose run record names one is "measured by the
+    /// provider".
+    pub benchmark_organisations: Vec<String>,
 }
 
 /// What a provider states about one runner label.
@@ -102,6 +112,8 @@ struct FileText {
     site: Option<String>,
     #[serde(default)]
     runners: BTreeMap<String, RunnerText>,
+    #[serde(default)]
+    benchmark_organisations: Vec<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -174,7 +186,7 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
     if let Err(why) = Slug::new(stem) {
         return Err(vec![error(file, "$", format!("the file name must be a provider id followed by .toml: {why}"))]);
     }
-    let de = toml::de::Deserializer::parse(text).map_err(|e| vec![toml_error(file, text, &e)])?;
+    let de = toml::de::Deserializer::parse(text).map_err(|e| vec![error(file, toml_field(text, &e), e.message())])?;
     let raw: FileText = serde_path_to_error::deserialize(de).map_err(|e| {
         let path = e.path().to_string();
         let field = if path == "." { "$".to_string() } else { path };
@@ -195,6 +207,11 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
         && !is_https(site)
     {
         bad("site".into(), format!("must be an https:// address, found \"{}\"", crate::escape::text(site)));
+    }
+    for (n, owner) in raw.benchmark_organisations.iter().enumerate() {
+        if let Err(why) = github_owner(owner) {
+            bad(format!("benchmark_organisations[{n}]"), why);
+        }
     }
     let mut runners = BTreeMap::new();
     for (label, r) in raw.runners {
@@ -251,29 +268,9 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
         let spec = RunnerSpec { vcpu: r.vcpu, memory_gib: r.memory_gib, disk_gb: r.disk_gb, arch, os, price };
         runners.insert(slug, spec);
     }
-    if errors.is_empty() { Ok(ProviderFile { name: raw.name, site: raw.site, runners }) } else { Err(errors) }
-}
-
-/// `linux, macos or windows`: every OS name a result file may give.
-fn os_names() -> String {
-    let names = Os::ALL.map(Os::name);
-    let (last, rest) = names.split_last().expect("Os::ALL is not empty");
-    format!("{} or {last}", rest.join(", "))
-}
-
-/// A TOML syntax error at its line: `line 3: invalid string`.
-fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> ProviderError {
-    let field = match e.span() {
-        Some(span) => format!("line {}", 1 + text[..span.start.min(text.len())].matches('\n').count()),
-        None => "$".to_string(),
-    };
-    error(file, field, e.message())
-}
-
-fn is_https(s: &str) -> bool {
-    s.strip_prefix("https://").is_some_and(|rest| {
-        !rest.is_empty() && rest.len() < 500 && !rest.chars().any(|c| c.is_whitespace() || crate::escape::is_escaped(c))
-    })
+    let organisations = raw.benchmark_organisations;
+    let file = ProviderFile { name: raw.name, site: raw.site, runners, benchmark_organisations: organisations };
+    if errors.is_empty() { Ok(file) } else { Err(errors) }
 }
 
 impl Providers {
@@ -482,7 +479,7 @@ mod tests {
         assert_eq!(
             errors("name = \"X\"\nwebsite = \"https://x\"\n"),
             ["content/providers/example.toml: website: unknown field `website`, expected one of `name`, `site`, \
-              `runners`"]
+              `runners`, `benchmark_organisations`"]
         );
         assert_eq!(
             errors("name = \"X\"\n[runners.example-linux-x64]\ncores = 2\n"),

@@ -22,6 +22,8 @@ pub const NOT_PUBLISHED: &str = "not published";
 pub struct Details {
     pub machine: Machine,
     pub reasons: Reasons,
+    /// Its run, where the result has a run record (`run::of`).
+    pub run: Option<super::run::RunView>,
 }
 
 /// One result's machine and build, as its file records them.
@@ -100,6 +102,7 @@ fn measured(m: &MeasuredResult) -> Details {
     };
     Details {
         machine,
+        run: super::run::of(m),
         reasons: Reasons {
             cpu: m.stages.cpu.as_ref().and_then(|s| cpu_reason(s, p.cpu_samples as usize, jobs)),
             disk: m.stages.disk.as_ref().and_then(|s| disk_reason(s, p.disk_samples as usize, jobs)),
@@ -129,7 +132,7 @@ fn imported(i: &ImportedResult) -> Details {
         eembc_commit: np(),
         other: if other.is_empty() { NONE.to_string() } else { other.join("; ") },
     };
-    Details { machine, reasons: Reasons::default() }
+    Details { machine, reasons: Reasons::default(), run: None }
 }
 
 fn status(s: Status) -> &'static str {

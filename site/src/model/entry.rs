@@ -60,6 +60,13 @@ pub struct Meta {
     /// Why its collector is not a published release (a measured result
     /// only): shown with a "self-built" mark, never a reason to drop it.
     pub self_built: Option<Arc<str>>,
+    /// A measured result without a run record (`run::NO_RUN_RECORD`):
+    /// self-built too, for another reason than its collector's.
+    pub no_run_record: bool,
+    /// The median queue time of its measuring jobs as GitHub reported
+    /// them (`run::median_queue_s`), formatted; where it has a run record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_median: Option<String>,
     /// The workflow's jobs that did not succeed (`provenance.jobs`).
     pub failed_jobs: Vec<FailedJob>,
     /// The whole-profile fingerprint, shown beside each row: a stage's
@@ -395,6 +402,11 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release: release.map(Into::into),
         self_built: self_built.map(Into::into),
+        no_run_record: matches!(&*run.result, AnyResult::Measured(m) if m.provenance.run_record.is_none()),
+        queue_median: match &*run.result {
+            AnyResult::Measured(m) => super::run::median_queue_s(m).map(super::run::duration),
+            AnyResult::Imported(_) => None,
+        },
         failed_jobs,
         fingerprint: part.profile.as_ref().map_or("", |p| p.fingerprint.as_str()).into(),
         protocol: part.profile.as_ref().map(|p| p.protocol),

@@ -7,7 +7,8 @@
 //! This file assembles the model from the entries (`entry`), with the
 //! ranked comparison groups (`groups`), and re-exports both, so that the
 //! website (`web`) names one model module. Beside it: each runner's change
-//! flags (`changes`), a result's machine details (`details`) and the
+//! flags (`changes`), a result's machine details (`details`) and run
+//! (`run`: who measured it, its jobs' queue times), the
 //! build-cache server documents (`build_cache`), and a CI job's estimate
 //! from each runner's figures (`estimate`). The model is made from
 //! `report`'s figures of each accepted run and knows nothing of pages.
@@ -19,6 +20,7 @@ mod entry;
 pub mod estimate;
 mod groups;
 mod picks;
+pub mod run;
 mod server_tables;
 
 use std::collections::{BTreeMap, HashMap};

@@ -29,7 +29,7 @@ pub(super) fn runner_page(
     machine: &MachinePart<'_>,
 ) -> anyhow::Result<Site> {
     let mut part = Site::default();
-    let body = runner_body(&mut part, model, changes, r, machine.machine)?;
+    let body = runner_body(&mut part, model, changes, r, machine.machine, machine.organisations)?;
     let html = runner(tera, common, &r.provider_id, &r.provider_name, &r.label, machine, &body)?;
     part.add(format!("runners/{}/{}/index.html", r.provider_id, r.label), html);
     Ok(part)
@@ -52,6 +52,7 @@ pub(super) fn runner_body(
     changes: &Changes,
     r: &model::Runner,
     machine: &MachineView,
+    organisations: &[String],
 ) -> anyhow::Result<RunnerBody> {
     // `servers` is in entry order: a search, not a set per page.
     let has_page = |i: usize| model.servers.binary_search(&i).is_ok();
@@ -62,6 +63,7 @@ pub(super) fn runner_body(
     let plots = history_plot(part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
     let per_cent = machine.usd_per_minute.is_some_and(|v| v != 0.0);
     let mut tables = runner_tables::render(&rows, &machines, r.any_stages, per_cent);
+    tables.push_str(&super::runs::render(&rows, organisations));
     // A streaming build holds a provider's bodies until the provider's end:
     // without the room the text grew into.
     tables.shrink_to_fit();
@@ -214,6 +216,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         disk,
         cache,
         internet,
+        run: e.details().run.as_ref(),
         server: e.server.as_ref().map(|d| ServerRef {
             software: &d.software,
             target: &d.target,
@@ -229,6 +232,8 @@ pub(super) struct MachinePart<'a> {
     /// The provider's name and site as its file states them.
     pub provider_file_name: Option<&'a str>,
     pub provider_site: Option<&'a str>,
+    /// The GitHub owners its file lists as running its benchmarks.
+    pub organisations: &'a [String],
 }
 
 #[derive(Serialize)]

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 
 use crate::model::Meta;
+use crate::model::run::NO_RUN_RECORD;
 
 /// An HTML string being written: `raw` for the page's own markup, `text`
 /// for anything that comes from a result.
@@ -56,6 +57,7 @@ pub(super) fn given(s: Option<&str>) -> bool {
 /// A result's date, collector, marks and source cells (macros.html's
 /// `meta_cells`, without the variation mark), the incomplete mark where
 /// `incomplete`. With `detail` (a runner page), also why it is self-built
+/// (each reason apart)
 /// and which jobs did not succeed; without, its whole-profile fingerprint
 /// beside the collector.
 pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bool) {
@@ -82,7 +84,7 @@ pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bo
         h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
         return;
     }
-    if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
+    for why in self_built(meta) {
         h.raw("<span class=\"reason\">Self-built: ").text(why).raw("</span>");
     }
     if !meta.failed_jobs.is_empty() {
@@ -117,9 +119,18 @@ pub(super) fn marks(h: &mut Html, meta: &Meta, incomplete: bool) {
     if meta.imported {
         h.raw("<span class=\"mark imported\">imported</span>");
     }
-    if let Some(why) = meta.self_built.as_deref().filter(|s| !s.is_empty()) {
-        h.raw("<span class=\"mark self-built\" title=\"").text(why).raw("\">self-built</span>");
+    let why = self_built(meta);
+    if !why.is_empty() {
+        h.raw("<span class=\"mark self-built\" title=\"").text(&why.join("; ")).raw("\">self-built</span>");
     }
+}
+
+/// Why a result is self-built, each reason on its own: its collector is
+/// not a published release (`Meta::self_built`), and it is a measured
+/// result without a GitHub run record (`run::NO_RUN_RECORD`).
+fn self_built(meta: &Meta) -> Vec<&str> {
+    let release = meta.self_built.as_deref().filter(|s| !s.is_empty());
+    release.into_iter().chain(meta.no_run_record.then_some(NO_RUN_RECORD)).collect()
 }
 
 /// Markdown → HTML. Raw HTML in the markdown is shown as text, never

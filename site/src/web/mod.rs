@@ -63,6 +63,7 @@ mod plots;
 mod provider;
 mod runner_pages;
 mod runner_tables;
+mod runs;
 mod site;
 pub mod sitemap;
 

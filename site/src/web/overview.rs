@@ -71,6 +71,9 @@ pub struct OverviewRow {
     pub disk: Option<Headline>,
     pub cache: Option<Headline>,
     pub internet: Option<Headline>,
+    /// The median queue time of its newest result's measuring jobs, as
+    /// GitHub's run record gives them (`Meta::queue_median`); none without one.
+    pub queue: Option<String>,
 }
 
 /// One section: the runners whose CoreMark headline is in one comparison
@@ -96,6 +99,8 @@ pub struct Section {
     /// column, the cells' tag where the column has more than one group
     /// (`Headline::tag`), and the group.
     pub other_groups: Vec<(&'static str, Option<String>, String)>,
+    /// Whether a row has a queue time: only then the column is shown.
+    pub queue: bool,
     /// The group's index in the model and the table's in the group.
     #[serde(skip)]
     order: (usize, usize),
@@ -142,6 +147,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             internet: internet
                 .remove(&who)
                 .map(|c| c.headline(|f| f.download.clone(), |f| Some(f.service.clone()), name(c.group, c.table))),
+            queue: r.entries.last().and_then(|&i| model.entries[i].meta.queue_median.clone()),
             machine,
         };
         let Some(c) = c else {
@@ -165,6 +171,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
                 fastest_runner: fastest.map(|r| r.meta.runner.clone()),
                 rows: Vec::new(),
                 other_groups: Vec::new(),
+                queue: false,
                 order: (c.group, c.table),
             });
             sections.len() - 1
@@ -188,8 +195,12 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             fastest_runner: None,
             rows: rest,
             other_groups: Vec::new(),
+            queue: false,
             order: (usize::MAX, 0),
         });
+    }
+    for s in &mut sections {
+        s.queue = s.rows.iter().any(|r| r.queue.is_some());
     }
     sections
 }

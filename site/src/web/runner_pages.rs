@@ -52,6 +52,7 @@ fn machine_part<'a>(providers: &'a Providers, machine: &'a MachineView, provider
         machine,
         provider_file_name: file.map(|f| f.name.as_str()),
         provider_site: file.and_then(|f| f.site.as_deref()),
+        organisations: file.map_or(&[], |f| &f.benchmark_organisations),
     }
 }
 
@@ -78,7 +79,9 @@ pub(super) fn drafts(
         .map(|r| {
             let machine = inputs.providers.machine(&r.provider_id, &r.label, now);
             let mut plots = Site::default();
-            let body = runner_body(&mut plots, model, changes, r, &machine)?;
+            let file = inputs.providers.provider(&r.provider_id);
+            let organisations = file.map_or(&[][..], |f| &f.benchmark_organisations);
+            let body = runner_body(&mut plots, model, changes, r, &machine, organisations)?;
             Ok((Draft { provider_id: r.provider_id.clone(), label: r.label.clone(), body }, plots))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

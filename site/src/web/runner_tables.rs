@@ -19,6 +19,7 @@ use crate::model::Meta;
 use crate::model::Stages;
 use crate::model::changes::Change;
 use crate::model::details::Machine;
+use crate::model::run::RunView;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
 /// One result in a runner's history: its stages, each with its own marks,
@@ -38,6 +39,8 @@ pub(super) struct HistoryRow<'a> {
     pub internet: Option<StageRow<'a, InternetRow>>,
     /// Its build-cache benchmark's page, where it has one.
     pub server: Option<ServerRef<'a>>,
+    /// Its run, where it has a run record (`runs`).
+    pub run: Option<&'a RunView>,
 }
 
 /// Consecutive results of a runner (newest first) on the same machine and

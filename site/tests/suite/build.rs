@@ -6,6 +6,7 @@ use crate::common::*;
 use runner_bench_format::StageKind;
 use serde_json::json;
 use site::cmd::serve::{content_type_of, file_for, with_reload};
+use site::model::run::NO_RUN_RECORD;
 
 const REPO_RESULTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
 
@@ -550,7 +551,8 @@ fn self_built_results_are_marked_with_the_reason_and_released_ones_are_not() {
     build_with_fixture_releases(Path::new(FAILED_JOB), out.path());
     let reason = "binary sha256 5d0c5d0c5d0c… for x86_64-unknown-linux-gnu is not in any published release";
     let home = read(out.path(), "index.html");
-    let mark = format!("<span class=\"mark self-built\" title=\"{reason}\">self-built</span>");
+    // The fixture has no run record either: a second reason, shown apart.
+    let mark = format!("<span class=\"mark self-built\" title=\"{reason}; {NO_RUN_RECORD}\">self-built</span>");
     assert!(home_row(&home, &golden_table(StageKind::Cpu, "cpu"), "example-linux-x64").contains(&mark), "{home}");
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert!(page.contains(&mark) && page.contains(&format!("<span class=\"reason\">Self-built: {reason}</span>")));
@@ -565,8 +567,11 @@ fn self_built_results_are_marked_with_the_reason_and_released_ones_are_not() {
     put(dir.path(), GOLDEN_PATH, &v);
     let out = tempfile::tempdir().unwrap();
     build_with_fixture_releases(dir.path(), out.path());
+    // Only the missing run record is left to mark.
+    let mark = format!("<span class=\"mark self-built\" title=\"{NO_RUN_RECORD}\">self-built</span>");
     for rel in ["index.html", "runners/example/example-linux-x64/index.html"] {
-        assert!(!tables(&read(out.path(), rel)).contains("self-built"), "{rel}");
+        let tables = tables(&read(out.path(), rel));
+        assert!(!tables.contains("published release") && tables.contains(&mark), "{rel}");
     }
     let index: serde_json::Value = serde_json::from_str(&read(out.path(), "index.json")).unwrap();
     assert_eq!((&index["results"][0]["self_built"], &index["results"][0]["release"]), (&json!(null), &json!("v0.2.0")));

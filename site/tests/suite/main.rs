@@ -36,5 +36,6 @@ mod report;
 mod results_check;
 mod serve;
 mod snapshots;
+mod trust;
 mod tryout;
 mod verify_submission;
