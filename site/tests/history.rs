@@ -50,8 +50,8 @@ fn a_result_whose_interval_leaves_the_previous_one_is_flagged_on_the_page_and_in
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"The intervals of this result and \
-                   the previous one (the samples' ranges where there are 3 to 5) do not overlap\">changed</span> \
+    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"A hint, not proof: the intervals of this result and \
+                   the previous one (the samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> \
                    CoreMark median iterations&#x2F;s lower \
                    (worse): 33291.95–33421.78 → 16629.39–16694.26 <small>since 2026-11-29</small></span>";
     let third = history_row(&page, "2026-11-29-18342215519-1");
@@ -104,8 +104,8 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     let row = history_row(&page, "2026-11-29-18342215518-1");
     assert!(
         row.contains(
-            "<span class=\"mark change better\" title=\"The intervals of this result and the previous one (the \
-             samples' ranges where there are 3 to 5) do not overlap\">changed</span> CoreMark median \
+            "<span class=\"mark change better\" title=\"A hint, not proof: the intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> CoreMark median \
              iterations&#x2F;s higher (better): 33258.65–33388.35 → \
              66517.34–66776.74 <small>since 2026-11-29</small></span>"
         ),
@@ -113,8 +113,8 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     );
     assert!(
         row.contains(
-            "<span class=\"mark change worse\" title=\"The intervals of this result and the previous one (the \
-             samples' ranges where there are 3 to 5) do not overlap\">changed</span> Cache restore s, GitHub \
+            "<span class=\"mark change worse\" title=\"A hint, not proof: the intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> Cache restore s, GitHub \
              Actions cache (client) higher (worse): \
              18.53–66.84 → 185.30–668.40 <small>since 2026-11-29</small></span>"
         ),

@@ -146,7 +146,7 @@ fn changes(h: &mut Html, r: &HistoryRow<'_>) {
         let verdict = if c.better { "better" } else { "worse" };
         h.raw("<span class=\"change\"><span class=\"mark change ")
             .raw(verdict)
-            .raw("\" title=\"The intervals of this result and the previous one (the samples' ranges where there are 3 to 5) do not overlap\">changed</span> ")
+            .raw("\" title=\"A hint, not proof: the intervals of this result and the previous one (the samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> ")
             .text(c.stage)
             .raw(" ")
             .text(&c.figure)
