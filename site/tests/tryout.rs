@@ -52,6 +52,15 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
         overview
             .contains("Greyed figures are incomplete, try-outs or stale; incomplete ones and try-outs have no share.")
     );
+    // Its caption gives the reason there is no share and no cost: every
+    // row is marked, here as a try-out, not that a row is incomplete.
+    assert!(
+        overview.contains(
+            "; every CoreMark figure of the group is marked (a try-out, incomplete, stale or excluded: its marks \
+             say which), so no share and no cost.</caption>"
+        ),
+        "{overview}"
+    );
     // Nothing is ranked, so no stage has a leader.
     assert!(!home.contains("<h2 id=\"leaders\""));
     let runner = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();

@@ -10,6 +10,7 @@ use runner_bench_format::measured::Conclusion;
 use serde::Serialize;
 
 use super::build_cache::{self, ServerDoc};
+use super::details::Reasons;
 use crate::keys::StageKeys;
 use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
@@ -50,6 +51,9 @@ pub struct Meta {
     /// A stage or sample that the parameters asked for is missing or
     /// failed, or a job of the run's workflow did not succeed.
     pub incomplete: bool,
+    /// Why it is incomplete, one line each, every one naming its stage
+    /// (`incomplete_reasons`): shown beside each "incomplete" mark.
+    pub incomplete_why: Vec<String>,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
     /// Measured with the quick profile, a try-out: shown, marked, never
@@ -327,7 +331,15 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
             let stages = present_stages!(s);
             // A measured run asks for CPU, disk and cache, and for the
             // internet stage when its parameters enable it.
-            let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
+            let missing: Vec<&str> = [
+                (!stages.cpu, "CoreMark"),
+                (!stages.disk, "disk"),
+                (!stages.cache, "cache"),
+                (m.parameters.internet && !stages.internet, "internet"),
+            ]
+            .into_iter()
+            .filter_map(|(gone, name)| gone.then_some(name))
+            .collect();
             let name = m.provider.name.as_ref().map(|n| n.to_string());
             let at = Some(m.provenance.started_at.instant());
             (name, m.collector.version.to_string(), false, at, stages, missing)
@@ -337,7 +349,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
             let stages = present_stages!(s);
             let name = i.provider.name.as_ref().map(|n| n.to_string());
             let at = i.source.measured_on.as_ref().map(|d| d.instant());
-            (name, "imported".to_string(), true, at, stages, false)
+            (name, "imported".to_string(), true, at, stages, Vec::new())
         }
     };
     // A job that did not succeed left its part missing or partial, even
@@ -363,6 +375,8 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         || part.disk.as_ref().is_some_and(disk_incomplete)
         || part.internet.as_ref().is_some_and(internet_incomplete)
         || part.cache.iter().any(cache_incomplete);
+    let details = super::details::of(&run.result);
+    let incomplete_why = incomplete_reasons(&part, &details.reasons, &requested_missing, &failed_jobs);
     let provider_id = run.provider_id();
     let runner = run.runner_label();
     let server = part.http_cache.as_ref().and_then(|view| build_cache::server_doc(run, view));
@@ -390,7 +404,8 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         collector: collector.into(),
         imported,
         stale: measured_at.is_some_and(|t| t < stale_before),
-        incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
+        incomplete: !requested_missing.is_empty() || some_incomplete || !failed_jobs.is_empty(),
+        incomplete_why,
         excluded: run.excluded.clone(),
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release: release.map(Into::into),
@@ -417,9 +432,48 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         internet: part.internet.map(Box::new),
         server: server.map(Box::new),
         stages,
-        details: Some(Box::new(super::details::of(&run.result))),
+        details: Some(Box::new(details)),
         intervals: std::sync::OnceLock::new(),
     }
+}
+
+/// Why a result is incomplete: the stages its run left out, then each
+/// incomplete stage (each cache backend) with the reason its file gives
+/// (`details::Reasons`), then the jobs that did not succeed that no stage
+/// names. Every incomplete mark has at least one.
+fn incomplete_reasons(part: &RunnerPart, why: &Reasons, missing: &[&str], jobs: &[FailedJob]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !missing.is_empty() {
+        let listed = match missing.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        out.push(format!("the run has no {listed} stage, which its profile asks for"));
+    }
+    let given = |stage: String, reason: Option<&String>| match reason.filter(|r| !r.is_empty()) {
+        Some(r) => format!("{stage}: {r}"),
+        None => format!("{stage}: incomplete, and the file gives no reason"),
+    };
+    if part.cpu.as_ref().is_some_and(cpu_incomplete) {
+        out.push(given("CoreMark".into(), why.cpu.as_ref()));
+    }
+    if part.disk.as_ref().is_some_and(disk_incomplete) {
+        out.push(given("Disk".into(), why.disk.as_ref()));
+    }
+    for (n, c) in part.cache.iter().enumerate().filter(|(_, c)| cache_incomplete(c)) {
+        out.push(given(format!("Cache, {} ({})", c.backend, c.method_label), why.cache.get(n).and_then(Option::as_ref)));
+    }
+    if part.internet.as_ref().is_some_and(internet_incomplete) {
+        out.push(given("Internet".into(), why.internet.as_ref()));
+    }
+    let named = |j: &FailedJob| out.iter().any(|r| r.contains(&format!("job {} ", j.job)));
+    let unnamed: Vec<String> =
+        jobs.iter().filter(|j| !named(j)).map(|j| format!("{} ({})", j.job, j.conclusion)).collect();
+    if !unnamed.is_empty() {
+        out.push(format!("jobs of the run that did not succeed: {}", unnamed.join(", ")));
+    }
+    out
 }
 
 /// Fewer accepted CoreMark samples than requested (so perhaps no median).

@@ -85,7 +85,7 @@ pub(super) struct ServerRef<'a> {
 pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
     let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
-    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its 95 % bootstrap confidence interval where there are 6 or more");
+    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its percentile bootstrap interval of the median (nominally 95 %; its coverage is not 95 %: 87.5 % at 7 samples, at 6 depending on the distribution) where there are 6 or more");
     if per_cent {
         h.raw("; under each speed figure, its value per US cent per minute");
     }
