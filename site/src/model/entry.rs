@@ -54,6 +54,9 @@ pub struct Meta {
     /// Why it is incomplete, one line each, every one naming its stage
     /// (`incomplete_reasons`): shown beside each "incomplete" mark.
     pub incomplete_why: Vec<String>,
+    /// The stages present but incomplete (`cpu`, `disk`, `cache`,
+    /// `internet`), for the coverage page, which ticks none of them.
+    pub incomplete_stages: Vec<&'static str>,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
     /// Measured with the quick profile, a try-out: shown, marked, never
@@ -406,6 +409,15 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: !requested_missing.is_empty() || some_incomplete || !failed_jobs.is_empty(),
         incomplete_why,
+        incomplete_stages: [
+            ("cpu", part.cpu.as_ref().is_some_and(cpu_incomplete)),
+            ("disk", part.disk.as_ref().is_some_and(disk_incomplete)),
+            ("cache", part.cache.iter().any(cache_incomplete)),
+            ("internet", part.internet.as_ref().is_some_and(internet_incomplete)),
+        ]
+        .into_iter()
+        .filter_map(|(stage, failed)| failed.then_some(stage))
+        .collect(),
         excluded: run.excluded.clone(),
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release: release.map(Into::into),

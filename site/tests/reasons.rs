@@ -1,0 +1,76 @@
+//! Issue 57, "Reasons and names": every "incomplete" mark has its reason
+//! beside it, an imported stage that failed shows its report's notice and
+//! is not ticked on the coverage page. The fixture is the committed
+//! Ubicloud x64 report, whose internet test failed with an HTTP 403; the
+//! standard-profile result without cache and internet stages is the
+//! golden result with those stages taken out (a `--stages cpu,disk` run).
+
+mod common;
+
+use std::path::Path;
+
+use common::{build_into, copy_dir, golden, put, read, results_dir};
+
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/reasons/results");
+const NOTICE: &str = "HTTPS download sample 1: HTTPS test failed: curl: (22) The requested URL returned error: 403";
+
+fn built() -> tempfile::TempDir {
+    let results = results_dir();
+    copy_dir(Path::new(FIXTURE), results.path());
+    let mut v = golden();
+    let stages = v["stages"].as_object_mut().unwrap();
+    stages.remove("cache");
+    stages.remove("internet");
+    stages.remove("http_cache");
+    put(results.path(), common::GOLDEN_PATH, &v);
+    let out = tempfile::tempdir().unwrap();
+    build_into(results.path(), out.path());
+    out
+}
+
+fn row_of<'a>(page: &'a str, table: &str, containing: &str) -> &'a str {
+    let t = page.split(&format!("id=\"{table}\"")).nth(1).unwrap_or_else(|| panic!("no table {table}: {page}"));
+    let t = t.split("</table>").next().unwrap();
+    t.split("<tr").find(|r| r.contains(containing)).unwrap_or_else(|| panic!("no row with {containing}: {t}"))
+}
+
+#[test]
+fn every_incomplete_mark_has_its_reason() {
+    let out = built();
+    // A standard run of CoreMark and disk only: its history row says why.
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    let row = row_of(&page, "t-history", "2026-11-29-18342215517-1");
+    assert!(
+        row.contains(
+            "<span class=\"reason\">Incomplete: the run has no cache or internet stage, which its profile asks \
+             for; CoreMark: sample 5: error: CoreMark validation CRC mismatch: crclist 0x1234, expected 0xe714; \
+             Disk: sample 5: timeout: sample exceeded 60s during the 4 KiB random write</span>"
+        ),
+        "{row}"
+    );
+    // The imported internet stage that failed: its stage row gives the
+    // report's notice, and so does its history row.
+    let page = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
+    let row = row_of(&page, "t-history-internet", "LibreSpeed");
+    assert!(
+        row.contains(&format!("<span class=\"mark incomplete\">incomplete</span><span class=\"reason\">{NOTICE}</span>")),
+        "{row}"
+    );
+    let row = row_of(&page, "t-history", "imported");
+    assert!(row.contains(&format!("<span class=\"reason\">Incomplete: Internet: {NOTICE}</span>")), "{row}");
+}
+
+#[test]
+fn the_coverage_page_ticks_no_failed_stage() {
+    let out = built();
+    let page = read(out.path(), "coverage/index.html");
+    let row = row_of(&page, "t-coverage", "ubicloud-linux-x64");
+    assert!(
+        row.contains(
+            "<td class=\"yes\">✓</td><td class=\"yes\">✓</td><td class=\"yes\">✓</td><td class=\"old\">incomplete</td>"
+        ),
+        "{row}"
+    );
+    assert!(row.contains(&format!("<span class=\"reason\">Incomplete: Internet: {NOTICE}</span>")), "{row}");
+    assert!(page.contains("(0 of 2 runners have all four runner stages, complete;"), "{page}");
+}
