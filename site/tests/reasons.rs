@@ -74,3 +74,20 @@ fn the_coverage_page_ticks_no_failed_stage() {
     assert!(row.contains(&format!("<span class=\"reason\">Incomplete: Internet: {NOTICE}</span>")), "{row}");
     assert!(page.contains("(0 of 2 runners have all four runner stages, complete;"), "{page}");
 }
+
+/// An imported result whose report states no date is "date not published"
+/// in every table of its runner page, the Machine and Build tables too,
+/// never a bare day of its import.
+#[test]
+fn no_bare_import_day_in_an_imported_runners_tables() {
+    let out = built();
+    let page = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
+    for table in ["t-history-machine", "t-history-build"] {
+        let row = row_of(&page, table, "<td><a href=");
+        assert!(row.starts_with("><td><a href=\"#r-2026-11-29-imported-2c7ad0467348\">date not published</a></td>"), "{row}");
+    }
+    // Every day of 2026-11-29 the page prints is an import's, said so.
+    let bare = page.matches(">2026-11-29<").count();
+    let said = page.matches("imported <time datetime=\"2026-11-29T").count();
+    assert_eq!((bare, said), (1, 1), "{page}");
+}
