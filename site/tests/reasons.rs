@@ -53,7 +53,9 @@ fn every_incomplete_mark_has_its_reason() {
     let page = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
     let row = row_of(&page, "t-history-internet", "LibreSpeed");
     assert!(
-        row.contains(&format!("<span class=\"mark incomplete\">incomplete</span><span class=\"reason\">{NOTICE}</span>")),
+        row.contains(&format!(
+            "<span class=\"mark incomplete\">incomplete</span><span class=\"reason\">{NOTICE}</span>"
+        )),
         "{row}"
     );
     let row = row_of(&page, "t-history", "imported");
@@ -84,7 +86,10 @@ fn no_bare_import_day_in_an_imported_runners_tables() {
     let page = read(out.path(), "runners/ubicloud/ubicloud-linux-x64/index.html");
     for table in ["t-history-machine", "t-history-build"] {
         let row = row_of(&page, table, "<td><a href=");
-        assert!(row.starts_with("><td><a href=\"#r-2026-11-29-imported-2c7ad0467348\">date not published</a></td>"), "{row}");
+        assert!(
+            row.starts_with("><td><a href=\"#r-2026-11-29-imported-2c7ad0467348\">date not published</a></td>"),
+            "{row}"
+        );
     }
     // Every day of 2026-11-29 the page prints is an import's, said so.
     let bare = page.matches(">2026-11-29<").count();

@@ -474,7 +474,10 @@ fn incomplete_reasons(part: &RunnerPart, why: &Reasons, missing: &[&str], jobs: 
         out.push(given("Disk".into(), why.disk.as_ref()));
     }
     for (n, c) in part.cache.iter().enumerate().filter(|(_, c)| cache_incomplete(c)) {
-        out.push(given(format!("Cache, {} ({})", c.backend, c.method_label), why.cache.get(n).and_then(Option::as_ref)));
+        out.push(given(
+            format!("Cache, {} ({})", c.backend, c.method_label),
+            why.cache.get(n).and_then(Option::as_ref),
+        ));
     }
     if part.internet.as_ref().is_some_and(internet_incomplete) {
         out.push(given("Internet".into(), why.internet.as_ref()));
