@@ -96,3 +96,25 @@ fn no_bare_import_day_in_an_imported_runners_tables() {
     let said = page.matches("imported <time datetime=\"2026-11-29T").count();
     assert_eq!((bare, said), (1, 1), "{page}");
 }
+
+/// A result that names no provider is shown under its provider file's
+/// `name`, never the bare id, on every page and in the data files.
+#[test]
+fn a_provider_file_names_a_result_that_names_none() {
+    let results = results_dir();
+    let mut v = golden();
+    v["provider"] = serde_json::json!({ "id": "acme-ci" });
+    v["runner"]["label"] = serde_json::json!("acme-linux-x64");
+    put(results.path(), "acme-ci/acme-linux-x64/2026-11-29-18342215517-1.json", &v);
+    let mut o = common::site_options(results.path());
+    o.content = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/reasons/content")).to_path_buf();
+    let out = tempfile::tempdir().unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
+    let home = read(out.path(), "index.html");
+    assert!(home.contains("<td><a href=\"&#x2F;providers&#x2F;acme-ci&#x2F;\">Acme CI</a></td>"), "{home}");
+    assert!(!home.contains(">acme-ci<"), "{home}");
+    let coverage = read(out.path(), "coverage/index.html");
+    assert!(coverage.contains("<td><a href=\"/providers/acme-ci/\">Acme CI</a></td>"), "{coverage}");
+    let index = read(out.path(), "index.json");
+    assert!(index.contains("\"Acme CI\""), "{index}");
+}

@@ -22,6 +22,10 @@ use crate::validate::Run;
 pub struct Meta {
     pub provider_id: String,
     pub provider_name: Arc<str>,
+    /// The result names no provider (`provider_name` is then its provider
+    /// file's name, or else the id).
+    #[serde(skip)]
+    pub provider_unnamed: bool,
     pub runner: String,
     /// `/runners/<provider>/<runner>/`; a build-cache server's document
     /// page (`build_cache::doc_url`) where the result measured no runner.
@@ -389,6 +393,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         _ => format!("/runners/{provider_id}/{runner}/"),
     };
     let meta = Meta {
+        provider_unnamed: provider_name.is_none(),
         provider_name: provider_name.unwrap_or_else(|| provider_id.clone()).into(),
         runner_url: runner_url.into(),
         provider_url: format!("/providers/{provider_id}/").into(),
@@ -446,6 +451,19 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         stages,
         details: Some(Box::new(details)),
         intervals: std::sync::OnceLock::new(),
+    }
+}
+
+/// Names the provider of `entry` `name` (its provider file's) where the
+/// result names none, so that every page, CSV file and index.json shows
+/// the name, not the id. An entry `site serve` kept from its last build is
+/// shared and already named so.
+pub fn name_provider(entry: &mut Arc<Entry>, name: &str) {
+    if !entry.meta.provider_unnamed || *entry.meta.provider_name == *name {
+        return;
+    }
+    if let Some(e) = Arc::get_mut(entry) {
+        Arc::make_mut(&mut e.meta).provider_name = name.into();
     }
 }
 
