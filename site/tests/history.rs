@@ -200,7 +200,9 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
         "<tr>{date}<td>RBCS 0.3.0</td><td>http:&#x2F;&#x2F;127.0.0.1:8080&#x2F;</td><td><a \
          href=\"&#x2F;build-cache&#x2F;example&#x2F;example-linux-x64&#x2F;2026-11-29-18342215517-1&#x2F;\">Document</a></td></tr>"
     )), "{page}");
-    // Machine and build, as the file records them.
+    // Machine and build, as the file records them (a run of results, so
+    // no one profile).
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a></td>";
     assert!(
         page.contains(&format!(
             "<tr>{date}<td>AMD EPYC 9454P 48-Core Processor</td><td class=\"num\">2</td><td class=\"num\">7.75 \
