@@ -118,3 +118,23 @@ fn a_provider_file_names_a_result_that_names_none() {
     let index = read(out.path(), "index.json");
     assert!(index.contains("\"Acme CI\""), "{index}");
 }
+
+/// The runner page words a change flag as a hint and states its
+/// false-alarm rates, which are those the method gives
+/// (`stats::disjoint_ranges_chance`).
+#[test]
+fn change_flags_are_hints_with_their_false_alarm_rate() {
+    let one_in = |n: u32| (1.0 / site::stats::disjoint_ranges_chance(n, n)).round();
+    assert_eq!([one_in(3), one_in(4), one_in(5)], [10.0, 35.0, 126.0]);
+    let out = built();
+    let page = read(out.path(), "runners/example/example-linux-x64/index.html");
+    assert!(
+        page.contains(
+            "A flag is a hint to look, not proof of a change: for an unchanged runner, two results of 3 samples \
+             each have ranges that do not overlap 1 time in 10 (2 of the 20 equally likely orders of their 6 \
+             values), of 4 samples each 1 time in 35, of 5 each 1 time in 126, and a result with several figures \
+             is flagged more often than one figure is."
+        ),
+        "{page}"
+    );
+}
