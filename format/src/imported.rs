@@ -70,6 +70,13 @@ pub struct Source {
     pub importer: Name,
 }
 
+/// The published protocols the project knows: those whose reports' wording
+/// the site reproduces for an imported result's "How it was measured"
+/// (the seed reports'). An imported result that names another protocol is
+/// refused by `site check`, since no sentence the site prints would be
+/// known to be true of it; adding one here needs its wording first.
+pub const KNOWN_PROTOCOLS: [u32; 2] = [5, 6];
+
 /// The parameter profile a published report states. Its fingerprint was
 /// computed by the publisher's own scheme, so it groups imported results with
 /// each other and never with measured ones.

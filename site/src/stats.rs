@@ -102,6 +102,20 @@ impl Interval {
     }
 }
 
+/// The chance that the ranges of `a` and `b` samples of one continuous
+/// distribution share no value: of the C(a + b, a) equally likely orders
+/// of the pooled samples, only the two with one set wholly below the other.
+/// It is the false-alarm rate of a change flag between two results whose
+/// intervals are their samples' ranges (3 to 5 samples; the runner page
+/// and docs/methodology.md quote it).
+pub fn disjoint_ranges_chance(a: u32, b: u32) -> f64 {
+    let mut orders = 1.0;
+    for k in 1..=b {
+        orders = orders * f64::from(a + k) / f64::from(k);
+    }
+    2.0 / orders
+}
+
 /// The percentile bootstrap 95 % confidence interval of the median of
 /// `samples` (Efron and Tibshirani, *An Introduction to the Bootstrap*,
 /// 1993, ch. 13): the 2.5th and 97.5th percentiles of the medians of
@@ -325,6 +339,42 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
+    }
+
+    /// What the interval is from 6 samples on, as docs/methodology.md
+    /// says: at 7, the 2nd and 6th smallest samples; at 6, each end the
+    /// mean of the two samples nearest it.
+    #[test]
+    fn the_interval_from_six_samples_on() {
+        let seven = median_ci95(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]).unwrap();
+        assert_eq!((seven.lo, seven.hi), (2.0, 6.0));
+        let six = median_ci95(&[1.0, 2.0, 4.0, 8.0, 16.0, 32.0]).unwrap();
+        assert_eq!((six.lo, six.hi), (1.5, 24.0));
+    }
+
+    /// The rates the runner page and the methodology quote, and the same
+    /// count by listing every order of the pooled samples.
+    #[test]
+    fn disjoint_ranges_of_one_distribution_are_the_two_separated_orders() {
+        assert!(close(disjoint_ranges_chance(3, 3), 1.0 / 10.0));
+        assert!(close(disjoint_ranges_chance(4, 4), 1.0 / 35.0));
+        assert!(close(disjoint_ranges_chance(5, 5), 1.0 / 126.0));
+        for (a, b) in [(3u32, 3u32), (3, 5), (4, 4), (5, 5)] {
+            let n = a + b;
+            let (mut orders, mut apart) = (0u32, 0u32);
+            // Each order is the set of positions the first result's samples take.
+            for mask in 0u32..(1 << n) {
+                if mask.count_ones() != a {
+                    continue;
+                }
+                orders += 1;
+                let low = (1u32 << a) - 1;
+                if mask == low || mask == low << b {
+                    apart += 1;
+                }
+            }
+            assert!(close(disjoint_ranges_chance(a, b), f64::from(apart) / f64::from(orders)), "{a} {b}");
+        }
     }
 
     #[test]

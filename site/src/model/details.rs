@@ -132,7 +132,62 @@ fn imported(i: &ImportedResult) -> Details {
         eembc_commit: np(),
         other: if other.is_empty() { NONE.to_string() } else { other.join("; ") },
     };
-    Details { machine, reasons: Reasons::default(), run: None }
+    Details { machine, reasons: imported_reasons(i), run: None }
+}
+
+/// An imported result's reasons: its report's notices on each stage (a
+/// notice's stage is the stage's name or a cache backend's id, optionally
+/// followed by " / " and detail), and what its figures say of themselves
+/// (a disk status other than `ok`, an internet test marked unavailable,
+/// fewer verified pairs than pairs). Shown only beside a stage that is
+/// incomplete.
+fn imported_reasons(i: &ImportedResult) -> Reasons {
+    let notices = |stage: &str| -> Vec<String> {
+        i.notices
+            .iter()
+            .filter(|n| n.stage.as_str().split(" / ").next() == Some(stage))
+            .map(|n| n.message.to_string())
+            .collect()
+    };
+    let joined = |parts: Vec<String>| (!parts.is_empty()).then(|| parts.join("; "));
+    let s = &i.stages;
+    let disk = s.disk.as_ref().and_then(|d| {
+        let mut parts = notices("disk");
+        if let Some(c) = d.counts.filter(|c| c.completed < c.requested) {
+            parts.push(format!("{} of {} samples completed, as published", c.completed, c.requested));
+        }
+        if let Some(status) = d.status.as_ref().filter(|st| st.as_str() != "ok") {
+            parts.push(format!("status as published: {status}"));
+        }
+        joined(parts)
+    });
+    let cache = s.cache.as_ref().map_or_else(Vec::new, |c| {
+        c.backends
+            .iter()
+            .map(|b| {
+                let mut parts = notices("cache");
+                if b.verified_pairs < b.pairs {
+                    parts.push(format!("{} of {} pairs verified, as published", b.verified_pairs, b.pairs));
+                }
+                joined(parts)
+            })
+            .collect()
+    });
+    let internet = s.internet.as_ref().and_then(|n| {
+        let mut parts = notices("internet");
+        if !n.available && parts.is_empty() {
+            parts.push("the report marks the test unavailable".to_string());
+        }
+        joined(parts)
+    });
+    let cpu = s.cpu.as_ref().and_then(|c| {
+        let mut parts = notices("cpu");
+        if let Some(p) = i.published_profile.as_ref().filter(|p| c.samples < p.cpu_disk_samples) {
+            parts.push(format!("{} of {} samples, as published", c.samples, p.cpu_disk_samples));
+        }
+        joined(parts)
+    });
+    Reasons { cpu, disk, cache, internet }
 }
 
 fn status(s: Status) -> &'static str {

@@ -10,6 +10,7 @@ use runner_bench_format::measured::Conclusion;
 use serde::Serialize;
 
 use super::build_cache::{self, ServerDoc};
+use super::details::Reasons;
 use crate::keys::StageKeys;
 use crate::releases::ReleaseStatus;
 use crate::report::{self, CacheRow, CpuRow, DiskRow, InternetRow, ProfileView, RunnerPart};
@@ -21,6 +22,10 @@ use crate::validate::Run;
 pub struct Meta {
     pub provider_id: String,
     pub provider_name: Arc<str>,
+    /// The result names no provider (`provider_name` is then its provider
+    /// file's name, or else the id).
+    #[serde(skip)]
+    pub provider_unnamed: bool,
     pub runner: String,
     /// `/runners/<provider>/<runner>/`; a build-cache server's document
     /// page (`build_cache::doc_url`) where the result measured no runner.
@@ -50,6 +55,12 @@ pub struct Meta {
     /// A stage or sample that the parameters asked for is missing or
     /// failed, or a job of the run's workflow did not succeed.
     pub incomplete: bool,
+    /// Why it is incomplete, one line each, every one naming its stage
+    /// (`incomplete_reasons`): shown beside each "incomplete" mark.
+    pub incomplete_why: Vec<String>,
+    /// The stages present but incomplete (`cpu`, `disk`, `cache`,
+    /// `internet`), for the coverage page, which ticks none of them.
+    pub incomplete_stages: Vec<&'static str>,
     /// Why maintainers keep it out of comparisons.
     pub excluded: Option<String>,
     /// Measured with the quick profile, a try-out: shown, marked, never
@@ -334,7 +345,15 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
             let stages = present_stages!(s);
             // A measured run asks for CPU, disk and cache, and for the
             // internet stage when its parameters enable it.
-            let missing = !(stages.cpu && stages.disk && stages.cache) || (m.parameters.internet && !stages.internet);
+            let missing: Vec<&str> = [
+                (!stages.cpu, "CoreMark"),
+                (!stages.disk, "disk"),
+                (!stages.cache, "cache"),
+                (m.parameters.internet && !stages.internet, "internet"),
+            ]
+            .into_iter()
+            .filter_map(|(gone, name)| gone.then_some(name))
+            .collect();
             let name = m.provider.name.as_ref().map(|n| n.to_string());
             let at = Some(m.provenance.started_at.instant());
             (name, m.collector.version.to_string(), false, at, stages, missing)
@@ -344,7 +363,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
             let stages = present_stages!(s);
             let name = i.provider.name.as_ref().map(|n| n.to_string());
             let at = i.source.measured_on.as_ref().map(|d| d.instant());
-            (name, "imported".to_string(), true, at, stages, false)
+            (name, "imported".to_string(), true, at, stages, Vec::new())
         }
     };
     // A job that did not succeed left its part missing or partial, even
@@ -370,6 +389,8 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         || part.disk.as_ref().is_some_and(disk_incomplete)
         || part.internet.as_ref().is_some_and(internet_incomplete)
         || part.cache.iter().any(cache_incomplete);
+    let details = super::details::of(&run.result);
+    let incomplete_why = incomplete_reasons(&part, &details.reasons, &requested_missing, &failed_jobs);
     let provider_id = run.provider_id();
     let runner = run.runner_label();
     let server = part.http_cache.as_ref().and_then(|view| build_cache::server_doc(run, view));
@@ -379,6 +400,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         _ => format!("/runners/{provider_id}/{runner}/"),
     };
     let meta = Meta {
+        provider_unnamed: provider_name.is_none(),
         provider_name: provider_name.unwrap_or_else(|| provider_id.clone()).into(),
         runner_url: runner_url.into(),
         provider_url: format!("/providers/{provider_id}/").into(),
@@ -397,7 +419,17 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         collector: collector.into(),
         imported,
         stale: measured_at.is_some_and(|t| t < stale_before),
-        incomplete: requested_missing || some_incomplete || !failed_jobs.is_empty(),
+        incomplete: !requested_missing.is_empty() || some_incomplete || !failed_jobs.is_empty(),
+        incomplete_why,
+        incomplete_stages: [
+            ("cpu", part.cpu.as_ref().is_some_and(cpu_incomplete)),
+            ("disk", part.disk.as_ref().is_some_and(disk_incomplete)),
+            ("cache", part.cache.iter().any(cache_incomplete)),
+            ("internet", part.internet.as_ref().is_some_and(internet_incomplete)),
+        ]
+        .into_iter()
+        .filter_map(|(stage, failed)| failed.then_some(stage))
+        .collect(),
         excluded: run.excluded.clone(),
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release: release.map(Into::into),
@@ -429,9 +461,64 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         internet: part.internet.map(Box::new),
         server: server.map(Box::new),
         stages,
-        details: Some(Box::new(super::details::of(&run.result))),
+        details: Some(Box::new(details)),
         intervals: std::sync::OnceLock::new(),
     }
+}
+
+/// Names the provider of `entry` `name` (its provider file's) where the
+/// result names none, so that every page, CSV file and index.json shows
+/// the name, not the id. An entry `site serve` kept from its last build is
+/// shared and already named so.
+pub fn name_provider(entry: &mut Arc<Entry>, name: &str) {
+    if !entry.meta.provider_unnamed || *entry.meta.provider_name == *name {
+        return;
+    }
+    if let Some(e) = Arc::get_mut(entry) {
+        Arc::make_mut(&mut e.meta).provider_name = name.into();
+    }
+}
+
+/// Why a result is incomplete: the stages its run left out, then each
+/// incomplete stage (each cache backend) with the reason its file gives
+/// (`details::Reasons`), then the jobs that did not succeed that no stage
+/// names. Every incomplete mark has at least one.
+fn incomplete_reasons(part: &RunnerPart, why: &Reasons, missing: &[&str], jobs: &[FailedJob]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !missing.is_empty() {
+        let listed = match missing.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        out.push(format!("the run has no {listed} stage, which its profile asks for"));
+    }
+    let given = |stage: String, reason: Option<&String>| match reason.filter(|r| !r.is_empty()) {
+        Some(r) => format!("{stage}: {r}"),
+        None => format!("{stage}: incomplete, and the file gives no reason"),
+    };
+    if part.cpu.as_ref().is_some_and(cpu_incomplete) {
+        out.push(given("CoreMark".into(), why.cpu.as_ref()));
+    }
+    if part.disk.as_ref().is_some_and(disk_incomplete) {
+        out.push(given("Disk".into(), why.disk.as_ref()));
+    }
+    for (n, c) in part.cache.iter().enumerate().filter(|(_, c)| cache_incomplete(c)) {
+        out.push(given(
+            format!("Cache, {} ({})", c.backend, c.method_label),
+            why.cache.get(n).and_then(Option::as_ref),
+        ));
+    }
+    if part.internet.as_ref().is_some_and(internet_incomplete) {
+        out.push(given("Internet".into(), why.internet.as_ref()));
+    }
+    let named = |j: &FailedJob| out.iter().any(|r| r.contains(&format!("job {} ", j.job)));
+    let unnamed: Vec<String> =
+        jobs.iter().filter(|j| !named(j)).map(|j| format!("{} ({})", j.job, j.conclusion)).collect();
+    if !unnamed.is_empty() {
+        out.push(format!("jobs of the run that did not succeed: {}", unnamed.join(", ")));
+    }
+    out
 }
 
 /// Fewer accepted CoreMark samples than requested (so perhaps no median).

@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-pub use self::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, range};
+pub use self::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, name_provider, range};
 pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, newer_key};
 use self::entry::{entry, entry_key};
 use self::groups::groups;

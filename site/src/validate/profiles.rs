@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use runner_bench_format::imported::{Aggregate, ImportedResult, PublishedProfile};
+use runner_bench_format::imported::{Aggregate, ImportedResult, KNOWN_PROTOCOLS, PublishedProfile};
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
@@ -123,11 +123,18 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                 ),
             );
         }
-        if p.protocol == 0 {
+        if !KNOWN_PROTOCOLS.contains(&p.protocol) {
+            let known: Vec<String> = KNOWN_PROTOCOLS.iter().map(u32::to_string).collect();
             c.push(
                 file,
                 "$.published_profile.protocol",
-                "protocol 0 is no protocol: the published reports number their protocols from 1",
+                format!(
+                    "protocol {} is not a published protocol the site knows ({}): the site describes an imported \
+                     result in the wording of its protocol's reports, so a report of another protocol needs that \
+                     wording added to the site first",
+                    p.protocol,
+                    known.join(", ")
+                ),
             );
         }
     }

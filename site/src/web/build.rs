@@ -332,6 +332,7 @@ impl Build<'_, '_> {
         let mut coverage = Vec::new();
         for r in &model.runners {
             self.html_pages.push(format!("/runners/{}/{}/", r.provider_id, r.label));
+            let newest = r.entries.last().map(|&i| &model.entries[i].meta);
             coverage.push(CoverageRow {
                 provider_id: r.provider_id.clone(),
                 provider_name: r.provider_name.clone(),
@@ -341,6 +342,8 @@ impl Build<'_, '_> {
                 any: r.any_stages,
                 // The optional build-cache stage is never listed as missing.
                 missing: r.newest_stages.runner_list().iter().filter(|s| !s.1).map(|s| s.0).collect(),
+                incomplete: newest.map(|m| m.incomplete_stages.clone()).unwrap_or_default(),
+                reasons: newest.map(|m| m.incomplete_why.clone()).unwrap_or_default(),
             });
         }
         let section = Section::of(model);

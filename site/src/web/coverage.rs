@@ -18,6 +18,10 @@ pub(super) struct CoverageRow {
     pub any: Stages,
     /// Stage names its newest result lacks.
     pub missing: Vec<&'static str>,
+    /// The stages its newest result has but not complete (`Meta::incomplete_stages`).
+    pub incomplete: Vec<&'static str>,
+    /// Why its newest result is incomplete (`Meta::incomplete_why`).
+    pub reasons: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -38,7 +42,7 @@ pub(super) fn page(tera: &Tera, common: &Common, rows: &[CoverageRow]) -> anyhow
         description: "Which runners have results for which benchmark stages, and which are missing.",
         stages: Stages::default().list().iter().map(|s| s.0).collect(),
         rows,
-        complete: rows.iter().filter(|r| r.missing.is_empty()).count(),
+        complete: rows.iter().filter(|r| r.missing.is_empty() && r.incomplete.is_empty()).count(),
     };
     render(tera, "coverage.html", &ctx)
 }

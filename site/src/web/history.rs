@@ -76,7 +76,10 @@ fn machine_spans<'a>(model: &'a Model, entries: &[usize], rows: &'a [HistoryRow<
     let mut spans: Vec<MachineSpan<'a>> = Vec::new();
     for (&i, row) in entries.iter().rev().zip(rows) {
         let machine = &model.entries[i].details().machine;
-        let at = (row.anchor.as_str(), row.meta.date.as_str());
+        // An imported result whose publisher states no date is labelled as
+        // every other table labels it, never by the day of its import.
+        let date = if row.meta.date_measured { row.meta.date.as_str() } else { "date not published" };
+        let at = (row.anchor.as_str(), date);
         match spans.last_mut() {
             Some(span) if span.machine == machine => {
                 span.oldest = at;

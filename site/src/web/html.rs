@@ -80,6 +80,9 @@ pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bo
     if let Some(why) = meta.excluded.as_deref().filter(|s| !s.is_empty()) {
         h.raw("<span class=\"reason\">").text(why).raw("</span>");
     }
+    if incomplete {
+        incomplete_why(h, meta);
+    }
     if !detail {
         h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
         return;
@@ -98,6 +101,13 @@ pub(super) fn meta_cells(h: &mut Html, meta: &Meta, incomplete: bool, detail: bo
         h.raw("</span>");
     }
     h.raw("</td>\n<td><a href=\"").text(&meta.source_url).raw("\">JSON</a></td>");
+}
+
+/// Why the result is incomplete (`Meta::incomplete_why`), beside its mark.
+pub(super) fn incomplete_why(h: &mut Html, meta: &Meta) {
+    if !meta.incomplete_why.is_empty() {
+        h.raw("<span class=\"reason\">Incomplete: ").text(&meta.incomplete_why.join("; ")).raw("</span>");
+    }
 }
 
 /// A result's marks (macros.html's `marks`, without the variation mark):

@@ -21,7 +21,7 @@
 //! `site serve` keeps whole entries between builds (`memo`), and makes
 //! every page after the check, whose failure leaves the last build's site.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -83,6 +83,9 @@ pub struct Intake<'a> {
     /// result a server's newest).
     server_tables: Option<model::ServerTables>,
     stream: Option<Stream<'a>>,
+    /// Each provider file's `name` by provider id: a result that names no
+    /// provider is shown under it rather than under the bare id.
+    provider_names: BTreeMap<String, String>,
 }
 
 /// A streaming intake's pages and entries.
@@ -133,6 +136,11 @@ impl<'a> Intake<'a> {
             reports: Default::default(),
             server_tables: memo.is_none().then(model::ServerTables::default),
             stream: None,
+            provider_names: crate::providers::load(&opts.content.join(crate::providers::PROVIDERS_DIR))
+                .files
+                .into_iter()
+                .map(|(id, file)| (id, file.name))
+                .collect(),
         }
     }
 
@@ -163,6 +171,9 @@ impl<'a> Intake<'a> {
         // Every result file is published as submitted.
         let body = Body::Copy { from: PathBuf::from(&run.file), sha256: Some(run.sha256.clone()) };
         let mut entry = model::entry_of(run, self.stale_before, self.cache);
+        if let Some(name) = self.provider_names.get(&entry.meta.provider_id) {
+            model::name_provider(&mut entry, name);
+        }
         if let Some(tables) = &self.server_tables {
             tables.take_from(&mut entry);
         }

@@ -122,8 +122,8 @@ pub(super) fn group_plots(
             })
             .collect();
         let whiskers = if rows.iter().any(|r| r.interval.is_some()) {
-            "whiskers from each median's interval (the range of its samples where there are 3 to 5, the 95 % bootstrap \
-             interval where there are 6 or more)"
+            "whiskers from each median's interval (the range of its samples where there are 3 to 5, the percentile \
+             bootstrap interval of the median where there are 6 or more)"
         } else {
             "min–max whiskers (imported figures: no interval can be computed without samples)"
         };

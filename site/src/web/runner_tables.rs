@@ -88,7 +88,7 @@ pub(super) struct ServerRef<'a> {
 pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
     let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
-    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its 95 % bootstrap confidence interval where there are 6 or more");
+    h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row with its result's profile under its date (a quick try-out's figures beside a standard result's are measured differently, not a change of the runner) and marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its percentile bootstrap interval of the median (nominally 95 %; its coverage is in general not 95 %: 87.5 % at 7 samples, at 6 depending on the distribution) where there are 6 or more");
     if per_cent {
         h.raw("; under each speed figure, its value per US cent per minute");
     }
@@ -149,7 +149,7 @@ fn changes(h: &mut Html, r: &HistoryRow<'_>) {
         let verdict = if c.better { "better" } else { "worse" };
         h.raw("<span class=\"change\"><span class=\"mark change ")
             .raw(verdict)
-            .raw("\" title=\"The intervals of this result and the previous one (the samples' ranges where there are 3 to 5) do not overlap\">changed</span> ")
+            .raw("\" title=\"A hint, not proof: the intervals of this result and the previous one (the samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> ")
             .text(c.stage)
             .raw(" ")
             .text(&c.figure)
@@ -189,7 +189,26 @@ fn table_end(h: &mut Html) {
 /// day it was imported is not when it was measured).
 fn date_cell(h: &mut Html, r: &HistoryRow<'_>) {
     let date = if r.meta.date_measured { r.meta.date.as_str() } else { "date not published" };
-    h.raw("<td><a href=\"#").text(&r.anchor).raw("\">").text(date).raw("</a></td>");
+    h.raw("<td><a href=\"#").text(&r.anchor).raw("\">").text(date).raw("</a>");
+    // The profile each row comes from, so that rows of different profiles
+    // one above the other do not read as a change of the runner.
+    h.raw(" <small class=\"reason\">").text(&profile_of(r.meta)).raw("</small></td>");
+}
+
+/// The profile a result was measured with, in words: a measured profile's
+/// name, or an imported report's published fingerprint.
+fn profile_of(meta: &Meta) -> String {
+    static KNOWN: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(|| {
+        runner_bench_format::Profile::ALL.iter().map(|p| (p.parameters().fingerprint().to_string(), p.name())).collect()
+    });
+    let fp: &str = &meta.fingerprint;
+    match known.iter().find(|(k, _)| k == fp) {
+        Some((_, name)) if !meta.imported => format!("{name} profile"),
+        _ if fp.is_empty() => "no profile published".to_string(),
+        _ if meta.imported => format!("published profile {fp}"),
+        _ => format!("profile {fp}"),
+    }
 }
 
 /// The row of a result without this stage.

@@ -322,7 +322,21 @@ fn an_imported_result_keeps_its_publishers_fingerprint_and_a_protocol_it_can_hav
         [problem(
             UBICLOUD,
             "$.published_profile.protocol",
-            "protocol 0 is no protocol: the published reports number their protocols from 1"
+            "protocol 0 is not a published protocol the site knows (5, 6): the site describes an imported result in \
+             the wording of its protocol's reports, so a report of another protocol needs that wording added to the \
+             site first"
+        )]
+    );
+    let mut i = committed(UBICLOUD);
+    i["published_profile"]["protocol"] = json!(4294967295u32);
+    assert_eq!(
+        problems_at(NOW, &[(UBICLOUD, &i)]),
+        [problem(
+            UBICLOUD,
+            "$.published_profile.protocol",
+            "protocol 4294967295 is not a published protocol the site knows (5, 6): the site describes an imported \
+             result in the wording of its protocol's reports, so a report of another protocol needs that wording \
+             added to the site first"
         )]
     );
     let mut i = committed(UBICLOUD);

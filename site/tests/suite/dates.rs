@@ -26,7 +26,12 @@ fn an_undated_imported_result_shows_no_date_and_no_history_point() {
         let cells = first_cells(&page, id);
         assert!(!cells.is_empty(), "{id}");
         for cell in cells {
-            assert!(cell.ends_with(">date not published</a>"), "{id}: {cell}");
+            assert_eq!(
+                cell,
+                "<a href=\"#r-2026-11-29-imported-87d31437d07a\">date not published</a> <small \
+                 class=\"reason\">published profile 866df6f892c3</small>",
+                "{id}"
+            );
         }
     }
     assert!(!out.path().join("plots/runners/latchkey/latchkey-linux-x64.svg").exists());
@@ -39,7 +44,10 @@ fn a_measured_result_is_dated_and_plotted_as_one_runners_line() {
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    assert_eq!(first_cells(&page, "t-history-cpu"), ["<a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a>"]);
+    assert_eq!(
+        first_cells(&page, "t-history-cpu"),
+        ["<a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile</small>"]
+    );
     // One result is no history: no plot whose date axis would stretch
     // around a single day.
     assert!(!out.path().join("plots/runners/example/example-linux-x64.svg").exists());

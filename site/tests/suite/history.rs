@@ -48,8 +48,8 @@ fn a_result_whose_interval_leaves_the_previous_one_is_flagged_on_the_page_and_in
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"The intervals of this result and \
-                   the previous one (the samples' ranges where there are 3 to 5) do not overlap\">changed</span> \
+    let changed = "<span class=\"change\"><span class=\"mark change worse\" title=\"A hint, not proof: the intervals of this result and \
+                   the previous one (the samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> \
                    CoreMark median iterations&#x2F;s lower \
                    (worse): 33291.95–33421.78 → 16629.39–16694.26 <small>since 2026-11-29</small></span>";
     let third = history_row(&page, "2026-11-29-18342215519-1");
@@ -102,8 +102,8 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     let row = history_row(&page, "2026-11-29-18342215518-1");
     assert!(
         row.contains(
-            "<span class=\"mark change better\" title=\"The intervals of this result and the previous one (the \
-             samples' ranges where there are 3 to 5) do not overlap\">changed</span> CoreMark median \
+            "<span class=\"mark change better\" title=\"A hint, not proof: the intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> CoreMark median \
              iterations&#x2F;s higher (better): 33258.65–33388.35 → \
              66517.34–66776.74 <small>since 2026-11-29</small></span>"
         ),
@@ -111,8 +111,8 @@ fn a_faster_result_is_flagged_better_and_a_slower_cache_restore_worse() {
     );
     assert!(
         row.contains(
-            "<span class=\"mark change worse\" title=\"The intervals of this result and the previous one (the \
-             samples' ranges where there are 3 to 5) do not overlap\">changed</span> Cache restore s, GitHub \
+            "<span class=\"mark change worse\" title=\"A hint, not proof: the intervals of this result and the previous one (the \
+             samples' ranges where there are 3 to 5) do not overlap, as they do not for an unchanged runner 1 time in 10 at 3 samples each\">may have changed</span> Cache restore s, GitHub \
              Actions cache (client) higher (worse): \
              18.53–66.84 → 185.30–668.40 <small>since 2026-11-29</small></span>"
         ),
@@ -140,7 +140,7 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a></td>";
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile</small></td>";
     let incomplete = "<span class=\"mark incomplete\">incomplete</span>";
     // The history row is not greyed for a stage's failure.
     assert!(page.contains("<tr id=\"r-2026-11-29-18342215517-1\"><td><code>"), "{page}");
@@ -198,7 +198,9 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
         "<tr>{date}<td>RBCS 0.3.0</td><td>http:&#x2F;&#x2F;127.0.0.1:8080&#x2F;</td><td><a \
          href=\"&#x2F;build-cache&#x2F;example&#x2F;example-linux-x64&#x2F;2026-11-29-18342215517-1&#x2F;\">Document</a></td></tr>"
     )), "{page}");
-    // Machine and build, as the file records them.
+    // Machine and build, as the file records them (a run of results, so
+    // no one profile).
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a></td>";
     assert!(
         page.contains(&format!(
             "<tr>{date}<td>AMD EPYC 9454P 48-Core Processor</td><td class=\"num\">2</td><td class=\"num\">7.75 \

@@ -31,6 +31,7 @@ mod overview;
 mod protocol;
 mod provider_page;
 mod ranking;
+mod reasons;
 mod release_manifest;
 mod report;
 mod results_check;

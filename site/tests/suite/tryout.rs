@@ -51,10 +51,22 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
         overview
             .contains("Greyed figures are incomplete, try-outs or stale; incomplete ones and try-outs have no share.")
     );
+    // Its caption gives the reason there is no share and no cost: every
+    // row is marked, here as a try-out, not that a row is incomplete.
+    assert!(
+        overview.contains(
+            "; every CoreMark figure of the group is marked (a try-out, incomplete, stale or excluded: its marks \
+             say which), so no share and no cost.</caption>"
+        ),
+        "{overview}"
+    );
     // Nothing is ranked, so no stage has a leader.
     assert!(!home.contains("<h2 id=\"leaders\""));
     let runner = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();
     assert!(runner.contains("<span class=\"mark tryout\">try-out</span>"));
+    // Its stage rows name the profile, so that they never read as the
+    // runner's figures beside a standard result's.
+    assert!(runner.contains("\">2026-12-05</a> <small class=\"reason\">quick profile</small></td>"), "{runner}");
 }
 
 /// Issue 49: try-outs are shown apart, after every ranked group of their
