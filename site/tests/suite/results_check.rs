@@ -377,7 +377,8 @@ fn planted_code_changes_no_verdict_and_a_pull_request_with_more_than_results_fai
          x86_64-unknown-linux-gnu is not in any published release\n\
          ::notice file={BASE_RESULT},line=84,title=site check::$.fingerprint: 7a737381e8dd is the quick profile's, a \
          try-out: the site shows the result marked \"try-out\" and never ranks it; a run of the standard profile \
-         (739dba2a6817) is ranked\n"
+         ({standard}) is ranked\n",
+        standard = standard_fingerprint()
     );
     let verified = format!(
         "::warning file={ADDED}::not attested: the result has no GitHub run record (provenance.run_record); \
@@ -446,7 +447,14 @@ fn on_a_push_to_main_it_checks_the_results_alone() {
              x86_64-unknown-linux-gnu is not in any published release\n\
              ::notice file={BASE_RESULT},line=84,title=site check::$.fingerprint: 7a737381e8dd is the quick profile's, \
              a try-out: the site shows the result marked \"try-out\" and never ranks it; a run of the standard \
-             profile (739dba2a6817) is ranked\n"
+             profile ({standard}) is ranked\n",
+            standard = standard_fingerprint()
         )
     );
+}
+
+/// The standard profile's fingerprint, which the check names: taken from
+/// the format crate, so that a new protocol changes no text here.
+fn standard_fingerprint() -> String {
+    runner_bench_format::Profile::Standard.parameters().fingerprint().as_str().to_string()
 }
