@@ -5,6 +5,7 @@
 //! standard-profile result without cache and internet stages is the
 //! golden result with those stages taken out (a `--stages cpu,disk` run).
 
+use crate::common;
 use std::path::Path;
 
 use crate::common::{build_into, copy_dir, golden, put, read, results_dir};
