@@ -7,8 +7,8 @@
 use std::fmt;
 
 use crate::measured::{
-    CacheMethod, CpuAllCoreStage, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult, RunRecord,
-    STAGE_NAMES, Status, benchmark_job_trial,
+    CacheMethod, CpuAllCoreStage, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult,
+    RunRecord, STAGE_NAMES, Status, benchmark_job_trial,
 };
 use crate::params::Parameters;
 use crate::values::Message;

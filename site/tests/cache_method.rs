@@ -166,7 +166,7 @@ fn each_method_has_its_own_plot() {
 fn each_method_has_its_own_csv_with_the_method() {
     let out = built();
     let key = key();
-    let head = "fingerprint,protocol,stage_key,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
+    let head = "fingerprint,protocol,stage_key,place,tied,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
                 save_max_s,save_mib_s,restore_median_s,restore_min_s,restore_max_s,restore_mib_s,date,imported_on,collector,\
                 imported,stale,incomplete,excluded,source\r\n";
     // The result lacks a CPU sample; its cache rows are complete, and say so.
