@@ -145,7 +145,7 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     let page = read(out.path(), "tables/ff90bf001f08/cpu/index.html");
     assert!(
         page.contains(
-            "<title>CoreMark: all 4 rows (Published protocols 6 and 5, imported from published reports on \
+            "<title>CoreMark: all 4 rows (Imported from published reports (their own protocols 5 and 6) on \
              Latchkey, StarSling and Ubicloud runners, run dates not published) · runner-bench</title>"
         ),
         "{page}"

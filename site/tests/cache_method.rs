@@ -174,18 +174,19 @@ fn each_method_has_its_own_csv_with_the_method() {
     assert_eq!(
         read(out.path(), "data/cache-action.csv"),
         format!(
-            "{head}739dba2a6817,1,{key},example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,7.12,\
-             22.53,65.98,22.10,18.53,66.84,23.17,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
+            "{head}739dba2a6817,1,{key},1,no,example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,\
+             7.12,22.53,65.98,22.10,18.53,66.84,23.17,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
         )
     );
     let client = read(out.path(), "data/cache.csv");
     assert!(client.starts_with(head));
     assert_eq!(client.lines().count(), 4, "{client}");
     assert!(!client.contains("action"), "{client}");
+    // Two runners with the same volume figures share place 1.
     assert!(client.contains(&format!(
-        "739dba2a6817,1,{key},example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,1.39,\
-         1.39,1.41,368.35,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
-    )));
+        "739dba2a6817,1,{key},1,yes,example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,\
+         1.39,1.39,1.41,368.35,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
+    )), "{client}");
 }
 
 #[test]

@@ -73,7 +73,7 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     let lines = leader_lines(&home);
     assert_eq!(
         lines[0],
-        "CoreMark, one thread (median iterations/s): Measured with runner-bench's collector (protocol 1): fast-linux-x64 \
+        "CoreMark, one thread (median iterations/s): Measured with the runner-bench collector (protocol 1): fast-linux-x64 \
          (Example Cloud) leads with 66666.67, 100.0 % ahead of the next place (slow-linux-x64: 33333.33). 2 runners \
          ranked."
     );
@@ -84,13 +84,13 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert_eq!(
         lines[2],
-        "Cache save, client method (median save seconds): Measured with runner-bench's collector (protocol 1): \
+        "Cache save, client method (median save seconds): Measured with the runner-bench collector (protocol 1): \
          fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 (Example Cloud, GitHub Actions \
          cache: 7.76) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked."
     );
     assert_eq!(
         lines[1],
-        "Cache restore, client method (restore seconds): Measured with runner-bench's collector (protocol 1): \
+        "Cache restore, client method (restore seconds): Measured with the runner-bench collector (protocol 1): \
          fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 (Example Cloud, GitHub Actions \
          cache: 22.10) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked."
     );
@@ -169,7 +169,7 @@ fn a_stage_of_two_groups_names_each_groups_leader_and_no_overall_one() {
          and 6): the lead may not hold, as the next place's range overlaps that of tiecloud-8vcpu; starsling-linux-x64 \
          (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and tiecloud-8vcpu (TieCloud: 33392.77) share \
          the lead (≈: too close to tell apart), 11.1 % ahead of the next place (latchkey-linux-x64: 30065.35). \
-         4 runners ranked. Measured with runner-bench's collector (protocol 1): fast-linux-x64 \
+         4 runners ranked. Measured with the runner-bench collector (protocol 1): fast-linux-x64 \
          (Example Cloud) leads with 66666.67, 100.0 % ahead of the next place (slow-linux-x64: 33333.33). 2 runners \
          ranked.",
             "Disk, random read (random-read IOPS; 2 groups, never compared): Imported from published reports (their own \
@@ -177,10 +177,10 @@ fn a_stage_of_two_groups_names_each_groups_leader_and_no_overall_one() {
          9757.28). 2 runners ranked. Imported from published reports (their own protocol 5): starsling-linux-x64 \
          (StarSling) leads with 14237.22, 594.0 % ahead of the next place (latchkey-linux-x64: 2051.53). 2 runners \
          ranked.",
-            "Cache restore, client method (restore seconds): Measured with runner-bench's collector (protocol 1): \
+            "Cache restore, client method (restore seconds): Measured with the runner-bench collector (protocol 1): \
              fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 (Example Cloud, GitHub \
              Actions cache: 22.10) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked.",
-            "Cache save, client method (median save seconds): Measured with runner-bench's collector (protocol 1): \
+            "Cache save, client method (median save seconds): Measured with the runner-bench collector (protocol 1): \
              fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 (Example Cloud, GitHub \
              Actions cache: 7.76) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked.",
             "Cache restore, action method (restore seconds): Imported from published reports (their own protocols 5 and \

@@ -5,7 +5,7 @@
 use crate::model::{Group, Meta};
 
 /// A comparison group in words: who measured it and its protocol, in an
-/// order that implies nothing: `measured with runner-bench's collector
+/// order that implies nothing: `measured with the runner-bench collector
 /// (protocol 1)`, `imported from published reports (their own protocols 5
 /// and 6)`. An imported report's protocol is its publisher's own number,
 /// so two of them are different schemes, not versions of one.
@@ -17,7 +17,7 @@ pub(super) fn group_words(g: &Group) -> String {
     let (how, whose) = if g.imported {
         ("imported from published reports", "their own protocol")
     } else {
-        ("measured with runner-bench's collector", "protocol")
+        ("measured with the runner-bench collector", "protocol")
     };
     match listed.split_last() {
         None => format!("{how} (no published protocol)"),
@@ -33,7 +33,7 @@ pub(super) fn group_words(g: &Group) -> String {
 /// own protocols 5 and 6) on Latchkey and Ubicloud runners, run dates not
 /// published`. A measured group whose every row is a try-out (quick
 /// profile) says so first: `Try-outs of the quick profile, never ranked:
-/// measured with runner-bench's collector (protocol 1)`.
+/// measured with the runner-bench collector (protocol 1)`.
 pub(super) fn group_name<'a>(g: &Group, metas: impl IntoIterator<Item = &'a Meta>) -> String {
     let mut name = group_words(g);
     if let Some(first) = name.get_mut(..1) {

@@ -67,8 +67,10 @@ pub struct OverviewRow {
     pub cpu: Option<Headline>,
     /// The cost of one-thread work (`cost_of_work`), formatted, e.g.
     /// `$0.00508`, from the figure of the first row of the CoreMark
-    /// place: `≈ ` before it where rows share the place.
+    /// place, so that rows that cannot be told apart share it.
     pub cost: Option<String>,
+    /// The CoreMark row shares its place (shown `≈` before the cost).
+    pub cost_tied: bool,
     /// Its value in US dollars, for the order by cost and the script.
     pub cost_usd: Option<f64>,
     pub disk: Option<Headline>,
@@ -137,7 +139,8 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             per_vcpu: per_vcpu(&machine),
             cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
-            cost: cost.map(|usd| if cost_tied { format!("≈ {}", money(usd)) } else { money(usd) }),
+            cost: cost.map(money),
+            cost_tied,
             cost_usd: cost,
             disk: disk.remove(&who).map(|c| c.headline(|f| f.rand_read.clone(), |_| None, name(c.group, c.table))),
             cache: cache.remove(&who).map(|c| {
