@@ -170,7 +170,7 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
         .skip(GROUPS)
         .filter_map(|&(g, kind, _)| {
             let (_, slug, _, _) = all.iter().find(|t| t.0 == kind.trim_end_matches(" save"))?;
-            Some(GroupLink { name: capitalized(group_words(g)), url: format!("#g-{}-{slug}", g.id) })
+            Some(GroupLink { name: table_name(g, kind), url: format!("#g-{}-{slug}", g.id) })
         })
         .collect();
     Some(Leader {
@@ -186,6 +186,13 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
 /// The most groups a stage's line names: seven stages of two groups each
 /// fit the first screen of a laptop; the others are links.
 const GROUPS: usize = 2;
+
+/// The group in words, and which implementation where a CoreMark group
+/// has two tables: they are never compared either.
+fn table_name(g: &Group, kind: &str) -> String {
+    let name = capitalized(group_words(g));
+    if kind == "cpu_eembc" { format!("{name}, EEMBC's CoreMark sources") } else { name }
+}
 
 fn capitalized(mut s: String) -> String {
     if let Some(first) = s.get_mut(..1) {
@@ -240,7 +247,7 @@ fn group_lead(g: &Group, all: &Tables, kind: &str, compared: usize) -> Option<Gr
             "internet" => "runner and service row",
             _ => "runner",
         },
-        group: capitalized(group_words(g)),
+        group: table_name(g, kind),
         url: format!("#g-{}-{slug}", g.id),
     })
 }
