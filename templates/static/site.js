@@ -39,6 +39,8 @@
   var tables = document.querySelectorAll("table.sortable");
   Array.prototype.forEach.call(tables, function (table) {
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
+      // A column of figures of several comparison groups never sorts.
+      if (th.classList.contains("nosort")) { return; }
       var b = document.createElement("button");
       b.type = "button";
       while (th.firstChild) { b.appendChild(th.firstChild); }

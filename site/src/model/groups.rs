@@ -147,6 +147,11 @@ impl Headline for CacheRow {
     fn published_variation_pct(&self) -> Option<f64> {
         leading(&self.restore_variation)
     }
+    /// An imported report publishes each backend's min–max restore
+    /// seconds: rows whose ranges overlap share a place, as CoreMark's do.
+    fn published_range(&self) -> Option<(f64, f64)> {
+        if self.headline_samples.is_empty() { range(&self.restore) } else { None }
+    }
 }
 
 impl Headline for InternetRow {

@@ -1,6 +1,6 @@
 //! One CSV file per home-page table, every row of every key: a
 //! number column holds a number or nothing (no "—", no unit sign, a range
-//! in a min and a max column), and each row says whether it is complete. The csv crate writes the RFC 4180
+//! in a min and a max column), and each row says whether it is complete and its place in its group's table. The csv crate writes the RFC 4180
 //! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
 //! doubled, CRLF line ends); the formula defusing (`defuse`) is the site's.
 //! The cache stage has a file per method, as it has a table per method.
@@ -10,6 +10,7 @@
 use std::borrow::Cow;
 
 use crate::model::{Meta, Model};
+use crate::stats::Rank;
 
 /// One table being written.
 type Table = csv::Writer<Vec<u8>>;
@@ -18,7 +19,9 @@ type Table = csv::Writer<Vec<u8>>;
 pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
     let groups = &model.groups;
     let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
-    let lead_head = ["fingerprint", "protocol", "stage_key", "provider", "runner"];
+    // `place` and `tied` are the row's in its table, within its group
+    // (`stage_key`) only: a place never compares rows of two groups.
+    let lead_head = ["fingerprint", "protocol", "stage_key", "place", "tied", "provider", "runner"];
     let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
     let cpu_head = head(&["binary", "median_it_s", "min_it_s", "max_it_s", "variation_pct", "samples"]);
     let mut cpu = table(&cpu_head, &meta_head);
@@ -78,11 +81,13 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
     for g in groups {
         // The row's own profile: a stage's table joins the profiles whose
         // key for the stage is the same (`g.key`).
-        let lead = |m: &Meta| {
+        let lead = |m: &Meta, place: Option<Rank>| {
             vec![
                 m.fingerprint.to_string(),
                 m.protocol.map(|p| p.to_string()).unwrap_or_default(),
                 g.key.clone(),
+                place.map(|p| p.place.to_string()).unwrap_or_default(),
+                place.map(|p| if p.tied { "yes" } else { "no" }.to_string()).unwrap_or_default(),
                 m.provider_id.clone(),
                 m.runner.clone(),
             ]
@@ -92,7 +97,7 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
                 let f = &r.fig;
                 let [min, max] = min_max(&f.range);
                 let figures = [f.binary.clone(), number(&f.median), min, max, number(&f.variation), number(&f.samples)];
-                row(out, lead(&r.meta), &figures, &r.meta, r.incomplete);
+                row(out, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
             }
         }
         for r in &g.disk {
@@ -104,7 +109,7 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
                 Some(ops) => figures.extend(ops.iter().flat_map(|l| [number(&l.p50_us), number(&l.p99_us)])),
                 None => figures.extend(std::iter::repeat_n(String::new(), 8)),
             }
-            row(&mut disk, lead(&r.meta), &figures, &r.meta, r.incomplete);
+            row(&mut disk, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
         }
         for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {
             for r in rows {
@@ -126,14 +131,14 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
                     restore_max,
                     number(&f.restore_mib_per_s),
                 ];
-                row(out, lead(&r.meta), &figures, &r.meta, r.incomplete);
+                row(out, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
             }
         }
         for r in &g.internet {
             let f = &r.fig;
             let figures =
                 [f.service.clone(), f.status.clone(), number(&f.download), number(&f.upload), number(&f.request_ms)];
-            row(&mut internet, lead(&r.meta), &figures, &r.meta, r.incomplete);
+            row(&mut internet, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
         }
     }
     for e in model.servers.iter().map(|&i| &model.entries[i]) {

@@ -1,11 +1,14 @@
-//! The home page's first screen: for each stage, who leads its largest
-//! comparison table, by how much over the next place, among how many
-//! runners, and in which comparison group.
+//! The home page's first screen: for each stage, the leader of each of its
+//! comparison groups, by how much over the next place, among how many
+//! runners.
 //!
-//! A "lead" is only what the table's own ranking says (`model::rank`): the
-//! rows of place 1, which share it where their intervals overlap ("≈"), and
-//! the first row of the next place. Nothing is compared across tables:
-//! each line names its table, and how many other tables the stage has.
+//! Groups are never compared (their rows were measured differently), so a
+//! stage has no overall leader: each line names every group's own leader,
+//! the largest groups first, at most `GROUPS` of them so that the lines fit
+//! the first screen, and links to the stage's other groups. A "lead" is
+//! only what the table's own ranking says (`model::rank`): the rows of
+//! place 1, which share it where their intervals or published ranges
+//! overlap ("≈"), and the first row of the next place.
 
 use serde::Serialize;
 
@@ -18,13 +21,35 @@ use crate::stats::{Interval, Rank, ranks};
 /// the figure they rank by.
 pub(super) type Tables = [(&'static str, &'static str, &'static str, &'static str)];
 
-/// One stage's leader line.
+/// One stage's leader line: its groups' leaders.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(super) struct Leader {
     /// The stage as the line names it, e.g. `CoreMark, one thread`.
     pub(super) stage: &'static str,
-    /// The figure the table ranks by, e.g. `median iterations/s`.
+    /// The figure the tables rank by, e.g. `median iterations/s`.
     pub(super) ranked_by: &'static str,
+    /// Whether a higher figure is better (else the lead is how much longer
+    /// the next place takes).
+    pub(super) higher_is_better: bool,
+    /// The leaders of the stage's largest groups (the first in the home
+    /// page's order where two are as large), at most `GROUPS`.
+    pub(super) groups: Vec<GroupLead>,
+    /// The stage's groups that rank at least one row, shown or not.
+    pub(super) group_count: usize,
+    /// Links to the groups `groups` leaves out.
+    pub(super) more: Vec<GroupLink>,
+}
+
+/// A group's table of a stage on the home page, by the group's name.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct GroupLink {
+    pub(super) name: String,
+    pub(super) url: String,
+}
+
+/// The leader of one group's table of a stage.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub(super) struct GroupLead {
     /// The runners of place 1 (the first `NAMED` of them): more than one
     /// where they cannot be told apart.
     pub(super) first: Vec<Leading>,
@@ -37,9 +62,6 @@ pub(super) struct Leader {
     /// where lower is better, how much longer the next place takes); none
     /// where no other place has the figure.
     pub(super) lead_pct: Option<String>,
-    /// Whether a higher figure is better (else the lead is how much longer
-    /// the next place takes).
-    pub(super) higher_is_better: bool,
     /// The runner of the next place.
     pub(super) next: Option<Leading>,
     /// The next place's interval (or published range) overlaps that of
@@ -52,12 +74,10 @@ pub(super) struct Leader {
     /// What a row of the table is: `runner`, or `runner and backend` where
     /// a runner has a row per cache backend or internet service.
     pub(super) rows_word: &'static str,
-    /// The comparison group in words.
+    /// The comparison group in words, capitalized.
     pub(super) group: String,
     /// The table on the home page.
     pub(super) url: String,
-    /// The stage's other tables that rank at least one row.
-    pub(super) more_tables: usize,
 }
 
 /// A runner of a leader line.
@@ -124,8 +144,9 @@ fn table_order<T>(
         .collect()
 }
 
-/// The line of the largest table of `kinds` over every group (the first
-/// in the home page's order where two are as large).
+/// The line of a stage: the leader of each group's table of `kinds`,
+/// the largest tables first (the home page's order where two are as
+/// large: which table is shown says nothing of which is better).
 fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) -> Option<Leader> {
     let mut tables: Vec<(&Group, &str, usize)> = Vec::new();
     for g in &model.groups {
@@ -136,15 +157,60 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
             }
         }
     }
-    let largest = tables.iter().map(|t| t.2).max()?;
-    let &(g, kind, compared) = tables.iter().find(|t| t.2 == largest)?;
+    // A stable sort keeps the page's order among tables as large.
+    tables.sort_by_key(|t| std::cmp::Reverse(t.2));
+    let &(_, first_kind, _) = tables.first()?;
+    let table_kind = first_kind.trim_end_matches(" save");
+    let (_, _, _, ranked_by) = all.iter().find(|t| t.0 == table_kind).copied()?;
+    let ranked_by = if first_kind == table_kind { ranked_by } else { "median save seconds" };
+    let groups: Vec<GroupLead> =
+        tables.iter().take(GROUPS).filter_map(|&(g, kind, compared)| group_lead(g, all, kind, compared)).collect();
+    let more = tables
+        .iter()
+        .skip(GROUPS)
+        .filter_map(|&(g, kind, _)| {
+            let (_, slug, _, _) = all.iter().find(|t| t.0 == kind.trim_end_matches(" save"))?;
+            Some(GroupLink { name: table_name(g, kind), url: format!("#g-{}-{slug}", g.id) })
+        })
+        .collect();
+    Some(Leader {
+        stage,
+        ranked_by,
+        higher_is_better: !first_kind.starts_with("cache"),
+        groups,
+        group_count: tables.len(),
+        more,
+    })
+}
+
+/// The most groups a stage's line names: seven stages of two groups each
+/// fit the first screen of a laptop; the others are links.
+const GROUPS: usize = 2;
+
+/// The group in words, and which implementation where a CoreMark group
+/// has two tables: they are never compared either.
+fn table_name(g: &Group, kind: &str) -> String {
+    let name = capitalized(group_words(g));
+    if kind == "cpu_eembc" { format!("{name}, EEMBC's CoreMark sources") } else { name }
+}
+
+fn capitalized(mut s: String) -> String {
+    if let Some(first) = s.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    s
+}
+
+/// The leader of the table `kind` of group `g`, which ranks `compared`
+/// rows.
+fn group_lead(g: &Group, all: &Tables, kind: &str, compared: usize) -> Option<GroupLead> {
     let table_kind = kind.trim_end_matches(" save");
-    let (_, slug, _, ranked_by) = all.iter().find(|t| t.0 == table_kind).copied()?;
-    let ranked_by = if kind == table_kind { ranked_by } else { "median save seconds" };
-    let higher_is_better = !kind.starts_with("cache");
-    // CoreMark's published range stands for an imported row's interval,
-    // as in the ranking (`model::rank`); other stages publish none.
+    let (_, slug, _, _) = all.iter().find(|t| t.0 == table_kind).copied()?;
+    // CoreMark's and the cache's published ranges stand for an imported
+    // row's interval, as in the ranking (`model::rank`); other stages
+    // publish none.
     let cpu_range = |f: &CpuRow| if f.headline_samples.is_empty() { range(&f.range) } else { None };
+    let cache_range = |f: &CacheRow| if f.headline_samples.is_empty() { range(&f.restore) } else { None };
     let cpu = |f: &CpuRow| (f.median_value, f.median.clone(), String::new());
     let restore = |f: &CacheRow| (leading(&f.restore), lead_figure(&f.restore), f.backend.clone());
     let save = |f: &CacheRow| (leading(&f.save), lead_figure(&f.save), f.backend.clone());
@@ -156,8 +222,8 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
             |f| (leading(&f.rand_read), lead_figure(&f.rand_read), String::new()),
             true,
         ),
-        "cache" => line(&table_order(&g.cache, none), restore, false),
-        "cache_action" => line(&table_order(&g.cache_action, none), restore, false),
+        "cache" => line(&table_order(&g.cache, cache_range), restore, false),
+        "cache_action" => line(&table_order(&g.cache_action, cache_range), restore, false),
         SAVE_CLIENT => line(&save_order(&g.cache), save, false),
         SAVE_ACTION => line(&save_order(&g.cache_action), save, false),
         _ => line(
@@ -168,14 +234,11 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
     };
     let first_count = first.len();
     let first: Vec<Leading> = first.into_iter().take(NAMED).collect();
-    Some(Leader {
-        stage,
+    Some(GroupLead {
         first_count,
         first_unnamed: first_count - first.len(),
-        ranked_by,
         first,
         lead_pct,
-        higher_is_better,
         next,
         overlapped_by,
         compared,
@@ -184,9 +247,8 @@ fn stage_line(model: &Model, all: &Tables, stage: &'static str, kinds: &[&str]) 
             "internet" => "runner and service row",
             _ => "runner",
         },
-        group: group_words(g),
+        group: table_name(g, kind),
         url: format!("#g-{}-{slug}", g.id),
-        more_tables: tables.len() - 1,
     })
 }
 

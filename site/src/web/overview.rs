@@ -33,8 +33,10 @@ use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 pub struct Headline {
     /// As the tables print it, e.g. `33392.77`.
     pub value: String,
-    /// Against the best unmarked row of the same table, e.g. `87 %`;
-    /// none without a figure or where this row is marked.
+    /// Against the best unmarked row of the same table, e.g. `87 %`, from
+    /// the figure of the first row of its place: rows that cannot be told
+    /// apart (`stats::Rank::tied`) share it, shown `≈ 100 %`; none without
+    /// a figure or where this row is marked.
     pub relative: Option<String>,
     /// The best comparable result has it.
     pub best: bool,
@@ -64,8 +66,11 @@ pub struct OverviewRow {
     pub per_vcpu: Option<String>,
     pub cpu: Option<Headline>,
     /// The cost of one-thread work (`cost_of_work`), formatted, e.g.
-    /// `$0.00508`.
+    /// `$0.00508`, from the figure of the first row of the CoreMark
+    /// place, so that rows that cannot be told apart share it.
     pub cost: Option<String>,
+    /// The CoreMark row shares its place (shown `≈` before the cost).
+    pub cost_tied: bool,
     /// Its value in US dollars, for the order by cost and the script.
     pub cost_usd: Option<f64>,
     pub disk: Option<Headline>,
@@ -101,6 +106,10 @@ pub struct Section {
     pub other_groups: Vec<(&'static str, Option<String>, String)>,
     /// Whether a row has a queue time: only then the column is shown.
     pub queue: bool,
+    /// The stage columns whose figures are set against more than one
+    /// group: they do not sort, as sorting would order figures of
+    /// different groups together.
+    pub mixed: Vec<&'static str>,
     /// The group's index in the model and the table's in the group.
     #[serde(skip)]
     order: (usize, usize),
@@ -126,7 +135,8 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
         let c = cpu.remove(&who);
         let name = |gi: usize, ti: usize| names[&(gi, ti)].clone();
         let headline = |c: &Chosen<'_, _>, text, note| c.headline(text, note, name(c.group, c.table));
-        let cost = c.as_ref().and_then(|c| cost_of_work(machine.usd_per_minute, c.value, c.best, c.row.marked));
+        let cost = c.as_ref().and_then(|c| cost_of_work(machine.usd_per_minute, c.placed(), c.best, c.row.marked));
+        let cost_tied = c.as_ref().is_some_and(|c| c.tied());
         let row = OverviewRow {
             provider_id: r.provider_id.clone(),
             provider_name: r.provider_name.clone(),
@@ -135,6 +145,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             per_vcpu: per_vcpu(&machine),
             cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
             cost: cost.map(money),
+            cost_tied,
             cost_usd: cost,
             disk: disk.remove(&who).map(|c| c.headline(|f| f.rand_read.clone(), |_| None, name(c.group, c.table))),
             cache: cache.remove(&who).map(|c| {
@@ -172,6 +183,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
                 rows: Vec::new(),
                 other_groups: Vec::new(),
                 queue: false,
+                mixed: Vec::new(),
                 order: (c.group, c.table),
             });
             sections.len() - 1
@@ -196,6 +208,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             rows: rest,
             other_groups: Vec::new(),
             queue: false,
+            mixed: Vec::new(),
             order: (usize::MAX, 0),
         });
     }
@@ -220,6 +233,9 @@ fn caption_groups(s: &mut Section) {
         groups.sort_unstable();
         groups.dedup();
         let all = groups.len();
+        if all > 1 {
+            s.mixed.push(column);
+        }
         groups.retain(|g| *g != s.name);
         if all == 1 && groups.len() == 1 {
             s.other_groups.push((column, None, groups.remove(0)));
@@ -332,6 +348,8 @@ fn group_names(groups: &[Group]) -> HashMap<(usize, usize), String> {
 struct Chosen<'a, T> {
     row: &'a Row<T>,
     value: Option<f64>,
+    /// The figure of the first row of its place, where it has a place.
+    place_value: Option<f64>,
     best: Option<f64>,
     /// The group's index in the model and the table's among the stage's.
     group: usize,
@@ -339,15 +357,27 @@ struct Chosen<'a, T> {
 }
 
 impl<T> Chosen<'_, T> {
+    /// Shares its place with another row: cannot be told apart from it.
+    fn tied(&self) -> bool {
+        self.row.place.is_some_and(|p| p.tied)
+    }
+
+    /// The figure its share and cost are computed from: its place's, so
+    /// that rows that cannot be told apart share them.
+    fn placed(&self) -> Option<f64> {
+        if self.tied() { self.place_value.or(self.value) } else { self.value }
+    }
+
     fn headline(&self, text: impl Fn(&T) -> String, note: impl Fn(&T) -> Option<String>, group: String) -> Headline {
         // A marked row (incomplete or excluded) is not compared, as the
         // comparison tables rank it after the others and plot it not at all.
-        let (relative, best) = match (self.value, self.best) {
+        let (relative, best) = match (self.placed(), self.best) {
             // Only the best shows 100 %: another row within half a percent
             // of it shows 99 %.
             (Some(v), Some(b)) if b > 0.0 && !self.row.marked => {
                 let pct = if v >= b { 100.0 } else { (100.0 * v / b).round().min(99.0) };
-                (Some(format!("{pct:.0} %")), v >= b)
+                let tie = if self.tied() { "≈ " } else { "" };
+                (Some(format!("{tie}{pct:.0} %")), v >= b)
             }
             _ => (None, false),
         };
@@ -379,9 +409,18 @@ fn newest<'a, T, const N: usize>(
     for (gi, g) in groups.iter().enumerate() {
         for (ti, table) in tables(g).into_iter().enumerate() {
             let best = table.iter().filter(|r| !r.marked).filter_map(value).reduce(f64::max);
+            // Each place's figure: its first row's (the table is in rank
+            // order, so the first row seen of a place is its first).
+            let mut places: HashMap<usize, Option<f64>> = HashMap::new();
+            for r in table {
+                if let Some(p) = r.place {
+                    places.entry(p.place).or_insert_with(|| value(r));
+                }
+            }
             for row in table.iter().filter(|r| r.meta.excluded.is_none()) {
                 let v = value(row);
-                let new = Chosen { row, value: v, best, group: gi, table: ti };
+                let place_value = row.place.and_then(|p| places.get(&p.place).copied().flatten());
+                let new = Chosen { row, value: v, place_value, best, group: gi, table: ti };
                 match chosen.entry((row.meta.provider_id.as_str(), row.meta.runner.as_str())) {
                     Entry::Vacant(e) => {
                         e.insert(new);

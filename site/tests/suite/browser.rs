@@ -523,13 +523,19 @@ fn overview_reads_by_group(browser: &mut Browser, name: &str, width: u32) {
         );
         let shares = s["shares"].as_array().unwrap();
         if !shares.is_empty() {
-            assert_eq!(shares.iter().filter(|x| *x == "100 %").count(), 1, "{name}: {heading}: one best: {s}");
+            // One best, or several that cannot be told apart ("≈").
+            let best = shares.iter().filter(|x| *x == "100 %").count();
+            let tied = shares.iter().filter(|x| *x == "≈ 100 %").count();
+            assert!((best, tied) == (1, 0) || (best == 0 && tied > 1), "{name}: {heading}: one best place: {s}");
         }
         if *name == *"overview" {
             let figures: Vec<f64> = s["coremark"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
             assert!(figures.windows(2).all(|w| w[0] >= w[1]), "{name}: {heading}: not fastest first: {figures:?}");
             if !figures.is_empty() {
-                assert_eq!(shares[0], "100 %", "{name}: {heading}: the group's order restarts at its best");
+                assert!(
+                    shares[0] == "100 %" || shares[0] == "≈ 100 %",
+                    "{name}: {heading}: the group's order restarts at its best"
+                );
             }
         }
         if width == 390 {

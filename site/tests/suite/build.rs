@@ -95,7 +95,7 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     );
     assert!(!tables(&home).contains(" title=\"A stage or sample"), "{home}");
     let csv = read(out.path(), "data/coremark.csv");
-    assert!(csv.starts_with("fingerprint,protocol,stage_key,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    assert!(csv.starts_with("fingerprint,protocol,stage_key,place,tied,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
     // The feed reads back as Atom: newest first, each entry linking to its
     // runner page and naming its result file.
     let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();
@@ -144,7 +144,7 @@ fn long_tables_show_the_first_rows_and_link_to_every_row() {
     let page = read(out.path(), "tables/ff90bf001f08/cpu/index.html");
     assert!(
         page.contains(
-            "<title>CoreMark: all 4 rows (Published protocols 6 and 5, imported from published reports on \
+            "<title>CoreMark: all 4 rows (Imported from published reports (their own protocols 5 and 6) on \
              Latchkey, StarSling and Ubicloud runners, run dates not published) · runner-bench</title>"
         ),
         "{page}"

@@ -164,7 +164,7 @@ fn each_method_has_its_own_plot() {
 fn each_method_has_its_own_csv_with_the_method() {
     let out = built();
     let key = key();
-    let head = "fingerprint,protocol,stage_key,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
+    let head = "fingerprint,protocol,stage_key,place,tied,provider,runner,backend,method,verified_trials,trials,save_median_s,save_min_s,\
                 save_max_s,save_mib_s,restore_median_s,restore_min_s,restore_max_s,restore_mib_s,date,imported_on,collector,\
                 imported,stale,incomplete,excluded,source\r\n";
     // The result lacks a CPU sample; its cache rows are complete, and say so.
@@ -172,18 +172,19 @@ fn each_method_has_its_own_csv_with_the_method() {
     assert_eq!(
         read(out.path(), "data/cache-action.csv"),
         format!(
-            "{head}739dba2a6817,1,{key},example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,7.12,\
-             22.53,65.98,22.10,18.53,66.84,23.17,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
+            "{head}739dba2a6817,1,{key},1,no,example,example-linux-x64,GitHub Actions cache,\"{ACTION_LABEL}\",3,3,7.76,\
+             7.12,22.53,65.98,22.10,18.53,66.84,23.17,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
         )
     );
     let client = read(out.path(), "data/cache.csv");
     assert!(client.starts_with(head));
     assert_eq!(client.lines().count(), 4, "{client}");
     assert!(!client.contains("action"), "{client}");
+    // Two runners with the same volume figures share place 1.
     assert!(client.contains(&format!(
-        "739dba2a6817,1,{key},example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,1.39,\
-         1.39,1.41,368.35,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
-    )));
+        "739dba2a6817,1,{key},1,yes,example,example-linux-x64,Example attached volume,client,3,3,1.92,1.88,1.95,266.67,\
+         1.39,1.39,1.41,368.35,{tail}/example-linux-x64/2026-11-29-18342215517-1.json\r\n"
+    )), "{client}");
 }
 
 #[test]

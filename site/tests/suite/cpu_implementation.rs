@@ -69,7 +69,7 @@ fn each_implementation_has_its_own_table_plot_and_csv() {
     assert!(eembc.contains("example-linux-arm64 (Example Cloud)") && !eembc.contains("example-linux-x64"));
 
     let csv_runners = |file: &str| -> Vec<String> {
-        read(out.path(), file).lines().skip(1).map(|l| l.split(',').nth(4).unwrap().to_string()).collect()
+        read(out.path(), file).lines().skip(1).map(|l| l.split(',').nth(6).unwrap().to_string()).collect()
     };
     assert_eq!(csv_runners("data/coremark.csv"), ["example-linux-x64"]);
     assert_eq!(csv_runners("data/coremark-eembc.csv"), ["example-linux-arm64"]);

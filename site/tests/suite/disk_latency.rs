@@ -33,7 +33,7 @@ fn measured_disk_rows_show_per_call_latency() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "fingerprint,protocol,stage_key,provider,runner,seq_read_mib_s,seq_write_mib_s,rand_read_iops,rand_write_iops,samples,\
+        "fingerprint,protocol,stage_key,place,tied,provider,runner,seq_read_mib_s,seq_write_mib_s,rand_read_iops,rand_write_iops,samples,\
          seq_read_p50_us,seq_read_p99_us,seq_write_p50_us,seq_write_p99_us,rand_read_p50_us,rand_read_p99_us,\
          rand_write_p50_us,rand_write_p99_us,date,imported_on,collector,imported,stale,incomplete,excluded,source"
     );

@@ -253,8 +253,8 @@ fn the_website_ranks_the_three_providers_together_on_cpu_only() {
     // behind a details element.
     assert!(
         home.contains(&format!(
-            "<h2 id=\"g-{}\">CoreMark: Published protocols 6 and 5, imported from published reports on Latchkey, \
-         StarSling and Ubicloud runners, run dates not published</h2>\n<details><summary>What the group \
+            "<h2 id=\"g-{}\">CoreMark: Imported from published reports (their own protocols 5 and 6) on \
+         Latchkey, StarSling and Ubicloud runners, run dates not published</h2>\n<details><summary>What the group \
          shares</summary>Key <code>{}</code>; protocol 6, fingerprint <code>e021cd7ddc71</code>; protocol 5, \
          fingerprint <code>866df6f892c3</code>.</details>\n",
             s.cpu, s.cpu
@@ -262,14 +262,15 @@ fn the_website_ranks_the_three_providers_together_on_cpu_only() {
         "{home}"
     );
     let csv = std::fs::read_to_string(out.path().join("data/coremark.csv")).unwrap();
-    let lead: Vec<String> = csv.lines().skip(1).map(|l| l.split(',').take(5).collect::<Vec<_>>().join(",")).collect();
+    let lead: Vec<String> = csv.lines().skip(1).map(|l| l.split(',').take(7).collect::<Vec<_>>().join(",")).collect();
+    // Each row's place in the group's table, and whether it shares it.
     assert_eq!(
         lead,
         [
-            format!("866df6f892c3,5,{},starsling,starsling-linux-x64", s.cpu),
-            format!("e021cd7ddc71,6,{},ubicloud,ubicloud-linux-x64", s.cpu),
-            format!("866df6f892c3,5,{},latchkey,latchkey-linux-x64", s.cpu),
-            format!("e021cd7ddc71,6,{},ubicloud,ubicloud-linux-arm64", s.cpu),
+            format!("866df6f892c3,5,{},1,yes,starsling,starsling-linux-x64", s.cpu),
+            format!("e021cd7ddc71,6,{},1,yes,ubicloud,ubicloud-linux-x64", s.cpu),
+            format!("866df6f892c3,5,{},3,no,latchkey,latchkey-linux-x64", s.cpu),
+            format!("e021cd7ddc71,6,{},4,no,ubicloud,ubicloud-linux-arm64", s.cpu),
         ]
     );
 }

@@ -51,7 +51,7 @@ fn leader_lines(home: &str) -> Vec<String> {
                     _ => {}
                 }
             }
-            text.replace("&#x2F;", "/").trim().to_string()
+            text.replace("&#x2F;", "/").replace("&#x27;", "'").trim().to_string()
         })
         .collect()
 }
@@ -72,8 +72,9 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     let lines = leader_lines(&home);
     assert_eq!(
         lines[0],
-        "CoreMark, one thread: fast-linux-x64 (Example Cloud) leads with 66666.67 median iterations/s, 100.0 % ahead of the \
-         next place (slow-linux-x64: 33333.33). 2 runners ranked, published protocol 1, measured."
+        "CoreMark, one thread (median iterations/s): Measured with the runner-bench collector (protocol 1): fast-linux-x64 \
+         (Example Cloud) leads with 66666.67, 100.0 % ahead of the next place (slow-linux-x64: 33333.33). 2 runners \
+         ranked."
     );
     // The golden's disk stage is incomplete (a timed-out sample) and its
     // internet stage ranks no row either, so neither has a line; equal
@@ -82,15 +83,15 @@ fn the_first_screen_names_each_stages_leader_its_lead_and_its_table() {
     assert_eq!(lines.len(), 3, "{lines:?}");
     assert_eq!(
         lines[2],
-        "Cache save, client method: fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 \
-         (Example Cloud, GitHub Actions cache: 7.76) share the lead (≈: too close to tell apart) in median save \
-         seconds. 2 runner and backend rows ranked, published protocol 1, measured."
+        "Cache save, client method (median save seconds): Measured with the runner-bench collector (protocol 1): \
+         fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 (Example Cloud, GitHub Actions \
+         cache: 7.76) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked."
     );
     assert_eq!(
         lines[1],
-        "Cache restore, client method: fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 \
-         (Example Cloud, GitHub Actions cache: 22.10) share the lead (≈: too close to tell apart) in restore seconds. \
-         2 runner and backend rows ranked, published protocol 1, measured."
+        "Cache restore, client method (restore seconds): Measured with the runner-bench collector (protocol 1): \
+         fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 (Example Cloud, GitHub Actions \
+         cache: 22.10) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked."
     );
     // Each line links to its table on the page.
     let first = &home[home.find("<h2 id=\"leaders\"").unwrap()..];
@@ -113,10 +114,148 @@ fn a_lead_whose_next_place_overlaps_the_weakest_leader_is_said_to_be_uncertain()
     let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
     assert_eq!(
         leader_lines(&home)[0],
-        "CoreMark, one thread: starsling-linux-x64 (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and \
-         tiecloud-8vcpu (TieCloud: 33392.77) share the lead (≈: too close to tell apart) in median iterations/s, \
-         11.1 % ahead of the next place (latchkey-linux-x64: 30065.35), whose range overlaps that of tiecloud-8vcpu: \
-         the lead of the medians may not hold. 4 runners ranked, published protocols 6 and 5, imported from \
-         published reports."
+        "CoreMark, one thread (median iterations/s): Imported from published reports (their own protocols 5 and 6): \
+         the lead may not hold, as the next place's range overlaps that of tiecloud-8vcpu; starsling-linux-x64 \
+         (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and tiecloud-8vcpu (TieCloud: 33392.77) share \
+         the lead (≈: too close to tell apart), 11.1 % ahead of the next place (latchkey-linux-x64: 30065.35). \
+         4 runners ranked."
+    );
+}
+
+/// The price-performance fixture's results and provider files, with the
+/// two measured runners of the first test beside them.
+fn fixture_and_measured() -> (tempfile::TempDir, String) {
+    let fixture = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
+    let results = results_dir();
+    for f in walk(&fixture.join("results")) {
+        let rel = f.strip_prefix(fixture.join("results")).unwrap().to_str().unwrap().to_string();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        put(results.path(), &rel, &v);
+    }
+    for (label, n, factor) in [("fast-linux-x64", 1, 2), ("slow-linux-x64", 2, 1)] {
+        let (path, value) = runner(label, n, factor);
+        put(results.path(), &path, &value);
+    }
+    let mut o = site_options(results.path());
+    o.content = fixture.join("content");
+    let out = tempfile::tempdir().unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
+    let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    (out, home)
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() { out.extend(walk(&p)) } else { out.push(p) }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_stage_of_two_groups_names_each_groups_leader_and_no_overall_one() {
+    // The measured runners lead their group with 66666.67 iterations/s; the
+    // imported group's place 1 is 38217.67 and below. The figures of the
+    // two groups are never compared: each group's leader is named, the
+    // larger group (4 ranked runners) first.
+    let (_out, home) = fixture_and_measured();
+    assert_eq!(
+        leader_lines(&home),
+        [
+            "CoreMark, one thread (median iterations/s; 2 groups, never compared): Imported from published reports (their own protocols 5 \
+         and 6): the lead may not hold, as the next place's range overlaps that of tiecloud-8vcpu; starsling-linux-x64 \
+         (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and tiecloud-8vcpu (TieCloud: 33392.77) share \
+         the lead (≈: too close to tell apart), 11.1 % ahead of the next place (latchkey-linux-x64: 30065.35). \
+         4 runners ranked. Measured with the runner-bench collector (protocol 1): fast-linux-x64 \
+         (Example Cloud) leads with 66666.67, 100.0 % ahead of the next place (slow-linux-x64: 33333.33). 2 runners \
+         ranked.",
+            "Disk, random read (random-read IOPS; 2 groups, never compared): Imported from published reports (their own \
+         protocol 6): tiecloud-8vcpu (TieCloud) leads with 19514.56, 100.0 % ahead of the next place (tiecloud-2vcpu: \
+         9757.28). 2 runners ranked. Imported from published reports (their own protocol 5): starsling-linux-x64 \
+         (StarSling) leads with 14237.22, 594.0 % ahead of the next place (latchkey-linux-x64: 2051.53). 2 runners \
+         ranked.",
+            "Cache restore, client method (restore seconds): Measured with the runner-bench collector (protocol 1): \
+             fast-linux-x64 (Example Cloud, GitHub Actions cache: 22.10) and slow-linux-x64 (Example Cloud, GitHub \
+             Actions cache: 22.10) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked.",
+            "Cache save, client method (median save seconds): Measured with the runner-bench collector (protocol 1): \
+             fast-linux-x64 (Example Cloud, GitHub Actions cache: 7.76) and slow-linux-x64 (Example Cloud, GitHub \
+             Actions cache: 7.76) share the lead (≈: too close to tell apart). 2 runner and backend rows ranked.",
+            "Cache restore, action method (restore seconds): Imported from published reports (their own protocols 5 and \
+         6): latchkey-linux-x64 (Latchkey, Latchkey Fast Cache: 3.91) and latchkey-linux-x64 (Latchkey, GitHub \
+         Actions cache: 4.83) share the lead (≈: too close to tell apart); the next place takes at least 66.7 % \
+         longer (starsling-linux-x64, GitHub Actions cache: 8.05). 7 runner and backend rows ranked.",
+            "Cache save, action method (median save seconds): Imported from published reports (their own protocols 5 and \
+         6): latchkey-linux-x64 (Latchkey, Latchkey Fast Cache: 2.37), starsling-linux-x64 (StarSling, GitHub \
+         Actions cache: 3.19) and latchkey-linux-x64 (Latchkey, GitHub Actions cache: 3.24) share the lead (≈: too \
+         close to tell apart); the next place takes at least 127.8 % longer (tiecloud-2vcpu, GitHub Actions cache: \
+         7.38). 7 runner and backend rows ranked.",
+            "Internet download (download Mbps): Imported from published reports (their own protocols 5 and 6): \
+         latchkey-linux-x64 (Latchkey, LibreSpeed (Sharktech, Amsterdam)) is the only one ranked, with 201.70. \
+         1 runner and service row ranked.",
+        ]
+    );
+}
+
+#[test]
+fn imported_cache_rows_whose_published_ranges_overlap_share_a_place() {
+    // Latchkey's published restores: Latchkey Fast Cache 3.91 (3.77–5.08)
+    // and GitHub Actions cache 4.83 (4.32–4.86): the ranges overlap, so the
+    // rows cannot be told apart and share place 1.
+    let fixture = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
+    let mut o = site_options(&fixture.join("results"));
+    o.content = fixture.join("content");
+    let out = tempfile::tempdir().unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
+    let home = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    // Both rows share place 1; the next place (8.05 s) takes 66.7 % longer
+    // than the weaker of them (8.05 ÷ 4.83 = 1.667). Disk: each group its
+    // own leader, starsling-linux-x64's 14237.22 IOPS never set against
+    // tiecloud-8vcpu's 19514.56 of another group.
+    assert_eq!(
+        leader_lines(&home),
+        [
+            "CoreMark, one thread (median iterations/s): Imported from published reports (their own protocols 5 \
+         and 6): the lead may not hold, as the next place's range overlaps that of tiecloud-8vcpu; starsling-linux-x64 \
+         (StarSling: 38217.67), tiecloud-2vcpu (TieCloud: 33392.77) and tiecloud-8vcpu (TieCloud: 33392.77) share \
+         the lead (≈: too close to tell apart), 11.1 % ahead of the next place (latchkey-linux-x64: 30065.35). \
+         4 runners ranked.",
+            "Disk, random read (random-read IOPS; 2 groups, never compared): Imported from published reports (their own \
+         protocol 6): tiecloud-8vcpu (TieCloud) leads with 19514.56, 100.0 % ahead of the next place (tiecloud-2vcpu: \
+         9757.28). 2 runners ranked. Imported from published reports (their own protocol 5): starsling-linux-x64 \
+         (StarSling) leads with 14237.22, 594.0 % ahead of the next place (latchkey-linux-x64: 2051.53). 2 runners \
+         ranked.",
+            "Cache restore, action method (restore seconds): Imported from published reports (their own protocols 5 and \
+         6): latchkey-linux-x64 (Latchkey, Latchkey Fast Cache: 3.91) and latchkey-linux-x64 (Latchkey, GitHub \
+         Actions cache: 4.83) share the lead (≈: too close to tell apart); the next place takes at least 66.7 % \
+         longer (starsling-linux-x64, GitHub Actions cache: 8.05). 7 runner and backend rows ranked.",
+            "Cache save, action method (median save seconds): Imported from published reports (their own protocols 5 and \
+         6): latchkey-linux-x64 (Latchkey, Latchkey Fast Cache: 2.37), starsling-linux-x64 (StarSling, GitHub \
+         Actions cache: 3.19) and latchkey-linux-x64 (Latchkey, GitHub Actions cache: 3.24) share the lead (≈: too \
+         close to tell apart); the next place takes at least 127.8 % longer (tiecloud-2vcpu, GitHub Actions cache: \
+         7.38). 7 runner and backend rows ranked.",
+            "Internet download (download Mbps): Imported from published reports (their own protocols 5 and 6): \
+         latchkey-linux-x64 (Latchkey, LibreSpeed (Sharktech, Amsterdam)) is the only one ranked, with 201.70. \
+         1 runner and service row ranked.",
+        ]
+    );
+    let csv = std::fs::read_to_string(out.path().join("data/cache-action.csv")).unwrap();
+    let latchkey: Vec<&str> = csv.lines().filter(|l| l.contains("latchkey-linux-x64")).collect();
+    // The CSV carries the same place and tie (the columns after the key).
+    let head = "866df6f892c3,5,1c0e0dc62819,1,yes,latchkey,latchkey-linux-x64";
+    let file = "/results/latchkey/latchkey-linux-x64/2026-11-29-imported-87d31437d07a.json";
+    assert_eq!(
+        latchkey,
+        [
+            format!(
+                "{head},Latchkey Fast Cache,action,3,3,2.37,2.20,4.40,216.13,3.91,3.77,5.08,130.94,,2026-11-29,\
+                 imported,yes,no,no,,{file}"
+            ),
+            format!(
+                "{head},GitHub Actions cache,action,3,3,3.24,3.22,4.60,158.14,4.83,4.32,4.86,105.95,,2026-11-29,\
+                 imported,yes,no,no,,{file}"
+            ),
+        ]
     );
 }

@@ -41,8 +41,8 @@ fn sections(out: &Path, page: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// The group of the repository's CoreMark figures, protocols 6 and 5.
-const CPU_GROUP: &str = "Published protocols 6 and 5, imported from published reports on Latchkey, StarSling and \
+/// The group of the repository's CoreMark figures, protocols 5 and 6.
+const CPU_GROUP: &str = "Imported from published reports (their own protocols 5 and 6) on Latchkey, StarSling and \
                          Ubicloud runners, run dates not published";
 
 const STARSLING: &str = "name = \"StarSling\"\nsite = \"https://starsling.example\"\n\
@@ -98,8 +98,9 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     // letter that its cells show; cache and internet have one for both
     // protocols, like CoreMark (the cache group, of another stage, is
     // named once in the caption).
-    let disk5 = "Published protocol 5, imported from published reports on Latchkey and StarSling runners, run dates not published";
-    let disk6 = "Published protocol 6, imported from published reports on Ubicloud runners, run dates not published";
+    let disk5 = "Imported from published reports (their own protocol 5) on Latchkey and StarSling runners, run dates not \
+                 published";
+    let disk6 = "Imported from published reports (their own protocol 6) on Ubicloud runners, run dates not published";
     let cache = format!("{CPU_GROUP}, action method");
     let (a, b) = ("<span class=\"reason\">group A</span>", "<span class=\"reason\">group B</span>");
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
@@ -113,19 +114,21 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     // row.
     let expected = [
         format!(
-            "{}{}<td class=\"num\" data-sort=\"0.00800\">$0.00800</td>{}{}{}{unavailable}</tr>",
+            "{}{}<td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>{}{}{}{unavailable}</tr>",
             runner("starsling", "StarSling", "starsling-linux-x64", "x64", "linux", "2 vCPU, 8 GiB memory, 75 GB disk"),
-            cell(CPU_GROUP, "38217.67", "100 %", true, ""),
+            cell(CPU_GROUP, "38217.67", "≈ 100 %", true, ""),
             price("starsling.example", "0.008", "$0.00400", "2026-11-20", false),
             cell(disk5, "14237.22", "100 %", true, a),
-            cell(&cache, "63.60", "49 %", false, &note("GitHub Actions cache, action")),
+            cell(&cache, "63.60", "≈ 49 %", false, &note("GitHub Actions cache, action")),
         ),
         format!(
             "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
             runner("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated", "not stated"),
-            cell(CPU_GROUP, "33392.77", "87 %", false, ""),
+            cell(CPU_GROUP, "33392.77", "≈ 100 %", true, ""),
             cell(disk6, "9757.28", "100 %", true, b),
-            cell(&cache, "45.94", "35 %", false, &note("Ubicloud transparent cache, action")),
+            // 11.14 s (10.13–11.99) shares the place of StarSling's 8.05 s
+            // (7.74–11.81): the place's share, 49 %.
+            cell(&cache, "45.94", "≈ 49 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
             "{}{}<td class=\"num\" data-sort=\"0.00508\">$0.00508</td>{}{}{}{}</tr>",
@@ -140,7 +143,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             cell(CPU_GROUP, "30065.35", "79 %", false, ""),
             price("latchkey.example", "0.004", "$0.00100", "2026-06-03", true),
             cell(disk5, "2051.53", "14 %", false, a),
-            cell(&cache, "130.94", "100 %", true, &note("Latchkey Fast Cache, action")),
+            cell(&cache, "130.94", "≈ 100 %", true, &note("Latchkey Fast Cache, action")),
             cell(CPU_GROUP, "201.70", "100 %", true, &libre),
         ),
         format!(
@@ -148,7 +151,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             runner("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated", "not stated"),
             cell(CPU_GROUP, "21630.02", "57 %", false, ""),
             cell(disk6, "4346.70", "45 %", false, b),
-            cell(&cache, "48.58", "37 %", false, &note("Ubicloud transparent cache, action")),
+            cell(&cache, "48.58", "≈ 49 %", false, &note("Ubicloud transparent cache, action")),
         ),
     ];
     assert_eq!(sections.len(), 1, "{sections:#?}");
@@ -243,9 +246,13 @@ fn the_cost_of_one_thread_work_counts_the_whole_runners_price() {
     };
     let row = |r: &str, c: &str, cost: &str, v: &str| (r.to_string(), c.to_string(), cost.to_string(), v.to_string());
     let (stars, two, eight, latch) = (
-        row("starsling-linux-x64", "38217.67 100 %", "$0.0160", "$0.00400"),
-        row("tiecloud-2vcpu", "33392.77 87 %", "$0.00916", "$0.00400"),
-        row("tiecloud-8vcpu", "33392.77 87 %", "$0.0366", "$0.00400"),
+        // The three share CoreMark's place 1 (their published ranges
+        // overlap): each shows the place's share, and costs its price
+        // (price × 38217.67 ÷ 38217.67), not $0.008 × 38217.67 ÷ 33392.77 =
+        // $0.00916 on the medians' noise.
+        row("starsling-linux-x64", "38217.67 ≈ 100 %", "≈ $0.0160", "$0.00400"),
+        row("tiecloud-2vcpu", "33392.77 ≈ 100 %", "≈ $0.00800", "$0.00400"),
+        row("tiecloud-8vcpu", "33392.77 ≈ 100 %", "≈ $0.0320", "$0.00400"),
         row("latchkey-linux-x64", "30065.35 79 %", "—", ""),
     );
     // By CoreMark: the tie by label; by cost: cheapest first, none last.
@@ -336,8 +343,8 @@ fn group_names_from_result_files_are_escaped() {
     let page = read(out.path(), "overview/index.html");
     assert!(
         page.contains(
-            "imported from published reports on &lt;script&gt;alert(6)&lt;&#x2F;script&gt;&quot; title=&quot;x, \
-             Latchkey and StarSling runners"
+            "Imported from published reports (their own protocols 5 and 6) on &lt;script&gt;alert(6)&lt;&#x2F;script&gt;\
+             &quot; title=&quot;x, Latchkey and StarSling runners"
         ),
         "{page}"
     );
@@ -446,7 +453,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
     build_into(dir.path(), out.path());
     let sections = sections(out.path(), "overview");
     assert_eq!(sections.len(), 1, "{sections:#?}");
-    assert_eq!(sections[0].0, "Published protocol 1, measured");
+    assert_eq!(sections[0].0, "Measured with the runner-bench collector (protocol 1)");
     assert_eq!(
         sections[0].1,
         [format!(
@@ -455,7 +462,7 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
              (Sharktech, Amsterdam)</span></td></tr>",
             runner("example", "Example Cloud", "example-linux-x64", "not stated", "not stated", "not stated"),
             cell(
-                "Published protocol 1, measured, client method",
+                "Measured with the runner-bench collector (protocol 1), client method",
                 "23.17",
                 "100 %",
                 true,
@@ -546,8 +553,8 @@ fn a_newer_try_out_never_hides_a_runners_complete_result() {
     let group = CPU_GROUP.replace("Latchkey, StarSling and Ubicloud", "Latchkey, StarSling and TieCloud");
     assert!(
         row.contains(&format!(
-            "<td class=\"num\">33392.77 <span class=\"rel\" title=\"Against the best of its comparison group: \
-             {group}\">87 %</span></td><td class=\"num\" data-sort=\"0.00916\">$0.00916</td>"
+            "<td class=\"num\">33392.77 <span class=\"rel best\" title=\"Against the best of its comparison group: \
+             {group}\">≈ 100 %</span></td><td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>"
         )),
         "{row}"
     );

@@ -41,7 +41,7 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
     }
     // Each section says it holds try-outs, not a published profile's
     // ranked results, and so does the overview's.
-    let tryouts = "Try-outs of the quick profile, never ranked (published protocol 1, measured)";
+    let tryouts = "Try-outs of the quick profile, never ranked: measured with the runner-bench collector (protocol 1)";
     assert!(home.contains(&format!("<h2 id=\"g-41c02367d53c\">CoreMark: {tryouts}</h2>")), "{home}");
     assert!(home.contains(&format!("<h2 id=\"g-185464aeae24\">Disk: {tryouts}</h2>")), "{home}");
     let overview = std::fs::read_to_string(out.path().join("overview/index.html")).unwrap();
@@ -90,8 +90,8 @@ fn try_out_groups_come_after_the_ranked_ones() {
     assert_eq!(
         headings,
         [
-            "CoreMark: Published protocol 1, measured",
-            "CoreMark: Try-outs of the quick profile, never ranked (published protocol 1, measured)"
+            "CoreMark: Measured with the runner-bench collector (protocol 1)",
+            "CoreMark: Try-outs of the quick profile, never ranked: measured with the runner-bench collector (protocol 1)"
         ]
     );
 }
