@@ -32,6 +32,7 @@ mod identity;
 mod imported_figures;
 mod interrupted;
 mod profiles;
+pub use profiles::BEFORE_ALL_CORE;
 mod rows;
 mod rules;
 mod same_run;

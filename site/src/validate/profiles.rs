@@ -26,7 +26,7 @@ pub(super) const KNOWN_VERSIONS: [&str; 2] = ["0.1.0", "0.2.0"];
 /// The profiles as collectors before the all-core CPU stage defined them,
 /// written out: `parameters.cpu_allcore` gave each profile a new
 /// fingerprint.
-const BEFORE_ALL_CORE: [(&str, &str); 2] =
+pub const BEFORE_ALL_CORE: [(&str, &str); 2] =
     [("standard without the all-core stage", "739dba2a6817"), ("quick without the all-core stage", "7a737381e8dd")];
 
 /// Each profile's name and fingerprint, as every known version defines it.

@@ -203,8 +203,15 @@ fn profile_of(meta: &Meta) -> String {
         runner_bench_format::Profile::ALL.iter().map(|p| (p.parameters().fingerprint().to_string(), p.name())).collect()
     });
     let fp: &str = &meta.fingerprint;
+    let before = crate::validate::BEFORE_ALL_CORE.iter().find(|(_, k)| *k == fp);
     match known.iter().find(|(k, _)| k == fp) {
         Some((_, name)) if !meta.imported => format!("{name} profile"),
+        // A profile as collectors before the all-core stage defined it.
+        _ if !meta.imported
+            && let Some((name, _)) = before =>
+        {
+            format!("{} profile, without the all-core stage", name.split(' ').next().unwrap_or(name))
+        }
         _ if fp.is_empty() => "no profile published".to_string(),
         _ if meta.imported => format!("published profile {fp}"),
         _ => format!("profile {fp}"),

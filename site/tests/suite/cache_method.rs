@@ -194,13 +194,13 @@ fn a_runner_page_shows_the_cache_method() {
     assert!(page.contains("<th scope=\"col\">Backend</th><th scope=\"col\">Method</th>"));
     // Every backend has its own row, with its method: the GitHub cache by
     // the action's steps, the volume by the collector's client.
-    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile</small></td>";
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile, without the all-core stage</small></td>";
     let action = "action: actions&#x2F;cache&#x2F;save@27d5ce7, actions&#x2F;cache&#x2F;restore@27d5ce7";
     for (backend, method) in [("GitHub Actions cache", action), ("Example attached volume", "client")] {
         assert!(page.contains(&format!("<tr>{date}<td>{backend}</td><td>{method}</td>")), "{backend}: {page}");
     }
     let page = read(out.path(), "runners/example/example-linux-arm64/index.html");
-    let date = "<td><a href=\"#r-2026-11-29-7-1\">2026-11-29</a> <small class=\"reason\">standard profile</small></td>";
+    let date = "<td><a href=\"#r-2026-11-29-7-1\">2026-11-29</a> <small class=\"reason\">standard profile, without the all-core stage</small></td>";
     for backend in ["GitHub Actions cache", "Example attached volume"] {
         assert!(page.contains(&format!("<tr>{date}<td>{backend}</td><td>client</td>")), "{backend}: {page}");
     }

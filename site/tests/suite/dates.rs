@@ -46,7 +46,9 @@ fn a_measured_result_is_dated_and_plotted_as_one_runners_line() {
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
     assert_eq!(
         first_cells(&page, "t-history-cpu"),
-        ["<a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile</small>"]
+        [
+            "<a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile, without the all-core stage</small>"
+        ]
     );
     // One result is no history: no plot whose date axis would stretch
     // around a single day.

@@ -140,7 +140,7 @@ fn a_runner_page_shows_every_stage_and_backend_each_marked_on_its_own() {
     let out = tempfile::tempdir().unwrap();
     build_into(results.path(), out.path());
     let page = read(out.path(), "runners/example/example-linux-x64/index.html");
-    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile</small></td>";
+    let date = "<td><a href=\"#r-2026-11-29-18342215517-1\">2026-11-29</a> <small class=\"reason\">standard profile, without the all-core stage</small></td>";
     let incomplete = "<span class=\"mark incomplete\">incomplete</span>";
     // The history row is not greyed for a stage's failure.
     assert!(page.contains("<tr id=\"r-2026-11-29-18342215517-1\"><td><code>"), "{page}");

@@ -66,7 +66,12 @@ fn the_site_marks_a_quick_result_and_ranks_none_of_its_rows() {
     assert!(runner.contains("<span class=\"mark tryout\">try-out</span>"));
     // Its stage rows name the profile, so that they never read as the
     // runner's figures beside a standard result's.
-    assert!(runner.contains("\">2026-12-05</a> <small class=\"reason\">quick profile</small></td>"), "{runner}");
+    assert!(
+        runner.contains(
+            "\">2026-12-05</a> <small class=\"reason\">quick profile, without the all-core stage</small></td>"
+        ),
+        "{runner}"
+    );
 }
 
 /// Issue 49: try-outs are shown apart, after every ranked group of their
