@@ -7,9 +7,10 @@
 use std::fmt;
 
 use crate::measured::{
-    CacheMethod, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult, RunRecord, STAGE_NAMES,
-    Status, benchmark_job_trial,
+    CacheMethod, CpuAllCoreStage, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult,
+    RunRecord, STAGE_NAMES, Status, benchmark_job_trial,
 };
+use crate::params::Parameters;
 use crate::values::Message;
 use crate::values::NonNeg;
 
@@ -197,6 +198,51 @@ impl Problems {
         }
     }
 
+    /// The all-core stage: part of the profile, its samples within
+    /// `cpu_samples`, and an `ok` sample records each of its contexts.
+    fn cpu_allcore(&mut self, all: &CpuAllCoreStage, params: &Parameters) {
+        if params.cpu_allcore != Some(true) {
+            self.push(
+                "$.stages.cpu_allcore",
+                "the parameters have no all-core stage (parameters.cpu_allcore is not true)",
+            );
+        }
+        self.attempts("$.stages.cpu_allcore.samples", all.samples.len(), params.cpu_samples, "parameters.cpu_samples");
+        for (i, s) in all.samples.iter().enumerate() {
+            let path = format_args!("$.stages.cpu_allcore.samples[{i}]");
+            self.outcome(
+                path,
+                s.status,
+                &s.message,
+                &[
+                    ("iterations", s.iterations.is_some()),
+                    ("elapsed_s", s.elapsed_s.is_some()),
+                    ("validation", s.validation.is_some()),
+                ],
+            );
+            if s.contexts == 0 {
+                self.push(format!("{path}.contexts"), "0 contexts: a sample runs one per logical CPU, at least one");
+            }
+            if s.status == Status::Ok {
+                if s.threads.len() != s.contexts as usize {
+                    self.push(
+                        format!("{path}.threads"),
+                        format!(
+                            "{} threads recorded for {} contexts: an \"ok\" sample records every context",
+                            s.threads.len(),
+                            s.contexts
+                        ),
+                    );
+                }
+                for (k, t) in s.threads.iter().enumerate() {
+                    if t.crcs.is_none() {
+                        self.push(format!("{path}.threads[{k}].crcs"), "required when status is \"ok\"");
+                    }
+                }
+            }
+        }
+    }
+
     fn attempts(&mut self, path: &str, attempted: usize, requested: u32, parameter: &str) {
         if attempted > requested as usize {
             self.push(path, format!("{attempted} samples attempted but {parameter} requested {requested}"));
@@ -230,7 +276,7 @@ impl MeasuredResult {
                 if !STAGE_NAMES.contains(&stage.as_str()) {
                     p.push(
                         format!("$.provenance.jobs[{i}].stages[{j}]"),
-                        format!("unknown stage \"{stage}\"; a job measures cpu, disk, internet, cache or http_cache"),
+                        format!("unknown stage \"{stage}\"; a job measures cpu, cpu_allcore, disk, internet, cache or http_cache"),
                     );
                 }
             }
@@ -253,6 +299,9 @@ impl MeasuredResult {
                     ],
                 );
             }
+        }
+        if let Some(all) = &self.stages.cpu_allcore {
+            p.cpu_allcore(all, params);
         }
         if let Some(disk) = &self.stages.disk {
             p.attempts("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");

@@ -31,6 +31,12 @@ pub struct Parameters {
     pub cpu_seconds: u32,
     /// The CPU workload: algorithm, version and data size.
     pub cpu_workload: String,
+    /// Whether the all-core CoreMark stage is part of the protocol: one
+    /// context per logical CPU, `cpu_samples` samples of `cpu_seconds`
+    /// each. Absent in the profiles before that stage, whose fingerprints
+    /// it therefore leaves as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_allcore: Option<bool>,
     /// Disk samples requested.
     pub disk_samples: u32,
     /// Size of the disk test file, MiB.
@@ -106,6 +112,7 @@ impl Profile {
             cpu_samples: 5,
             cpu_seconds: 30,
             cpu_workload: "coremark-1.0-total-data-size-2000".to_string(),
+            cpu_allcore: Some(true),
             disk_samples: 5,
             disk_file_mib: 1024,
             disk_op_seconds: 5,
@@ -261,6 +268,15 @@ impl StageKind {
 /// results are grouped by the whole fingerprint.
 pub const UNKEYED_INPUTS: [&str; 3] = ["http_cache_entries", "http_cache_value_bytes", "http_cache_connections"];
 
+/// The parameters the all-core CoreMark stage's figures depend on, the
+/// inputs of its comparability key once the site compares it: the one-thread
+/// stage's (its samples, seconds, workload and timeout are the same) and
+/// `cpu_allcore`. It is no `StageKind` yet, since every keyed stage has its
+/// tables on the site. `cpu_allcore` is in no `StageKind`'s inputs, so
+/// adding the stage to a profile changes no other stage's key.
+pub const ALL_CORE_INPUTS: [&str; 6] =
+    ["protocol", "cpu_allcore", "cpu_samples", "cpu_seconds", "cpu_workload", "sample_timeout_s"];
+
 impl Parameters {
     /// The parameters `stage` uses, as a JSON object of `stage.inputs()`.
     pub fn stage_inputs(&self, stage: StageKind) -> serde_json::Map<String, serde_json::Value> {
@@ -340,7 +356,8 @@ mod tests {
         };
         for field in all.keys() {
             let used = StageKind::ALL.iter().any(|s| s.inputs().contains(&field.as_str()));
-            assert!(used || UNKEYED_INPUTS.contains(&field.as_str()), "{field} is in no stage's inputs");
+            let listed = UNKEYED_INPUTS.contains(&field.as_str()) || ALL_CORE_INPUTS.contains(&field.as_str());
+            assert!(used || listed, "{field} is in no stage's inputs");
         }
         for s in StageKind::ALL {
             for input in s.inputs() {
@@ -361,6 +378,23 @@ mod tests {
         let longer_timeout = Parameters { sample_timeout_s: 120, ..standard.clone() };
         for s in StageKind::ALL {
             assert_ne!(key_of(&inputs(&standard, s)), key_of(&inputs(&longer_timeout, s)), "{}", s.name());
+        }
+    }
+
+    /// Profiles before the all-core stage had no `cpu_allcore`: their
+    /// canonical form, and so their fingerprint, is what it was.
+    #[test]
+    fn a_profile_without_the_all_core_stage_keeps_its_fingerprint() {
+        for (profile, before) in [(Profile::Standard, "739dba2a6817"), (Profile::Quick, "7a737381e8dd")] {
+            let older = Parameters { cpu_allcore: None, ..profile.parameters() };
+            assert!(!older.canonical_json().contains("cpu_allcore"));
+            assert_eq!(older.fingerprint().as_str(), before, "{}", profile.name());
+        }
+        let standard = Profile::Standard.parameters();
+        let older = Parameters { cpu_allcore: None, ..standard.clone() };
+        let inputs = |p: &Parameters, s| serde_json::Value::Object(p.stage_inputs(s));
+        for s in StageKind::ALL {
+            assert_eq!(key_of(&inputs(&standard, s)), key_of(&inputs(&older, s)), "{}", s.name());
         }
     }
 

@@ -92,14 +92,15 @@ fn the_binary_digest_is_64_lowercase_hex_digits() {
 }
 
 #[test]
-fn a_job_measures_only_the_five_stages() {
+fn a_job_measures_only_the_six_stages() {
     let mut v = with_binary_and_jobs();
     v["provenance"]["jobs"][0]["stages"][1] = json!("gpu");
     assert_eq!(
         read(&v).unwrap().problems(),
         vec![Problem {
             field: "$.provenance.jobs[0].stages[1]".to_string(),
-            reason: "unknown stage \"gpu\"; a job measures cpu, disk, internet, cache or http_cache".to_string(),
+            reason: "unknown stage \"gpu\"; a job measures cpu, cpu_allcore, disk, internet, cache or http_cache"
+                .to_string(),
         }]
     );
 }

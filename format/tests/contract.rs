@@ -120,8 +120,8 @@ fn fingerprint_vectors() {
         assert_eq!(params.canonical_json(), v["canonical"].as_str().unwrap(), "{}", profile.name());
         assert_eq!(params.fingerprint().as_str(), v["fingerprint"].as_str().unwrap(), "{}", profile.name());
     }
-    assert_eq!(Profile::Standard.parameters().fingerprint().as_str(), "739dba2a6817");
-    assert_eq!(Profile::Quick.parameters().fingerprint().as_str(), "7a737381e8dd");
+    assert_eq!(Profile::Standard.parameters().fingerprint().as_str(), "ff3be33c0c3c");
+    assert_eq!(Profile::Quick.parameters().fingerprint().as_str(), "29c30736ae15");
 }
 
 #[test]

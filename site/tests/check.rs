@@ -15,6 +15,16 @@ fn the_golden_result_at_its_path_passes() {
     assert_eq!(runs[0].rel_path, GOLDEN_PATH);
 }
 
+/// A result of the standard profile with the all-core CPU stage passes, as
+/// does the shared golden result, of a collector before that stage.
+#[test]
+fn a_result_with_the_all_core_stage_passes() {
+    let allcore = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1-allcore.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(allcore).unwrap()).unwrap();
+    assert!(v["stages"]["cpu_allcore"].is_object());
+    assert_eq!(problems_of(&v), []);
+}
+
 #[test]
 fn the_committed_results_pass() {
     let results = concat!(env!("CARGO_MANIFEST_DIR"), "/../results");
@@ -727,7 +737,7 @@ fn a_job_measures_one_of_the_five_stages() {
         problems_of(&v),
         [golden_problem(
             "$.provenance.jobs[0].stages[2]",
-            "unknown stage \"network\"; a job measures cpu, disk, internet, cache or http_cache"
+            "unknown stage \"network\"; a job measures cpu, cpu_allcore, disk, internet, cache or http_cache"
         )]
     );
 }

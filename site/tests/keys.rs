@@ -212,6 +212,13 @@ fn measured_profiles_share_a_stage_exactly_where_its_parameters_are_equal() {
         (&standard.disk, &standard.cache, &standard.internet),
         (&quick_cpu.disk, &quick_cpu.cache, &quick_cpu.internet)
     );
+    // The all-core stage's parameter is in no other stage's key: results
+    // from before it are compared with later ones on every stage.
+    let before = Parameters { cpu_allcore: None, ..Profile::Standard.parameters() };
+    let before = stage_keys(&with_parameters(&before));
+    for s in StageKind::ALL {
+        assert_eq!(standard.get(s), before.get(s), "{}", s.name());
+    }
     // A measured and an imported result never share a key.
     let (_, starsling) = seed(STARSLING);
     let imported = stage_keys(&starsling[0]);

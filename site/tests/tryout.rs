@@ -22,7 +22,7 @@ fn site_check_accepts_a_quick_result_and_says_it_is_never_ranked() {
         [(
             "$.fingerprint",
             "7a737381e8dd is the quick profile's, a try-out: the site shows the result marked \"try-out\" and never \
-             ranks it; a run of the standard profile (739dba2a6817) is ranked"
+             ranks it; a run of the standard profile (ff3be33c0c3c) is ranked"
         )]
     );
 }

@@ -16,6 +16,11 @@
 //! work runs on threads of its own ([`pin_process`]) also restricts the
 //! process's affinity mask while it runs.
 //!
+//! The all-core stage pins nothing: its threads run where the OS puts them.
+//! On a Windows machine of several processor groups (more than 64 logical
+//! CPUs) a thread starts in one group only, so each of its threads is moved
+//! into the group of the logical CPU it stands for ([`join_group_of`]).
+//!
 //! macOS has no hard affinity: its samples run unpinned and say so.
 
 use runner_bench_format::Affinity;
@@ -33,6 +38,9 @@ pub enum PinError {
     Set { cpu: u32, source: std::io::Error },
     #[error("pinning to CPU {cpu} did not take: the thread's affinity is now {observed}")]
     NotInForce { cpu: u32, observed: String },
+    #[error("cannot move the thread to processor group {group}: {source}")]
+    #[cfg_attr(not(windows), allow(dead_code, reason = "only Windows has processor groups"))]
+    Group { group: u32, source: std::io::Error },
     #[error("this OS has no hard CPU affinity in this collector; the sample runs unpinned")]
     #[cfg_attr(any(target_os = "linux", windows), allow(dead_code, reason = "only other systems construct it"))]
     Unsupported,
@@ -114,6 +122,16 @@ mod imp {
         let cpu = unsafe { libc::sched_getcpu() };
         (cpu >= 0).then_some((0, cpu as u32))
     }
+
+    /// Linux has no processor groups: every thread may run on every CPU.
+    pub fn join_group_of(_k: u32) -> Result<(), PinError> {
+        Ok(())
+    }
+
+    /// The CPUs of the process's mask, within its cgroup's CPU quota.
+    pub fn offered_cpus() -> u32 {
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+    }
 }
 
 #[cfg(windows)]
@@ -124,9 +142,9 @@ mod imp {
     use windows_sys::Win32::System::Kernel::PROCESSOR_NUMBER;
     use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
     use windows_sys::Win32::System::Threading::{
-        GetActiveProcessorCount, GetCurrentProcess, GetCurrentProcessorNumberEx, GetCurrentThread,
-        GetProcessAffinityMask, GetProcessGroupAffinity, GetThreadGroupAffinity, SetProcessAffinityMask,
-        SetThreadGroupAffinity,
+        GetActiveProcessorCount, GetActiveProcessorGroupCount, GetCurrentProcess, GetCurrentProcessorNumberEx,
+        GetCurrentThread, GetProcessAffinityMask, GetProcessGroupAffinity, GetThreadGroupAffinity,
+        SetProcessAffinityMask, SetThreadGroupAffinity,
     };
 
     use super::PinError;
@@ -263,6 +281,45 @@ mod imp {
         unsafe { GetCurrentProcessorNumberEx(&mut number) };
         Some((u32::from(number.Group), u32::from(number.Number)))
     }
+
+    /// Each processor group's active logical CPUs, in group order.
+    fn group_sizes() -> Vec<u32> {
+        // SAFETY: GetActiveProcessorGroupCount has no preconditions.
+        let groups = unsafe { GetActiveProcessorGroupCount() };
+        (0..groups)
+            .map(|g| {
+                // SAFETY: GetActiveProcessorCount takes a group number and
+                // has no other preconditions.
+                unsafe { GetActiveProcessorCount(g) }
+            })
+            .collect()
+    }
+
+    /// Moves the calling thread into the processor group of the `k`th
+    /// logical CPU, counted across the groups in order, free to run on any
+    /// CPU of it. A machine of one group (at most 64 logical CPUs) leaves
+    /// the thread as it is.
+    pub fn join_group_of(k: u32) -> Result<(), PinError> {
+        let sizes = group_sizes();
+        if sizes.len() <= 1 {
+            return Ok(());
+        }
+        let mut first = 0u32;
+        for (group, &n) in sizes.iter().enumerate() {
+            if k < first + n {
+                let mask = if n >= usize::BITS { usize::MAX } else { (1usize << n) - 1 };
+                let wanted = GROUP_AFFINITY { Mask: mask, Group: group as u16, Reserved: [0; 3] };
+                return set_thread(&wanted).map_err(|source| PinError::Group { group: group as u32, source });
+            }
+            first += n;
+        }
+        Ok(())
+    }
+
+    /// Active logical CPUs in every processor group.
+    pub fn offered_cpus() -> u32 {
+        group_sizes().iter().sum::<u32>().max(1)
+    }
 }
 
 #[cfg(not(any(target_os = "linux", windows)))]
@@ -290,9 +347,23 @@ mod imp {
     pub fn current_cpu() -> Option<(u32, u32)> {
         None
     }
+
+    pub fn join_group_of(_k: u32) -> Result<(), PinError> {
+        Ok(())
+    }
+
+    pub fn offered_cpus() -> u32 {
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+    }
 }
 
-pub use imp::{PinGuard, allowed_cpus};
+pub use imp::{PinGuard, allowed_cpus, join_group_of, offered_cpus};
+
+/// The processor group and the CPU within it that the calling thread runs
+/// on; `None` where the OS does not say.
+pub fn current_group_cpu() -> Option<(u32, u32)> {
+    imp::current_cpu()
+}
 
 /// The CPU to pin to: the one asked for, if the process may use it, else the
 /// lowest-numbered allowed CPU (the published reports pin to CPU 0).

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod cpu;
+pub mod cpu_allcore;
 pub mod disk;
 pub mod http;
 pub mod http_cache;
@@ -18,6 +19,7 @@ use crate::platform::progress::Progress;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StageKind {
     Cpu,
+    CpuAllCore,
     Disk,
     Cache,
     Internet,
@@ -27,16 +29,18 @@ pub enum StageKind {
 impl StageKind {
     /// The stages `collector run` can run: all but the cache stage, which
     /// runs across two jobs, with `collector cache`.
-    pub const IN_RUN: [StageKind; 4] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
+    pub const IN_RUN: [StageKind; 5] =
+        [StageKind::Cpu, StageKind::CpuAllCore, StageKind::Disk, StageKind::Internet, StageKind::HttpCache];
 
     /// The stages `collector run` runs when none are named: the http-cache
     /// stage needs a server to measure, so it runs only when asked for.
-    pub const DEFAULT: [StageKind; 3] = [StageKind::Cpu, StageKind::Disk, StageKind::Internet];
+    pub const DEFAULT: [StageKind; 4] = [StageKind::Cpu, StageKind::CpuAllCore, StageKind::Disk, StageKind::Internet];
 
     /// The stage's name in flags, notices and result files.
     pub fn name(self) -> &'static str {
         match self {
             StageKind::Cpu => "cpu",
+            StageKind::CpuAllCore => "cpu-allcore",
             StageKind::Disk => "disk",
             StageKind::Cache => "cache",
             StageKind::Internet => "internet",
@@ -48,6 +52,7 @@ impl StageKind {
     pub fn title(self) -> &'static str {
         match self {
             StageKind::Cpu => "CPU (CoreMark, one pinned thread)",
+            StageKind::CpuAllCore => "CPU (CoreMark, every logical CPU)",
             StageKind::Disk => "Disk I/O",
             StageKind::Cache => "Cache backends",
             StageKind::Internet => "Internet",

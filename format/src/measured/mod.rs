@@ -4,7 +4,7 @@
 //! - `provenance`: the collector, and when and where the run happened;
 //! - `machine`: the machine and OS instance the run was given;
 //! - `status`: how a sample of any stage ended;
-//! - `cpu`, `disk`, `cache`, `internet`, `http_cache`: one file per stage,
+//! - `cpu`, `cpu_allcore`, `disk`, `cache`, `internet`, `http_cache`: one file per stage,
 //!   its section and its samples.
 //!
 //! This file only declares them and re-exports their items, so that every
@@ -12,6 +12,7 @@
 
 mod cache;
 mod cpu;
+mod cpu_allcore;
 mod disk;
 mod http_cache;
 mod internet;
@@ -25,6 +26,7 @@ pub use cache::{
     DigestCheck, KeyMatch, Observation, ObservedProcess, Routing, host_matches,
 };
 pub use cpu::{Build, CoreMarkBuild, CoreMarkCrcs, CoreMarkImplementation, CpuSample, CpuStage, Validation};
+pub use cpu_allcore::{AllCoreThread, CpuAllCoreSample, CpuAllCoreStage, SeenCpu, vcpu_worth};
 pub use disk::{DiskOp, DiskSample, DiskStage};
 pub use http_cache::{
     Condition, HttpCacheDeclared, HttpCacheObserved, HttpCachePhase, HttpCacheProtocol, HttpCacheRun, HttpCacheServer,

@@ -215,7 +215,7 @@ pub struct JobOutcome {
 }
 
 /// The names a job's `stages` may hold: the sections of `Stages`.
-pub const STAGE_NAMES: [&str; 5] = ["cpu", "disk", "internet", "cache", "http_cache"];
+pub const STAGE_NAMES: [&str; 6] = ["cpu", "cpu_allcore", "disk", "internet", "cache", "http_cache"];
 
 /// How a GitHub Actions job ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

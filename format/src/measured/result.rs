@@ -10,6 +10,7 @@ use crate::values::{Fingerprint, Name};
 
 use super::cache::CacheStage;
 use super::cpu::{Build, CpuStage};
+use super::cpu_allcore::CpuAllCoreStage;
 use super::disk::DiskStage;
 use super::http_cache::HttpCacheStage;
 use super::internet::InternetStage;
@@ -65,6 +66,9 @@ pub struct Stages {
     /// CoreMark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuStage>,
+    /// CoreMark on every logical CPU at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_allcore: Option<CpuAllCoreStage>,
     /// Disk I/O.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disk: Option<DiskStage>,

@@ -13,20 +13,29 @@ use runner_bench_format::{AnyResult, Profile};
 
 use super::findings::{Collector, Note, Num};
 
-/// The collector versions the site knows. Every one of them defines the
-/// profiles of `Profile::ALL` with the parameters this build has: the
-/// parameters and `PROTOCOL_VERSION` have not changed since the first commit
-/// (`git log -p format/src/params.rs`), through 0.1.0 and 0.2.0. The list of
-/// fingerprints is therefore derived from the code, not written down. When a
-/// release changes a profile, the versions before it get their own list
-/// here (their fingerprints, written out), and this one keeps the new code.
-/// A test keeps the workspace's own version in the list.
+/// The collector versions the site knows. Each defines the profiles of
+/// `Profile::ALL`: with the parameters this build has, or, as 0.1.0 and
+/// 0.2.0 were released, without the all-core CPU stage
+/// (`BEFORE_ALL_CORE`); `PROTOCOL_VERSION` has not changed since the first
+/// commit (`git log -p format/src/params.rs`). The workspace's version has
+/// not been raised since that stage was added, so every known version is
+/// taken to define both sets. A test keeps the workspace's own version in
+/// the list.
 pub(super) const KNOWN_VERSIONS: [&str; 2] = ["0.1.0", "0.2.0"];
+
+/// The profiles as collectors before the all-core CPU stage defined them,
+/// written out: `parameters.cpu_allcore` gave each profile a new
+/// fingerprint.
+const BEFORE_ALL_CORE: [(&str, &str); 2] =
+    [("standard without the all-core stage", "739dba2a6817"), ("quick without the all-core stage", "7a737381e8dd")];
 
 /// Each profile's name and fingerprint, as every known version defines it.
 fn known_profiles() -> &'static [(&'static str, String)] {
     static PROFILES: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
-    PROFILES.get_or_init(|| Profile::ALL.iter().map(|p| (p.name(), p.parameters().fingerprint().to_string())).collect())
+    PROFILES.get_or_init(|| {
+        let current = Profile::ALL.iter().map(|p| (p.name(), p.parameters().fingerprint().to_string()));
+        current.chain(BEFORE_ALL_CORE.iter().map(|&(name, fp)| (name, fp.to_string()))).collect()
+    })
 }
 
 /// `standard (739dba2a6817) and quick (…)`.
@@ -44,7 +53,8 @@ fn profile_list() -> String {
 /// (`tryout_note`; `web::model` marks its rows).
 pub fn is_tryout(m: &MeasuredResult) -> bool {
     static QUICK: OnceLock<String> = OnceLock::new();
-    m.fingerprint.as_str() == QUICK.get_or_init(|| Profile::Quick.parameters().fingerprint().to_string())
+    let fp = m.fingerprint.as_str();
+    fp == QUICK.get_or_init(|| Profile::Quick.parameters().fingerprint().to_string()) || fp == BEFORE_ALL_CORE[1].1
 }
 
 /// What `site check` says of a quick-profile result: it is accepted, and
@@ -403,6 +413,12 @@ mod tests {
     fn the_profiles_are_listed_by_name_and_fingerprint() {
         let standard = Profile::Standard.parameters().fingerprint();
         let quick = Profile::Quick.parameters().fingerprint();
-        assert_eq!(profile_list(), format!("standard ({standard}) and quick ({quick})"));
+        assert_eq!(
+            profile_list(),
+            format!(
+                "standard ({standard}), quick ({quick}), standard without the all-core stage (739dba2a6817) and \
+                 quick without the all-core stage (7a737381e8dd)"
+            )
+        );
     }
 }

@@ -266,6 +266,9 @@ fn longest_run(m: &MeasuredResult) -> (i64, String) {
     if stages.cpu.is_some() {
         samples += i64::from(p.cpu_samples);
     }
+    if stages.cpu_allcore.is_some() {
+        samples += i64::from(p.cpu_samples);
+    }
     if stages.disk.is_some() {
         samples += i64::from(p.disk_samples);
     }

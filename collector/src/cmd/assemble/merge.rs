@@ -66,10 +66,12 @@ pub fn merge(parts: Vec<(String, MeasuredResult)>) -> anyhow::Result<MeasuredRes
         };
         let s = part.stages;
         once("cpu", out.stages.cpu.is_some(), s.cpu.is_some())?;
+        once("cpu_allcore", out.stages.cpu_allcore.is_some(), s.cpu_allcore.is_some())?;
         once("disk", out.stages.disk.is_some(), s.disk.is_some())?;
         once("internet", out.stages.internet.is_some(), s.internet.is_some())?;
         once("http_cache", out.stages.http_cache.is_some(), s.http_cache.is_some())?;
         out.stages.cpu = out.stages.cpu.or(s.cpu);
+        out.stages.cpu_allcore = out.stages.cpu_allcore.or(s.cpu_allcore);
         out.stages.disk = out.stages.disk.or(s.disk);
         out.stages.internet = out.stages.internet.or(s.internet);
         out.stages.http_cache = out.stages.http_cache.or(s.http_cache);

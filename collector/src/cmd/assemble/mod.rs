@@ -244,7 +244,7 @@ fn parse_jobs(text: &str) -> anyhow::Result<Vec<JobOutcome>> {
             ),
         };
         let (stages, trial): (&[&str], Option<u32>) = match id.as_str() {
-            "measure" => (&["cpu", "disk", "internet"], None),
+            "measure" => (&["cpu", "cpu_allcore", "disk", "internet"], None),
             _ => match id.split_once('-') {
                 Some(("save" | "gap" | "restore", n)) => match n.parse() {
                     Ok(trial) => (&["cache"], Some(trial)),
@@ -302,7 +302,10 @@ mod tests {
         let order: Vec<&str> = jobs.iter().map(|j| j.job.as_str()).collect();
         assert_eq!(order, ["measure", "submit", "save-1", "save-2", "gap-2", "restore-2"]);
         assert_eq!(jobs[5].trial, Some(2));
-        assert_eq!(jobs[0].stages.iter().map(|s| s.as_str()).collect::<Vec<_>>(), ["cpu", "disk", "internet"]);
+        assert_eq!(
+            jobs[0].stages.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            ["cpu", "cpu_allcore", "disk", "internet"]
+        );
         let mut r = golden();
         let before = r.notices.len();
         record_jobs(&mut r, jobs);

@@ -177,6 +177,7 @@ fn stages(requested: &[StageArg]) -> Result<Vec<StageKind>, UsageError> {
 fn stage_kind(arg: StageArg) -> StageKind {
     match arg {
         StageArg::Cpu => StageKind::Cpu,
+        StageArg::CpuAllcore => StageKind::CpuAllCore,
         StageArg::Disk => StageKind::Disk,
         StageArg::Cache => StageKind::Cache,
         StageArg::Internet => StageKind::Internet,

@@ -114,6 +114,7 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
     // the result.
     let stages = &mut result.stages;
     stages.cpu = stages.cpu.take().or_else(|| empty.cpu.clone());
+    stages.cpu_allcore = stages.cpu_allcore.take().or_else(|| empty.cpu_allcore.clone());
     stages.disk = stages.disk.take().or_else(|| empty.disk.clone());
     stages.internet = stages.internet.take().or_else(|| empty.internet.clone());
     stages.http_cache = stages.http_cache.take().or_else(|| empty.http_cache.clone());
@@ -127,6 +128,15 @@ fn mark(result: &mut MeasuredResult, stage: Option<&(StageKind, Stages)>, affini
             (k <= params.cpu_samples as usize).then(|| {
                 let affinity = stage.samples.last().map_or(affinity, |s| s.affinity);
                 stage.samples.push(crate::stage::cpu::failed(Status::Error, INTERRUPTED_SAMPLE, affinity));
+                ("sample", k, params.cpu_samples)
+            })
+        }),
+        StageKind::CpuAllCore => result.stages.cpu_allcore.as_mut().and_then(|stage| {
+            let k = stage.samples.len() + 1;
+            (k <= params.cpu_samples as usize).then(|| {
+                let contexts =
+                    stage.samples.last().map_or_else(crate::platform::affinity::offered_cpus, |s| s.contexts);
+                stage.samples.push(crate::stage::cpu_allcore::failed(Status::Error, INTERRUPTED_SAMPLE, contexts));
                 ("sample", k, params.cpu_samples)
             })
         }),

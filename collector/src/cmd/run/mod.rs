@@ -18,7 +18,7 @@ use crate::platform::progress::Progress;
 use crate::result::new::new_result;
 use crate::result::output::ResultWriter;
 use crate::result::summary;
-use crate::stage::{Stage, StageKind, cpu, disk, http_cache, internet};
+use crate::stage::{Stage, StageKind, cpu, cpu_allcore, disk, http_cache, internet};
 use args::RunArgs;
 use config::RunConfig;
 use interrupt::Journal;
@@ -54,6 +54,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         match kind {
             StageKind::Cpu => {
                 let plan = cpu::CpuPlan::new(params, pin_cpu);
+                run_stage(&plan, &mut result, &journal, &mut progress)?;
+            }
+            StageKind::CpuAllCore => {
+                let plan = cpu_allcore::AllCorePlan::new(params);
                 run_stage(&plan, &mut result, &journal, &mut progress)?;
             }
             StageKind::Disk => {
@@ -129,6 +133,9 @@ fn stages_without_completed_sample(stages: &Stages) -> Vec<String> {
     let mut statuses: Vec<(&str, Vec<Outcome<'_>>)> = Vec::new();
     if let Some(cpu) = &stages.cpu {
         statuses.push(("cpu", cpu.samples.iter().map(|s| of(s.status, &s.message)).collect()));
+    }
+    if let Some(all) = &stages.cpu_allcore {
+        statuses.push(("cpu-allcore", all.samples.iter().map(|s| of(s.status, &s.message)).collect()));
     }
     if let Some(disk) = &stages.disk {
         statuses.push(("disk", disk.samples.iter().map(|s| of(s.status, &s.message)).collect()));

@@ -26,7 +26,7 @@ use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION}
 
 /// A batch should take about this long, so the clock is read rarely but a
 /// sample still ends close to its target time.
-const BATCH_TARGET: Duration = Duration::from_millis(20);
+pub(crate) const BATCH_TARGET: Duration = Duration::from_millis(20);
 
 /// What the stage needs to know.
 #[derive(Debug, Clone)]
@@ -208,7 +208,7 @@ fn timed_out(plan: &CpuPlan, had: Reported) -> CpuSample {
     failed(Status::Timeout, &msg, had.affinity)
 }
 
-fn one_iteration(seeds: Seeds) -> Option<Crcs> {
+pub(crate) fn one_iteration(seeds: Seeds) -> Option<Crcs> {
     let mut cm = CoreMark::new(TOTAL_DATA_BYTES, seeds)?;
     cm.run(1);
     Some(cm.crcs())
@@ -233,7 +233,7 @@ fn calibrate<P>(mailbox: &Mailbox<P>) -> Option<u32> {
     }
 }
 
-fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
+pub(crate) fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
     let want = coremark::expected(seeds)?;
     let names = ["seedcrc", "crclist", "crcmatrix", "crcstate"];
     let have = [got.seed, got.list, got.matrix, got.state];
@@ -246,7 +246,7 @@ fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
     (!wrong.is_empty()).then(|| format!("{run} run: {}", wrong.join(", ")))
 }
 
-fn recorded(crcs: Crcs) -> CoreMarkCrcs {
+pub(crate) fn recorded(crcs: Crcs) -> CoreMarkCrcs {
     CoreMarkCrcs { seed: crcs.seed, list: crcs.list, matrix: crcs.matrix, state: crcs.state, final_: crcs.final_ }
 }
 
