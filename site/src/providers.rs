@@ -22,9 +22,7 @@
 //! A file is read strictly (unknown fields are refused) and every problem
 //! names the file, the field and the reason.
 
-mod machine;
-
-pub use machine::{MEMORY_TOLERANCE, machine_mismatch};
+pub mod machine;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -317,6 +315,10 @@ pub struct MachineView {
     pub price_read_on: Option<String>,
     /// Read longer than `PRICE_STALE_DAYS` before the build.
     pub price_stale: bool,
+    /// The file's entry, which runner pages compare with what results
+    /// recorded (`machine::machine_mismatch`).
+    #[serde(skip)]
+    pub spec: RunnerSpec,
 }
 
 impl MachineView {
@@ -353,6 +355,7 @@ impl MachineView {
             price_source: price.map(|p| p.source.clone()),
             price_read_on: price.map(|p| p.read_on.to_string()),
             price_stale,
+            spec: s.clone(),
         }
     }
 

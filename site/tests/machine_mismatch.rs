@@ -1,6 +1,8 @@
 //! `site check` warns where a provider file's stated machine differs from
 //! what a measured result recorded of it (issue 56).
 
+mod common;
+
 use std::path::Path;
 
 /// A measured result that recorded 2 logical CPUs and 8,322,109,440 bytes
@@ -59,4 +61,31 @@ fn memory_further_apart_than_the_tolerance_is_a_warning() {
 fn nothing_stated_nothing_compared() {
     assert_eq!(warnings("name = \"Example\"\n[runners.example-linux-x64]\narch = \"x64\"\n"), [""; 0]);
     assert!(Path::new(RESULTS).join(RESULT).is_file());
+}
+
+/// The runner page marks the Logical CPUs cell of a result whose count
+/// differs from the provider file's vCPU, and leaves the memory cell
+/// unmarked within the tolerance.
+#[test]
+fn the_runner_page_marks_the_stated_vcpu() {
+    let content = tempfile::tempdir().unwrap();
+    let providers = content.path().join("providers");
+    std::fs::create_dir_all(&providers).unwrap();
+    std::fs::write(
+        providers.join("example.toml"),
+        "name = \"Example\"\n[runners.example-linux-x64]\nvcpu = 8\nmemory_gib = 8\n",
+    )
+    .unwrap();
+    let mut o = common::site_options(Path::new(RESULTS));
+    o.content = content.path().to_path_buf();
+    let out = tempfile::tempdir().unwrap();
+    site::output::build(&o, out.path(), &mut site::output::BuildMode::Stream).unwrap();
+    let page = std::fs::read_to_string(out.path().join("runners/example/example-linux-x64/index.html")).unwrap();
+    assert!(
+        page.contains(
+            "<td class=\"num\">2 <span class=\"mark mismatch\">provider file: 8 vCPU</span></td><td class=\"num\">7.75 \
+             GiB</td>"
+        ),
+        "{page}"
+    );
 }

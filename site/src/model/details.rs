@@ -49,6 +49,9 @@ pub struct Machine {
     pub eembc_commit: String,
     /// Other machine details an imported report published (`name: value`).
     pub other: String,
+    /// The logical CPUs and memory bytes a measured result recorded, which
+    /// runner pages compare with the provider file's sizes.
+    pub recorded: Option<(u32, u64)>,
 }
 
 /// Why a stage's figures are incomplete, where they are: each failed or
@@ -97,6 +100,7 @@ fn measured(m: &MeasuredResult) -> Details {
         flags: m.build.flags_label(),
         eembc_commit: coremark.eembc_commit.as_ref().map_or_else(|| NONE.to_string(), |c| c.to_string()),
         other: NONE.to_string(),
+        recorded: Some((mc.logical_cpus, mc.memory_bytes)),
     };
     Details {
         machine,
@@ -128,6 +132,7 @@ fn imported(i: &ImportedResult) -> Details {
         flags: i.build.as_ref().map_or_else(np, |b| b.flags.to_string()),
         eembc_commit: np(),
         other: if other.is_empty() { NONE.to_string() } else { other.join("; ") },
+        recorded: None,
     };
     Details { machine, reasons: Reasons::default() }
 }

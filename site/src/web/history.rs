@@ -61,7 +61,7 @@ pub(super) fn runner_body(
     let line = cpu_line(model, &r.label, &r.entries);
     let plots = history_plot(part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
     let per_cent = machine.usd_per_minute.is_some_and(|v| v != 0.0);
-    let mut tables = runner_tables::render(&rows, &machines, r.any_stages, per_cent);
+    let mut tables = runner_tables::render(&rows, &machines, r.any_stages, per_cent, &machine.spec);
     // A streaming build holds a provider's bodies until the provider's end:
     // without the room the text grew into.
     tables.shrink_to_fit();

@@ -19,6 +19,8 @@ use crate::model::Meta;
 use crate::model::Stages;
 use crate::model::changes::Change;
 use crate::model::details::Machine;
+use crate::providers::RunnerSpec;
+use crate::providers::machine::machine_mismatch;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
 /// One result in a runner's history: its stages, each with its own marks,
@@ -82,7 +84,13 @@ pub(super) struct ServerRef<'a> {
 /// spans; `any` says which stages' tables to show, `per_cent` whether the
 /// runner's price is stated (the stages' note then mentions the value per
 /// cent).
-pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
+pub(super) fn render(
+    rows: &[HistoryRow<'_>],
+    machines: &[MachineSpan<'_>],
+    any: Stages,
+    per_cent: bool,
+    stated: &RunnerSpec,
+) -> String {
     let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
     h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its 95 % bootstrap confidence interval where there are 6 or more");
@@ -105,7 +113,7 @@ pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any:
     if any.http_cache {
         build_cache(&mut h, rows);
     }
-    machine_and_build(&mut h, machines);
+    machine_and_build(&mut h, machines, stated);
     h.into_string()
 }
 
@@ -402,8 +410,8 @@ fn span_cell(h: &mut Html, p: &MachineSpan<'_>) {
     h.raw("</td>");
 }
 
-fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
-    h.raw("\n<h2 id=\"machine-per-result\">Machine and build of each result</h2>\n<p>As each result file records them, one row per run of consecutive results on the same machine and build; an imported report publishes only some (“not published”).</p>");
+fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>], stated: &RunnerSpec) {
+    h.raw("\n<h2 id=\"machine-per-result\">Machine and build of each result</h2>\n<p>As each result file records them, one row per run of consecutive results on the same machine and build; an imported report publishes only some (“not published”). A <span class=\"mark mismatch\">provider file</span> mark shows the provider file's size where it differs from what the result recorded: another vCPU count than the logical CPUs, or memory more than 10 % apart (<code>site check</code> warns of it too).</p>");
     table_start(
         h,
         "t-history-machine",
@@ -415,10 +423,20 @@ fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
         let d = p.machine;
         h.raw("\n<tr>");
         span_cell(h, p);
-        h.cells(false, &[&d.cpu_model])
-            .cells(true, &[&d.logical_cpus, &d.memory])
-            .cells(false, &[&d.os, &d.kernel, &d.virtualization, &d.image, &d.arch, &d.other])
-            .raw("</tr>");
+        h.cells(false, &[&d.cpu_model]);
+        // Where the provider file's size differs from what the result
+        // recorded, the cell says so (`site check` warns of it too).
+        let differs = d.recorded.map_or_else(Vec::new, |(cpus, mem)| machine_mismatch(stated, cpus, mem));
+        let vcpu = stated.vcpu.map(|v| format!("provider file: {v} vCPU"));
+        let memory = stated.memory_gib.map(|m| format!("provider file: {m} GiB"));
+        for (field, shown, mark) in [("vcpu", &d.logical_cpus, vcpu), ("memory_gib", &d.memory, memory)] {
+            h.raw("<td class=\"num\">").text(shown);
+            if let Some(mark) = mark.filter(|_| differs.iter().any(|(f, _)| *f == field)) {
+                h.raw(" <span class=\"mark mismatch\">").text(&mark).raw("</span>");
+            }
+            h.raw("</td>");
+        }
+        h.cells(false, &[&d.os, &d.kernel, &d.virtualization, &d.image, &d.arch, &d.other]).raw("</tr>");
     }
     table_end(h);
     table_start(
