@@ -10,6 +10,7 @@ use runner_bench_format::AnyResult;
 use runner_bench_format::imported::ImportedResult;
 use runner_bench_format::measured::{
     CacheStage, CoreMarkImplementation, CpuStage, DiskStage, InternetStage, JobOutcome, MeasuredResult, Status,
+    vcpu_worth,
 };
 
 use crate::figures::NONE;
@@ -22,6 +23,35 @@ pub const NOT_PUBLISHED: &str = "not published";
 pub struct Details {
     pub machine: Machine,
     pub reasons: Reasons,
+    /// Its one-thread and all-core CoreMark and what a vCPU is worth,
+    /// where it ran the all-core stage.
+    pub cores: Option<Cores>,
+}
+
+/// A result's CoreMark on one thread and on all its logical CPUs, as the
+/// runner page prints them: medians of the accepted samples, two decimals.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cores {
+    pub one_thread: String,
+    pub all_core: String,
+    /// The contexts the all-core samples ran: the logical CPUs offered.
+    pub contexts: String,
+    /// `vcpu_worth`: all-core ÷ (one-thread × contexts).
+    pub worth: String,
+}
+
+/// The cores figures of `m`, where it has an all-core stage.
+fn cores(m: &MeasuredResult) -> Option<Cores> {
+    let (one, all) = (m.stages.cpu.as_ref()?, m.stages.cpu_allcore.as_ref()?);
+    let median =
+        |v: Vec<f64>| runner_bench_format::stats::median(&v).map_or_else(|| NONE.to_string(), crate::figures::two);
+    let accepted = || all.samples.iter().filter(|s| s.iterations_per_s().is_some());
+    Some(Cores {
+        one_thread: median(one.samples.iter().filter_map(|s| s.iterations_per_s()).collect()),
+        all_core: median(accepted().filter_map(|s| s.iterations_per_s()).collect()),
+        contexts: accepted().next().map_or_else(|| NONE.to_string(), |s| s.contexts.to_string()),
+        worth: vcpu_worth(one, all).map_or_else(|| NONE.to_string(), crate::figures::two),
+    })
 }
 
 /// One result's machine and build, as its file records them.
@@ -110,6 +140,7 @@ fn measured(m: &MeasuredResult) -> Details {
             cache: m.stages.cache.as_ref().map_or_else(Vec::new, |s| cache_reasons(s, p.cache_trials, jobs)),
             internet: m.stages.internet.as_ref().and_then(|s| internet_reason(s, p.internet_samples as usize, jobs)),
         },
+        cores: cores(m),
     }
 }
 
@@ -134,7 +165,7 @@ fn imported(i: &ImportedResult) -> Details {
         other: if other.is_empty() { NONE.to_string() } else { other.join("; ") },
         recorded: None,
     };
-    Details { machine, reasons: Reasons::default() }
+    Details { machine, reasons: Reasons::default(), cores: None }
 }
 
 fn status(s: Status) -> &'static str {

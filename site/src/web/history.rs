@@ -211,6 +211,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         anchor: format!("r-{}", file.strip_suffix(".json").unwrap_or(file)),
         changes,
         cpu,
+        cores: e.details().cores.as_ref(),
         disk,
         cache,
         internet,

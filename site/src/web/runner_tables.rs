@@ -18,7 +18,7 @@ use super::pages::PerCent;
 use crate::model::Meta;
 use crate::model::Stages;
 use crate::model::changes::Change;
-use crate::model::details::Machine;
+use crate::model::details::{Cores, Machine};
 use crate::providers::RunnerSpec;
 use crate::providers::machine::machine_mismatch;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
@@ -34,6 +34,8 @@ pub(super) struct HistoryRow<'a> {
     /// runner's previous result.
     pub changes: &'a [Change],
     pub cpu: Option<StageRow<'a, CpuRow>>,
+    /// Its one-thread and all-core CoreMark, where it ran both.
+    pub cores: Option<&'a Cores>,
     pub disk: Option<StageRow<'a, DiskRow>>,
     /// One per cache backend and method the result measured.
     pub cache: Vec<StageRow<'a, CacheRow>>,
@@ -100,6 +102,9 @@ pub(super) fn render(
     h.raw(".</p>");
     if any.cpu {
         cpu(&mut h, rows);
+    }
+    if rows.iter().any(|r| r.cores.is_some()) {
+        cores(&mut h, rows);
     }
     if any.disk {
         disk(&mut h, rows);
@@ -262,6 +267,32 @@ fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
         per_cent(h, s.per_cent.median.as_deref());
         h.raw("</td>").cells(true, &[&f.range, &f.variation, &f.samples]);
         status_cell(h, s);
+    }
+    table_end(h);
+}
+
+/// Each result's CoreMark on one thread and on every logical CPU, and
+/// what a vCPU is worth: the one explained in the caption.
+fn cores(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-cores",
+        true,
+        "CoreMark on one thread and on all logical CPUs at once (iterations per second, medians), and what a vCPU \
+         is worth: the all-core figure ÷ (the one-thread figure × the logical CPUs), near 1 where each vCPU is a \
+         full core and about 0.5–0.6 where two are hyperthreads of one core or the host is oversubscribed",
+        "<th scope=\"col\">Date</th><th scope=\"col\" class=\"num\">One thread it/s</th><th scope=\"col\" \
+         class=\"num\">All cores it/s</th><th scope=\"col\" class=\"num\">Logical CPUs</th><th scope=\"col\" \
+         class=\"num\">vCPU worth</th>",
+    );
+    for r in rows {
+        let Some(c) = r.cores else {
+            missing_row(h, r, "4");
+            continue;
+        };
+        h.raw("\n<tr>");
+        date_cell(h, r);
+        h.cells(true, &[&c.one_thread, &c.all_core, &c.contexts, &c.worth]).raw("</tr>");
     }
     table_end(h);
 }
