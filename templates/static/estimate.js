@@ -201,7 +201,7 @@
   function ownJob() {
     var p = document.getElementById("estimate-preset");
     if (p) { p.textContent = "Your job, as the form below describes it: not one of the typical jobs."; }
-    var cur = document.querySelector("nav [aria-current=page]");
+    var cur = document.querySelector("nav[aria-label=Presets] [aria-current=page]");
     if (cur) { cur.replaceWith(document.createTextNode(cur.textContent)); }
     document.title = document.title.replace(/^Estimate a job: .* · /, "Estimate a job: your job · ");
   }
