@@ -4,7 +4,9 @@
 
 use std::fmt::Write;
 
-use runner_bench_format::measured::{Conclusion, DiskSample, HttpCachePhase, HttpCacheStage, Status, TransferSample};
+use runner_bench_format::measured::{
+    Conclusion, DiskSample, HttpCachePhase, HttpCacheStage, Status, TransferSample, vcpu_worth,
+};
 use runner_bench_format::{MeasuredResult, median};
 
 /// The summary of `result`: each stage's medians and counts, then the
@@ -27,6 +29,30 @@ pub fn markdown(result: &MeasuredResult) -> String {
             p.cpu_samples
         );
         for s in cpu.samples.iter().filter(|s| s.status != Status::Ok) {
+            let msg = s.message.as_ref().map_or("", |m| m.as_str());
+            let _ = writeln!(out, "\n- {:?}: {}", s.status, cell(msg));
+        }
+        out.push('\n');
+    }
+    if let Some(all) = &result.stages.cpu_allcore {
+        let scores: Vec<f64> = all.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
+        let ok = all.samples.iter().filter(|s| s.status == Status::Ok).count();
+        let contexts = all.samples.first().map_or(0, |s| s.contexts);
+        let worth = result.stages.cpu.as_ref().and_then(|cpu| vcpu_worth(cpu, all));
+        let _ = writeln!(
+            out,
+            "| All-core CoreMark | Contexts | Median iterations/s | vCPU worth | Samples |\n| --- | ---: | ---: | ---: | ---: |"
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {contexts} | {} | {} | {ok} / {} / {} |",
+            cell(result.machine.cpu_model.as_str()),
+            fmt(median(&scores)),
+            fmt(worth),
+            all.samples.len(),
+            p.cpu_samples
+        );
+        for s in all.samples.iter().filter(|s| s.status != Status::Ok) {
             let msg = s.message.as_ref().map_or("", |m| m.as_str());
             let _ = writeln!(out, "\n- {:?}: {}", s.status, cell(msg));
         }
@@ -215,6 +241,36 @@ mod tests {
         let want = format!("| AMD EPYC 9454P 48-Core Processor | {:.2} | 4 / 5 / 5 |", (ips[1] + ips[2]) / 2.0);
         assert!(md.contains(&want), "{md}");
         assert!(md.contains("- Error: CoreMark validation CRC mismatch"), "{md}");
+    }
+
+    /// The all-core table: contexts, the median, what a vCPU is worth
+    /// (all-core median ÷ (one-thread median × contexts)), each failure.
+    #[test]
+    fn summarises_the_all_core_stage() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../format/tests/golden/result-v1-allcore.json");
+        let runner_bench_format::AnyResult::Measured(r) = runner_bench_format::read_file(path.as_ref()).unwrap() else {
+            panic!("a measured result")
+        };
+        let md = markdown(&r);
+        let all = r.stages.cpu_allcore.as_ref().unwrap();
+        let median_all = 1_200_000.0 / 30.0212;
+        let mut one: Vec<f64> =
+            r.stages.cpu.as_ref().unwrap().samples.iter().filter_map(|s| s.iterations_per_s()).collect();
+        one.sort_by(f64::total_cmp);
+        let worth = median_all / ((one[1] + one[2]) / 2.0 * 2.0);
+        assert_eq!(
+            vcpu_worth(r.stages.cpu.as_ref().unwrap(), all).map(|w| format!("{w:.2}")),
+            Some(format!("{worth:.2}"))
+        );
+        let want = format!("| AMD EPYC 9454P 48-Core Processor | 2 | {median_all:.2} | {worth:.2} | 3 / 5 / 5 |");
+        assert!(md.contains(&want), "{md}");
+        assert!(md.contains("- Timeout: sample exceeded 60s after 931072 iterations"), "{md}");
+        assert!(
+            md.contains(
+                "- Error: CoreMark CRC check failed: context 1: performance run: crclist 0x1234, expected 0xe714"
+            ),
+            "{md}"
+        );
     }
 
     #[test]
