@@ -118,6 +118,8 @@ pub fn figures(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Fi
         match g.stage {
             "cpu" => {
                 names.insert(format!("{}/eembc", g.id), format!("{name}, EEMBC's CoreMark sources"));
+                names.insert(format!("{}/eembc/allcore", g.id), format!("{name}, EEMBC's CoreMark sources, all cores"));
+                names.insert(format!("{}/allcore", g.id), format!("{name}, all cores"));
                 names.insert(g.id.clone(), name);
             }
             "cache" => {
@@ -158,6 +160,14 @@ fn runners(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Ru
                 let (Some(i), Some(med)) = (at(&r.meta), leading(&r.fig.median)) else { continue };
                 let (min, max) = range(&r.fig.range).unwrap_or((med, med));
                 out[i].cpu.push(CpuFig { group: group.clone(), it_s: Span { med, min, max } });
+                // All-core figures are compared within the one-thread
+                // figure's group: the same implementation, build and
+                // protocol. Two decimals, as every figure here.
+                if let Some([med, min, max]) = r.fig.all_core {
+                    let two = |v: f64| leading(&figures::two(v)).unwrap_or(v);
+                    let it_s = Span { med: two(med), min: two(min), max: two(max) };
+                    out[i].allcore.push(CpuFig { group: format!("{group}/allcore"), it_s });
+                }
             }
         }
         for r in g.disk.iter().filter(|r| r.place.is_some()) {
