@@ -377,7 +377,7 @@ fn planted_code_changes_no_verdict_and_a_pull_request_with_more_than_results_fai
          x86_64-unknown-linux-gnu is not in any published release\n\
          ::notice file={BASE_RESULT},line=84,title=site check::$.fingerprint: 7a737381e8dd is the quick profile's, a \
          try-out: the site shows the result marked \"try-out\" and never ranks it; a run of the standard profile \
-         (739dba2a6817) is ranked\n"
+         (ff3be33c0c3c) is ranked\n"
     );
     let verified = format!(
         "::warning file={ADDED}::not attested: the result has no GitHub run record (provenance.run_record); \
@@ -446,7 +446,7 @@ fn on_a_push_to_main_it_checks_the_results_alone() {
              x86_64-unknown-linux-gnu is not in any published release\n\
              ::notice file={BASE_RESULT},line=84,title=site check::$.fingerprint: 7a737381e8dd is the quick profile's, \
              a try-out: the site shows the result marked \"try-out\" and never ranks it; a run of the standard \
-             profile (739dba2a6817) is ranked\n"
+             profile (ff3be33c0c3c) is ranked\n"
         )
     );
 }
