@@ -25,6 +25,8 @@
 //! A file is read strictly (unknown fields are refused) and every problem
 //! names the file, the field and the reason.
 
+pub mod machine;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -274,40 +276,6 @@ pub fn parse(file: &str, stem: &str, text: &str) -> Result<ProviderFile, Vec<Pro
 }
 
 impl Providers {
-    /// What `site check` warns about: a file whose provider has no result
-    /// among `runs`, and a runner label that no result of its provider
-    /// has. Warnings, not errors: a check may be given a part of results/,
-    /// and a provider may describe a runner before its first result is
-    /// merged; either way the site shows nothing of it.
-    pub fn warnings(&self, runners: impl IntoIterator<Item = (String, String)>) -> Vec<ProviderError> {
-        let mut labels: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (provider_id, runner_label) in runners {
-            labels.entry(provider_id).or_default().push(runner_label);
-        }
-        let mut out = Vec::new();
-        for (id, p) in &self.files {
-            let file = self.paths.get(id).cloned().unwrap_or_default();
-            let Some(known) = labels.get(id) else {
-                out.push(error(
-                    &file,
-                    "$",
-                    format!("no result has the provider id \"{id}\"; the site shows nothing of this file"),
-                ));
-                continue;
-            };
-            for label in p.runners.keys() {
-                if !known.iter().any(|k| k == label.as_str()) {
-                    out.push(error(
-                        &file,
-                        format!("runners.{label}"),
-                        format!("no result of {id} has this runner label; the site shows nothing of it"),
-                    ));
-                }
-            }
-        }
-        out
-    }
-
     /// The provider's file, where it has one.
     pub fn provider(&self, id: &str) -> Option<&ProviderFile> {
         self.files.get(id)
@@ -344,6 +312,10 @@ pub struct MachineView {
     pub price_read_on: Option<String>,
     /// Read longer than `PRICE_STALE_DAYS` before the build.
     pub price_stale: bool,
+    /// The file's entry, which runner pages compare with what results
+    /// recorded (`machine::machine_mismatch`).
+    #[serde(skip)]
+    pub spec: RunnerSpec,
 }
 
 impl MachineView {
@@ -380,6 +352,7 @@ impl MachineView {
             price_source: price.map(|p| p.source.clone()),
             price_read_on: price.map(|p| p.read_on.to_string()),
             price_stale,
+            spec: s.clone(),
         }
     }
 

@@ -9,12 +9,13 @@
   if (!form || !out) { return; }
   var root = document.documentElement;
   window.addEventListener("error", function (e) { root.dataset.jsErrors = (root.dataset.jsErrors || "") + e.message + "\n"; });
-  var NAMES = ["ref", "cpu", "read", "write", "cache", "restore", "save", "down"];
+  var NAMES = ["ref", "cpu", "par", "read", "write", "cache", "restore", "save", "down"];
   var PARTS = ["CPU", "disk", "cache", "download"];
   // The columns of templates/estimate.html's tables.
   var HEAD = ["#", "Runner", "Provider", "CPU s", "Disk s", "Cache s", "Download s", "Job s, fastest–slowest", "Cost per run", "Per 1,000 runs", "Cost #"];
   var MBIT_PER_MIB = 8.388608;
   var ZERO = { med: 0, lo: 0, hi: 0 };
+  var ALL_CORES = "CPU, all cores";
   var figures = null, names = {};
 
   function add(a, b) { return { med: a.med + b.med, lo: a.lo + b.lo, hi: a.hi + b.hi }; }
@@ -41,23 +42,46 @@
 
   function estimate(runners, job) {
     var used = [job.cpu > 0, job.read > 0 || job.write > 0, job.restore > 0 || job.save > 0, job.down > 0];
-    var reference = [];
-    runners.forEach(function (r) { if (r.id === job.ref) { r.cpu.forEach(function (c) { reference.push([c.group, c.it_s.med]); }); } });
-    var e = { tables: [], missing: [], noReference: false };
-    if (used[0] && !reference.length) { e.noReference = true; return e; }
-    runners.forEach(function (r, i) {
-      var options = [[], [], [], []];
-      r.cpu.forEach(function (c) {
-        // Seconds on the reference × its speed ÷ this runner's, within one group.
+    // Amdahl's law on measured figures: the serial seconds scale with
+    // one-thread CoreMark, the parallel ones with all-core CoreMark.
+    var share = Math.min(Math.max(job.par, 0), 100) / 100;
+    var serialS = job.cpu * (1 - share), parallelS = job.cpu * share;
+    var serial = used[0] && serialS > 0, parallel = used[0] && parallelS > 0;
+    var medians = function (kind) {
+      var m = [];
+      runners.forEach(function (r) { if (r.id === job.ref) { (r[kind] || []).forEach(function (c) { m.push([c.group, c.it_s.med]); }); } });
+      return m;
+    };
+    var one = medians("cpu"), all = medians("allcore");
+    var e = { tables: [], missing: [], otherGroup: [], noReference: false };
+    if ((serial && !one.length) || (parallel && !all.length)) { e.noReference = true; return e; }
+    // Seconds on the reference × its speed ÷ this runner's, within one group.
+    var scaled = function (seconds, part, figs, reference) {
+      var out = [];
+      figs.forEach(function (c) {
         var g = reference.filter(function (g) { return g[0] === c.group; })[0];
-        if (g) { options[0].push([c.group, atRate(job.cpu * g[1], c.it_s)]); }
+        if (g) { out.push([[part + " " + c.group], atRate(seconds * g[1], c.it_s)]); }
       });
-      r.disk.forEach(function (d) { options[1].push([d.group, add(atRate(job.read, d.read), atRate(job.write, d.write))]); });
+      return out;
+    };
+    runners.forEach(function (r, i) {
+      var allcore = r.allcore || [];
+      var oneOpts = serial ? scaled(serialS, PARTS[0], r.cpu, one) : [[[], ZERO]];
+      var allOpts = parallel ? scaled(parallelS, ALL_CORES, allcore, all) : [[[], ZERO]];
+      if ((!oneOpts.length && r.cpu.length) || (!allOpts.length && allcore.length)) { e.otherGroup.push(i); return; }
+      var options = [[], [], [], []];
+      oneOpts.forEach(function (a) { allOpts.forEach(function (b) { options[0].push([a[0].concat(b[0]), add(a[1], b[1])]); }); });
+      r.disk.forEach(function (d) { options[1].push([[PARTS[1] + " " + d.group], add(atRate(job.read, d.read), atRate(job.write, d.write))]); });
       r.cache.forEach(function (c) {
-        if (c.cache === job.cache) { options[2].push([c.group, add(scaleTime(c.restore_s, job.restore / c.payload_mib), scaleTime(c.save_s, job.save / c.payload_mib))]); }
+        if (c.cache === job.cache) { options[2].push([[PARTS[2] + " " + c.group], add(scaleTime(c.restore_s, job.restore / c.payload_mib), scaleTime(c.save_s, job.save / c.payload_mib))]); }
       });
-      r.net.forEach(function (n) { options[3].push([n.group, atRate(job.down * MBIT_PER_MIB, n.mbps)]); });
-      var missing = PARTS.filter(function (p, j) { return used[j] && !options[j].length; });
+      r.net.forEach(function (n) { options[3].push([[PARTS[3] + " " + n.group], atRate(job.down * MBIT_PER_MIB, n.mbps)]); });
+      var missing = [];
+      if (used[0] && !options[0].length) {
+        if (!oneOpts.length) { missing.push(PARTS[0]); }
+        if (!allOpts.length) { missing.push(ALL_CORES); }
+      }
+      [1, 2, 3].forEach(function (j) { if (used[j] && !options[j].length) { missing.push(PARTS[j]); } });
       if (missing.length) { e.missing.push([i, missing]); return; }
       var choices = [[null, null, null, null]];
       [0, 1, 2, 3].forEach(function (p) {
@@ -68,7 +92,7 @@
       });
       choices.forEach(function (c) {
         var groups = [], total = ZERO;
-        c.forEach(function (o, p) { if (o) { groups.push(PARTS[p] + " " + o[0]); total = add(total, o[1]); } });
+        c.forEach(function (o) { if (o) { groups = groups.concat(o[0]); total = add(total, o[1]); } });
         var row = { runner: i, parts: c.map(function (o) { return o && o[1]; }), total: total,
           cost: r.usd_per_minute == null ? null : scale(total, r.usd_per_minute / 60) };
         var t = e.tables.filter(function (t) { return t.groups.join("\n") === groups.join("\n"); })[0];
@@ -106,7 +130,8 @@
   function caption(groups) {
     var named = [];
     groups.forEach(function (g) {
-      var at = g.indexOf(" "), part = at < 0 ? g : g.slice(0, at), id = at < 0 ? "" : g.slice(at + 1);
+      // A part's name may hold spaces (ALL_CORES); a group id holds none.
+      var at = g.lastIndexOf(" "), part = at < 0 ? g : g.slice(0, at), id = at < 0 ? "" : g.slice(at + 1);
       var name = Object.prototype.hasOwnProperty.call(names, id) ? names[id] : id;
       var n = named.find(function (x) { return x[0] === name; });
       if (n) { n[1].push(part); } else { named.push([name, [part]]); }
@@ -140,13 +165,22 @@
       frag.appendChild(el("div", null, "scroll")).appendChild(table);
     });
     if (!e.noReference && !e.tables.length) { frag.appendChild(el("p", "No runner has figures for every part of this job in one comparison group.")); }
+    if (e.otherGroup.length) {
+      frag.appendChild(el("h2", "In another comparison group"));
+      var og = frag.appendChild(el("ul", null, "other-group"));
+      e.otherGroup.forEach(function (i) {
+        var r = runners[i], li = og.appendChild(el("li")), a = li.appendChild(el("a", r.label));
+        a.href = r.url;
+        li.appendChild(document.createTextNode(" (" + r.provider + "): its CoreMark figures are in another comparison group than the reference runner's, so they cannot be compared; choose it, or another runner of its group, as the reference runner to estimate it."));
+      });
+    }
     if (e.missing.length) {
       frag.appendChild(el("h2", "Not estimated"));
       var ul = frag.appendChild(el("ul", null, "not-measured"));
       e.missing.forEach(function (m) {
         var r = runners[m[0]], li = ul.appendChild(el("li")), a = li.appendChild(el("a", r.label));
         a.href = r.url;
-        li.appendChild(document.createTextNode(" (" + r.provider + "): not measured: " + m[1].join(", ")));
+        li.appendChild(document.createTextNode(" (" + r.provider + "): not measured: " + m[1].join("; ")));
       });
     }
     out.replaceChildren(frag);
@@ -162,7 +196,17 @@
     });
     return j;
   }
+  // The job is the reader's now: the typical job's name and description
+  // no longer describe it.
+  function ownJob() {
+    var p = document.getElementById("estimate-preset");
+    if (p) { p.textContent = "Your job, as the form below describes it: not one of the typical jobs."; }
+    var cur = document.querySelector("nav[aria-label=Presets] [aria-current=page]");
+    if (cur) { cur.replaceWith(document.createTextNode(cur.textContent)); }
+    document.title = document.title.replace(/^Estimate a job: .* · /, "Estimate a job: your job · ");
+  }
   function update(save) {
+    ownJob();
     if (save) {
       var q = new URLSearchParams();
       NAMES.forEach(function (n) { q.set(n, form.elements[n].value); });

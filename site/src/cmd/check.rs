@@ -26,7 +26,12 @@ pub fn run(paths: &[PathBuf], format: Format, content: &Path) -> anyhow::Result<
         checked.problems.push(Problem { file: e.file.clone(), field: e.field.clone(), reason: e.reason.clone() });
     }
     let runners = checked.runs.iter().map(|v| (v.provider_id.clone(), v.runner_label.clone()));
-    let warnings = warnings_report(&providers.warnings(runners), format);
+    let mut warnings = providers.warnings(runners);
+    warnings.extend(providers.machine_warnings(checked.runs.iter().filter_map(|v| {
+        let (cpus, memory) = v.machine?;
+        Some((v.provider_id.as_str(), v.runner_label.as_str(), v.file.as_str(), cpus, memory))
+    })));
+    let warnings = warnings_report(&warnings, format);
     let mut out = std::io::stdout().lock();
     match format {
         Format::Human => write!(out, "{}{}{warnings}", checked.status_report(), checked.human_report())?,

@@ -10,6 +10,7 @@ use runner_bench_format::AnyResult;
 use runner_bench_format::imported::ImportedResult;
 use runner_bench_format::measured::{
     CacheStage, CoreMarkImplementation, CpuStage, DiskStage, InternetStage, JobOutcome, MeasuredResult, Status,
+    vcpu_worth,
 };
 
 use crate::figures::NONE;
@@ -24,6 +25,35 @@ pub struct Details {
     pub reasons: Reasons,
     /// Its run, where the result has a run record (`run::of`).
     pub run: Option<super::run::RunView>,
+    /// Its one-thread and all-core CoreMark and what a vCPU is worth,
+    /// where it ran the all-core stage.
+    pub cores: Option<Cores>,
+}
+
+/// A result's CoreMark on one thread and on all its logical CPUs, as the
+/// runner page prints them: medians of the accepted samples, two decimals.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cores {
+    pub one_thread: String,
+    pub all_core: String,
+    /// The contexts the all-core samples ran: the logical CPUs offered.
+    pub contexts: String,
+    /// `vcpu_worth`: all-core ÷ (one-thread × contexts).
+    pub worth: String,
+}
+
+/// The cores figures of `m`, where it has an all-core stage.
+fn cores(m: &MeasuredResult) -> Option<Cores> {
+    let (one, all) = (m.stages.cpu.as_ref()?, m.stages.cpu_allcore.as_ref()?);
+    let median =
+        |v: Vec<f64>| runner_bench_format::stats::median(&v).map_or_else(|| NONE.to_string(), crate::figures::two);
+    let accepted = || all.samples.iter().filter(|s| s.iterations_per_s().is_some());
+    Some(Cores {
+        one_thread: median(one.samples.iter().filter_map(|s| s.iterations_per_s()).collect()),
+        all_core: median(accepted().filter_map(|s| s.iterations_per_s()).collect()),
+        contexts: accepted().next().map_or_else(|| NONE.to_string(), |s| s.contexts.to_string()),
+        worth: vcpu_worth(one, all).map_or_else(|| NONE.to_string(), crate::figures::two),
+    })
 }
 
 /// One result's machine and build, as its file records them.
@@ -51,6 +81,9 @@ pub struct Machine {
     pub eembc_commit: String,
     /// Other machine details an imported report published (`name: value`).
     pub other: String,
+    /// The logical CPUs and memory bytes a measured result recorded, which
+    /// runner pages compare with the provider file's sizes.
+    pub recorded: Option<(u32, u64)>,
 }
 
 /// Why a stage's figures are incomplete, where they are: each failed or
@@ -99,6 +132,7 @@ fn measured(m: &MeasuredResult) -> Details {
         flags: m.build.flags_label(),
         eembc_commit: coremark.eembc_commit.as_ref().map_or_else(|| NONE.to_string(), |c| c.to_string()),
         other: NONE.to_string(),
+        recorded: Some((mc.logical_cpus, mc.memory_bytes)),
     };
     Details {
         machine,
@@ -109,6 +143,7 @@ fn measured(m: &MeasuredResult) -> Details {
             cache: m.stages.cache.as_ref().map_or_else(Vec::new, |s| cache_reasons(s, p.cache_trials, jobs)),
             internet: m.stages.internet.as_ref().and_then(|s| internet_reason(s, p.internet_samples as usize, jobs)),
         },
+        cores: cores(m),
     }
 }
 
@@ -131,8 +166,9 @@ fn imported(i: &ImportedResult) -> Details {
         flags: i.build.as_ref().map_or_else(np, |b| b.flags.to_string()),
         eembc_commit: np(),
         other: if other.is_empty() { NONE.to_string() } else { other.join("; ") },
+        recorded: None,
     };
-    Details { machine, reasons: imported_reasons(i), run: None }
+    Details { machine, reasons: imported_reasons(i), run: None, cores: None }
 }
 
 /// An imported result's reasons: its report's notices on each stage (a

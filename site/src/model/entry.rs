@@ -238,6 +238,7 @@ impl Entry {
                     official_sources: row.official_sources,
                     median_value: row.median_value,
                     headline_samples: Vec::new(),
+                    all_core: row.all_core,
                 },
             }),
             disk: if disk { self.disk.clone() } else { None },

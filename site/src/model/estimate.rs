@@ -1,6 +1,6 @@
 //! Estimate one CI job on every runner (docs/methodology.md, "Estimate a
-//! job"): a job is CPU-bound seconds on a named reference runner, disk
-//! MiB read and written, cache MiB restored and saved with one cache, and
+//! job"): a job is CPU-bound seconds on a named reference runner, a share
+//! of them run in parallel on every logical CPU, disk MiB read and written, cache MiB restored and saved with one cache, and
 //! MiB downloaded. Each part's time on a runner comes from that runner's
 //! figures; the estimate is their sum, with a range from the samples'
 //! extremes, and a cost where the provider states a price.
@@ -83,7 +83,11 @@ pub struct Runner {
     pub url: String,
     /// The provider file's price, where stated.
     pub usd_per_minute: Option<f64>,
+    /// One-thread CoreMark.
     pub cpu: Vec<CpuFig>,
+    /// All-core CoreMark (one context per logical CPU), by its own groups.
+    #[serde(default)]
+    pub allcore: Vec<CpuFig>,
     pub disk: Vec<DiskFig>,
     pub cache: Vec<CacheFig>,
     pub net: Vec<NetFig>,
@@ -97,6 +101,9 @@ pub struct Job {
     pub reference: String,
     /// CPU-bound seconds on the reference runner.
     pub cpu_s: f64,
+    /// The share of `cpu_s`, 0 to 100 %, that runs in parallel on every
+    /// logical CPU; the rest runs on one thread (Amdahl's law).
+    pub parallel_pct: f64,
     pub read_mib: f64,
     pub write_mib: f64,
     /// `CacheFig::cache`.
@@ -171,16 +178,45 @@ pub struct Table {
 pub struct Estimate {
     /// The most rows first.
     pub tables: Vec<Table>,
-    /// Runners that lack a used part (in the reference's CoreMark group,
-    /// for the CPU part), with those parts: listed, never estimated.
+    /// Runners that lack a used part, with those parts: listed, never
+    /// estimated. The CPU part is `CPU` for the one-thread figure and
+    /// `CPU, all cores` for the all-core one.
     pub not_measured: Vec<(usize, Vec<&'static str>)>,
+    /// Runners with CoreMark figures of the kind the job needs, but none
+    /// in the reference runner's group: they cannot be compared with it.
+    pub other_group: Vec<usize>,
     /// The job has CPU seconds, but the reference runner has no CoreMark
-    /// figure: nothing can be scaled.
+    /// figure of a kind the job needs: nothing can be scaled.
     pub no_reference: bool,
 }
 
-/// One runner's choice of figure for each used part.
-type Choice<'a> = [Option<(&'a str, Time)>; 4];
+/// One option of a part: the groups it is compared within (`<part> <id>`,
+/// as a table's `groups`) and its time.
+type Opt = (Vec<String>, Time);
+
+/// One runner's choice of option for each used part.
+type Choice<'a> = [Option<&'a Opt>; 4];
+
+/// The CPU part's label for the all-core figure, in `not_measured` and
+/// the tables' groups.
+pub const ALL_CORES: &str = "CPU, all cores";
+
+/// The reference runner's medians by group: a figure is scaled within its
+/// group only.
+fn medians<'a>(runners: &'a [Runner], id: &str, figs: fn(&Runner) -> &Vec<CpuFig>) -> Vec<(&'a str, f64)> {
+    runners.iter().filter(|r| r.id == id).flat_map(|r| figs(r).iter().map(|c| (c.group.as_str(), c.it_s.med))).collect()
+}
+
+/// `seconds` of the reference's work on each of `figs` that shares a group
+/// with the reference (`reference`): seconds × its speed ÷ this runner's.
+fn scaled(seconds: f64, part: &str, figs: &[CpuFig], reference: &[(&str, f64)]) -> Vec<Opt> {
+    figs.iter()
+        .filter_map(|c| {
+            let (_, ref_med) = reference.iter().find(|(g, _)| *g == c.group)?;
+            Some((vec![format!("{part} {}", c.group)], at_rate(seconds * ref_med, c.it_s)))
+        })
+        .collect()
+}
 
 /// Estimates `job` on every runner of `runners`.
 pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
@@ -190,33 +226,43 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
         job.restore_mib > 0.0 || job.save_mib > 0.0,
         job.download_mib > 0.0,
     ];
-    // The reference's CoreMark medians by group: the CPU part is scaled
-    // within a group only.
-    let reference: Vec<(&str, f64)> = runners
-        .iter()
-        .filter(|r| r.id == job.reference)
-        .flat_map(|r| r.cpu.iter().map(|c| (c.group.as_str(), c.it_s.med)))
-        .collect();
-    let mut out = Estimate { tables: Vec::new(), not_measured: Vec::new(), no_reference: false };
-    if used[0] && reference.is_empty() {
+    // Amdahl's law on measured figures: the serial seconds scale with
+    // one-thread CoreMark, the parallel ones with all-core CoreMark.
+    let share = job.parallel_pct.clamp(0.0, 100.0) / 100.0;
+    let (serial_s, parallel_s) = (job.cpu_s * (1.0 - share), job.cpu_s * share);
+    let (serial, parallel) = (used[0] && serial_s > 0.0, used[0] && parallel_s > 0.0);
+    let one = medians(runners, &job.reference, |r| &r.cpu);
+    let all = medians(runners, &job.reference, |r| &r.allcore);
+    let mut out =
+        Estimate { tables: Vec::new(), not_measured: Vec::new(), other_group: Vec::new(), no_reference: false };
+    if (serial && one.is_empty()) || (parallel && all.is_empty()) {
         out.no_reference = true;
         return out;
     }
     for (i, r) in runners.iter().enumerate() {
-        // Each used part's figures as (group, seconds).
-        let options: [Vec<(&str, Time)>; 4] = [
-            r.cpu
+        let none = || vec![(Vec::new(), Time::ZERO)];
+        let one_opts = if serial { scaled(serial_s, PARTS[0], &r.cpu, &one) } else { none() };
+        let all_opts = if parallel { scaled(parallel_s, ALL_CORES, &r.allcore, &all) } else { none() };
+        // Both kinds measured, but neither in the reference's group.
+        if (one_opts.is_empty() && !r.cpu.is_empty()) || (all_opts.is_empty() && !r.allcore.is_empty()) {
+            out.other_group.push(i);
+            continue;
+        }
+        // Each used part's options; the CPU part is every pair of a
+        // one-thread and an all-core option.
+        let options: [Vec<Opt>; 4] = [
+            one_opts
                 .iter()
-                .filter_map(|c| {
-                    let (_, ref_med) = reference.iter().find(|(g, _)| *g == c.group)?;
-                    // Seconds on the reference × its speed ÷ this runner's.
-                    let work = job.cpu_s * ref_med;
-                    Some((c.group.as_str(), at_rate(work, c.it_s)))
+                .flat_map(|(g1, t1)| {
+                    all_opts.iter().map(move |(g2, t2)| ([g1.clone(), g2.clone()].concat(), t1.add(*t2)))
                 })
                 .collect(),
             r.disk
                 .iter()
-                .map(|d| (d.group.as_str(), at_rate(job.read_mib, d.read).add(at_rate(job.write_mib, d.write))))
+                .map(|d| {
+                    let t = at_rate(job.read_mib, d.read).add(at_rate(job.write_mib, d.write));
+                    (vec![format!("{} {}", PARTS[1], d.group)], t)
+                })
                 .collect(),
             r.cache
                 .iter()
@@ -224,13 +270,20 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
                 .map(|c| {
                     let restore = c.restore_s.scale_time(job.restore_mib / c.payload_mib);
                     let save = c.save_s.scale_time(job.save_mib / c.payload_mib);
-                    (c.group.as_str(), restore.add(save))
+                    (vec![format!("{} {}", PARTS[2], c.group)], restore.add(save))
                 })
                 .collect(),
-            r.net.iter().map(|n| (n.group.as_str(), at_rate(job.download_mib * MBIT_PER_MIB, n.mbps))).collect(),
+            r.net
+                .iter()
+                .map(|n| (vec![format!("{} {}", PARTS[3], n.group)], at_rate(job.download_mib * MBIT_PER_MIB, n.mbps)))
+                .collect(),
         ];
-        let missing: Vec<&'static str> =
-            (0..4).filter(|&p| used[p] && options[p].is_empty()).map(|p| PARTS[p]).collect();
+        let mut missing: Vec<&'static str> = Vec::new();
+        if used[0] && options[0].is_empty() {
+            missing.extend(one_opts.is_empty().then_some(PARTS[0]));
+            missing.extend(all_opts.is_empty().then_some(ALL_CORES));
+        }
+        missing.extend((1..4).filter(|&p| used[p] && options[p].is_empty()).map(|p| PARTS[p]));
         if !missing.is_empty() {
             out.not_measured.push((i, missing));
             continue;
@@ -242,7 +295,7 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
             choices = choices
                 .into_iter()
                 .flat_map(|c| {
-                    options[p].iter().map(move |&o| {
+                    options[p].iter().map(move |o| {
                         let mut c = c;
                         c[p] = Some(o);
                         c
@@ -251,8 +304,8 @@ pub fn estimate(runners: &[Runner], job: &Job) -> Estimate {
                 .collect();
         }
         for c in choices {
-            let groups: Vec<String> = (0..4).filter_map(|p| c[p].map(|(g, _)| format!("{} {g}", PARTS[p]))).collect();
-            let parts = c.map(|o| o.map(|(_, t)| t));
+            let groups: Vec<String> = c.iter().flatten().flat_map(|(g, _)| g.iter().cloned()).collect();
+            let parts = c.map(|o| o.map(|(_, t)| *t));
             let total = parts.iter().flatten().fold(Time::ZERO, |a, &t| a.add(t));
             let cost = r.usd_per_minute.map(|usd| total.scale(usd / 60.0));
             let row = Row { runner: i, parts, total, place: Rank { place: 0, tied: false }, cost, cost_place: None };
@@ -328,6 +381,7 @@ mod tests {
             url: format!("/runners/{id}/"),
             usd_per_minute: usd,
             cpu: Vec::new(),
+            allcore: Vec::new(),
             disk: Vec::new(),
             cache: Vec::new(),
             net: Vec::new(),
@@ -367,6 +421,7 @@ mod tests {
         Job {
             reference: "a/a-x64".into(),
             cpu_s: 600.0,
+            parallel_pct: 0.0,
             read_mib: 1000.0,
             write_mib: 500.0,
             cache: "action: GitHub Actions cache".into(),

@@ -56,6 +56,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             official_sources: false,
             median_value: Some(a.median.get()),
             headline_samples: Vec::new(),
+            all_core: None,
         }
     });
     let disk = r.stages.disk.as_ref().map(|d| DiskRow {

@@ -70,6 +70,10 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
             official_sources: m.build.coremark.implementation == CoreMarkImplementation::Eembc,
             median_value: summary.map(|s| s.median),
             headline_samples: accepted.clone(),
+            all_core: m.stages.cpu_allcore.as_ref().and_then(|all| {
+                let accepted: Vec<f64> = all.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
+                summarize(&accepted).map(|s| [s.median, s.min, s.max])
+            }),
         }
     });
 

@@ -193,6 +193,11 @@ pub struct CpuRow {
     /// no samples.
     #[serde(skip)]
     pub headline_samples: Vec<f64>,
+    /// The result's all-core CoreMark, median, least and greatest of its
+    /// accepted samples (iterations/s), where it ran that stage: the
+    /// estimate's parallel share scales by it.
+    #[serde(skip)]
+    pub all_core: Option<[f64; 3]>,
 }
 
 /// A disk row.

@@ -144,6 +144,9 @@ pub struct Verdict {
     pub runner_label: String,
     pub release: Option<ReleaseStatus>,
     pub notes: Vec<Note>,
+    /// The logical CPUs and memory bytes a measured result recorded of
+    /// its machine, which `site check` compares with the provider's file.
+    pub machine: Option<(u32, u64)>,
 }
 
 impl Verdict {
@@ -155,6 +158,10 @@ impl Verdict {
             runner_label: run.runner_label(),
             release: run.release.clone(),
             notes: run.notes.clone(),
+            machine: match &*run.result {
+                AnyResult::Measured(m) => Some((m.machine.logical_cpus, m.machine.memory_bytes)),
+                AnyResult::Imported(_) => None,
+            },
         }
     }
 }

@@ -32,6 +32,7 @@ struct Preset {
     title: &'static str,
     what: &'static str,
     cpu_s: f64,
+    parallel_pct: f64,
     read_mib: f64,
     write_mib: f64,
     restore_mib: f64,
@@ -40,14 +41,16 @@ struct Preset {
 }
 
 /// The presets: round figures of the kinds of job the site's readers run,
-/// not measurements; the first is the page's default.
-const PRESETS: [Preset; 3] = [
+/// not measurements; the first is the page's default. Each `what` names
+/// every part the preset sets.
+const PRESETS: [Preset; 4] = [
     Preset {
         slug: "rust-build",
         title: "Rust build and test",
-        what: "8 minutes of compiling and testing, the crates and target folder (1,200 MiB) restored from the cache \
-               and saved, nothing else downloaded",
+        what: "8 minutes of compiling and testing on one thread, 1,500 MiB read from disk and 2,500 MiB written, \
+               the crates and target folder (1,200 MiB) restored from the cache and saved, nothing else downloaded",
         cpu_s: 480.0,
+        parallel_pct: 0.0,
         read_mib: 1500.0,
         write_mib: 2500.0,
         restore_mib: 1200.0,
@@ -57,8 +60,10 @@ const PRESETS: [Preset; 3] = [
     Preset {
         slug: "node-tests",
         title: "Node.js tests",
-        what: "90 seconds of tests, node_modules restored from the cache and not saved, packages downloaded",
+        what: "90 seconds of tests on one thread, 400 MiB read from disk and 300 MiB written, node_modules (400 MiB) \
+               restored from the cache and not saved, 150 MiB of packages downloaded",
         cpu_s: 90.0,
+        parallel_pct: 0.0,
         read_mib: 400.0,
         write_mib: 300.0,
         restore_mib: 400.0,
@@ -68,13 +73,28 @@ const PRESETS: [Preset; 3] = [
     Preset {
         slug: "image-build",
         title: "Container image build",
-        what: "4 minutes of building, base images downloaded, layers written to disk, no cache",
+        what: "4 minutes of building on one thread, 2,000 MiB read from disk and 3,000 MiB of layers written, \
+               1,500 MiB of base images downloaded, no cache",
         cpu_s: 240.0,
+        parallel_pct: 0.0,
         read_mib: 2000.0,
         write_mib: 3000.0,
         restore_mib: 0.0,
         save_mib: 0.0,
         download_mib: 1500.0,
+    },
+    Preset {
+        slug: "parallel-build",
+        title: "Parallel build",
+        what: "10 minutes of compiling, 90 % of it on every logical CPU at once and the rest (configuring, \
+               linking) on one thread, 1,000 MiB read from disk and 2,000 MiB written, no cache, nothing downloaded",
+        cpu_s: 600.0,
+        parallel_pct: 90.0,
+        read_mib: 1000.0,
+        write_mib: 2000.0,
+        restore_mib: 0.0,
+        save_mib: 0.0,
+        download_mib: 0.0,
     },
 ];
 
@@ -98,6 +118,8 @@ pub fn figures(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Fi
         match g.stage {
             "cpu" => {
                 names.insert(format!("{}/eembc", g.id), format!("{name}, EEMBC's CoreMark sources"));
+                names.insert(format!("{}/eembc/allcore", g.id), format!("{name}, EEMBC's CoreMark sources, all cores"));
+                names.insert(format!("{}/allcore", g.id), format!("{name}, all cores"));
                 names.insert(g.id.clone(), name);
             }
             "cache" => {
@@ -123,6 +145,7 @@ fn runners(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Ru
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             usd_per_minute: providers.machine(&r.provider_id, &r.label, now).usd_per_minute,
             cpu: Vec::new(),
+            allcore: Vec::new(),
             disk: Vec::new(),
             cache: Vec::new(),
             net: Vec::new(),
@@ -137,6 +160,14 @@ fn runners(model: &Model, providers: &Providers, now: jiff::Timestamp) -> Vec<Ru
                 let (Some(i), Some(med)) = (at(&r.meta), leading(&r.fig.median)) else { continue };
                 let (min, max) = range(&r.fig.range).unwrap_or((med, med));
                 out[i].cpu.push(CpuFig { group: group.clone(), it_s: Span { med, min, max } });
+                // All-core figures are compared within the one-thread
+                // figure's group: the same implementation, build and
+                // protocol. Two decimals, as every figure here.
+                if let Some([med, min, max]) = r.fig.all_core {
+                    let two = |v: f64| leading(&figures::two(v)).unwrap_or(v);
+                    let it_s = Span { med: two(med), min: two(min), max: two(max) };
+                    out[i].allcore.push(CpuFig { group: format!("{group}/allcore"), it_s });
+                }
             }
         }
         for r in g.disk.iter().filter(|r| r.place.is_some()) {
@@ -215,6 +246,9 @@ struct PresetLink {
 struct Shown {
     tables: Vec<ShownTable>,
     not_measured: Vec<Missing>,
+    /// Runners whose CoreMark figures are in other groups than the
+    /// reference runner's (`parts` empty).
+    other_group: Vec<Missing>,
     no_reference: bool,
 }
 
@@ -275,7 +309,8 @@ fn place(r: crate::stats::Rank) -> String {
 fn caption(groups: &[String], names: &BTreeMap<String, String>) -> String {
     let mut named: Vec<(&str, Vec<&str>)> = Vec::new();
     for g in groups {
-        let (part, id) = g.split_once(' ').unwrap_or((g, ""));
+        // A part's name may hold spaces (`CPU, all cores`); a group id holds none.
+        let (part, id) = g.rsplit_once(' ').unwrap_or((g, ""));
         let name = names.get(id).map_or(id, String::as_str);
         match named.iter_mut().find(|n| n.0 == name) {
             Some(n) => n.1.push(part),
@@ -320,20 +355,18 @@ fn shown(figures: &Figures, e: &estimate::Estimate) -> Shown {
                 .collect(),
         })
         .collect();
+    let missing = |i: usize, parts: String| {
+        let r = &runners[i];
+        Missing { label: r.label.clone(), provider: r.provider.clone(), url: r.url.clone(), parts }
+    };
+    let other_group = e.other_group.iter().map(|&i| missing(i, String::new())).collect();
     let not_measured = e
         .not_measured
         .iter()
-        .map(|(i, parts)| {
-            let r = &runners[*i];
-            Missing {
-                label: r.label.clone(),
-                provider: r.provider.clone(),
-                url: r.url.clone(),
-                parts: parts.join(", "),
-            }
-        })
+        // "; ": a part's name may hold a comma (`CPU, all cores`).
+        .map(|(i, parts)| missing(*i, parts.join("; ")))
         .collect();
-    Shown { tables, not_measured, no_reference: e.no_reference }
+    Shown { tables, not_measured, other_group, no_reference: e.no_reference }
 }
 
 /// The cache choices, offered by the most runners first (then by name):
@@ -378,6 +411,7 @@ pub fn pages(tera: &Tera, common: &Common, figures: &Figures) -> anyhow::Result<
         let job = Job {
             reference: reference.clone(),
             cpu_s: p.cpu_s,
+            parallel_pct: p.parallel_pct,
             read_mib: p.read_mib,
             write_mib: p.write_mib,
             cache: caches.first().cloned().unwrap_or_default(),

@@ -62,7 +62,7 @@ pub(super) fn runner_body(
     let line = cpu_line(model, &r.label, &r.entries);
     let plots = history_plot(part, &format!("plots/runners/{}/{}.svg", r.provider_id, r.label), &r.label, vec![line])?;
     let per_cent = machine.usd_per_minute.is_some_and(|v| v != 0.0);
-    let mut tables = runner_tables::render(&rows, &machines, r.any_stages, per_cent);
+    let mut tables = runner_tables::render(&rows, &machines, r.any_stages, per_cent, &machine.spec);
     tables.push_str(&super::runs::render(&rows, organisations));
     // A streaming build holds a provider's bodies until the provider's end:
     // without the room the text grew into.
@@ -216,6 +216,7 @@ fn history_row<'a>(e: &'a Entry, changes: &'a [Change], page: bool, machine: &Ma
         anchor: format!("r-{}", file.strip_suffix(".json").unwrap_or(file)),
         changes,
         cpu,
+        cores: e.details().cores.as_ref(),
         disk,
         cache,
         internet,

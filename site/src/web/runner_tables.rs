@@ -18,8 +18,10 @@ use super::pages::PerCent;
 use crate::model::Meta;
 use crate::model::Stages;
 use crate::model::changes::Change;
-use crate::model::details::Machine;
+use crate::model::details::{Cores, Machine};
 use crate::model::run::RunView;
+use crate::providers::RunnerSpec;
+use crate::providers::machine::machine_mismatch;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 
 /// One result in a runner's history: its stages, each with its own marks,
@@ -33,6 +35,8 @@ pub(super) struct HistoryRow<'a> {
     /// runner's previous result.
     pub changes: &'a [Change],
     pub cpu: Option<StageRow<'a, CpuRow>>,
+    /// Its one-thread and all-core CoreMark, where it ran both.
+    pub cores: Option<&'a Cores>,
     pub disk: Option<StageRow<'a, DiskRow>>,
     /// One per cache backend and method the result measured.
     pub cache: Vec<StageRow<'a, CacheRow>>,
@@ -85,7 +89,13 @@ pub(super) struct ServerRef<'a> {
 /// spans; `any` says which stages' tables to show, `per_cent` whether the
 /// runner's price is stated (the stages' note then mentions the value per
 /// cent).
-pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any: Stages, per_cent: bool) -> String {
+pub(super) fn render(
+    rows: &[HistoryRow<'_>],
+    machines: &[MachineSpan<'_>],
+    any: Stages,
+    per_cent: bool,
+    stated: &RunnerSpec,
+) -> String {
     let mut h = Html::with_capacity(16_384 + rows.len() * 4_096);
     history(&mut h, rows);
     h.raw("\n<h2 id=\"stages\">Stages of each result</h2>\n<p>Each stage's figures per result, newest first, each row with its result's profile under its date (a quick try-out's figures beside a standard result's are measured differently, not a change of the runner) and marked on its own: <span class=\"mark incomplete\">incomplete</span> where a sample the stage's parameters asked for is missing or failed, with the reason the file gives; <span class=\"mark variable\">variable</span> where the headline figure's samples vary by more than 10 % (coefficient of variation). Under the headline median, for measured results, the range of its samples where there are 3 to 5 of them (not repeated where a Min–max column shows it), its percentile bootstrap interval of the median (nominally 95 %; its coverage is in general not 95 %: 87.5 % at 7 samples, at 6 depending on the distribution) where there are 6 or more");
@@ -95,6 +105,9 @@ pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any:
     h.raw(".</p>");
     if any.cpu {
         cpu(&mut h, rows);
+    }
+    if rows.iter().any(|r| r.cores.is_some()) {
+        cores(&mut h, rows);
     }
     if any.disk {
         disk(&mut h, rows);
@@ -108,7 +121,7 @@ pub(super) fn render(rows: &[HistoryRow<'_>], machines: &[MachineSpan<'_>], any:
     if any.http_cache {
         build_cache(&mut h, rows);
     }
-    machine_and_build(&mut h, machines);
+    machine_and_build(&mut h, machines, stated);
     h.into_string()
 }
 
@@ -287,6 +300,32 @@ fn cpu(h: &mut Html, rows: &[HistoryRow<'_>]) {
     table_end(h);
 }
 
+/// Each result's CoreMark on one thread and on every logical CPU, and
+/// what a vCPU is worth: the one explained in the caption.
+fn cores(h: &mut Html, rows: &[HistoryRow<'_>]) {
+    table_start(
+        h,
+        "t-history-cores",
+        true,
+        "CoreMark on one thread and on all logical CPUs at once (iterations per second, medians), and what a vCPU \
+         is worth: the all-core figure ÷ (the one-thread figure × the logical CPUs), near 1 where each vCPU is a \
+         full core and about 0.5–0.6 where two are hyperthreads of one core or the host is oversubscribed",
+        "<th scope=\"col\">Date</th><th scope=\"col\" class=\"num\">One thread it/s</th><th scope=\"col\" \
+         class=\"num\">All cores it/s</th><th scope=\"col\" class=\"num\">Logical CPUs</th><th scope=\"col\" \
+         class=\"num\">vCPU worth</th>",
+    );
+    for r in rows {
+        let Some(c) = r.cores else {
+            missing_row(h, r, "4");
+            continue;
+        };
+        h.raw("\n<tr>");
+        date_cell(h, r);
+        h.cells(true, &[&c.one_thread, &c.all_core, &c.contexts, &c.worth]).raw("</tr>");
+    }
+    table_end(h);
+}
+
 fn disk(h: &mut Html, rows: &[HistoryRow<'_>]) {
     table_start(
         h,
@@ -431,8 +470,8 @@ fn span_cell(h: &mut Html, p: &MachineSpan<'_>) {
     h.raw("</td>");
 }
 
-fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
-    h.raw("\n<h2 id=\"machine-per-result\">Machine and build of each result</h2>\n<p>As each result file records them, one row per run of consecutive results on the same machine and build; an imported report publishes only some (“not published”).</p>");
+fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>], stated: &RunnerSpec) {
+    h.raw("\n<h2 id=\"machine-per-result\">Machine and build of each result</h2>\n<p>As each result file records them, one row per run of consecutive results on the same machine and build; an imported report publishes only some (“not published”). A <span class=\"mark mismatch\">provider file</span> mark shows the provider file's size where it differs from what the result recorded: another vCPU count than the logical CPUs, or memory more than 10 % apart (<code>site check</code> warns of it too).</p>");
     table_start(
         h,
         "t-history-machine",
@@ -444,10 +483,20 @@ fn machine_and_build(h: &mut Html, machines: &[MachineSpan<'_>]) {
         let d = p.machine;
         h.raw("\n<tr>");
         span_cell(h, p);
-        h.cells(false, &[&d.cpu_model])
-            .cells(true, &[&d.logical_cpus, &d.memory])
-            .cells(false, &[&d.os, &d.kernel, &d.virtualization, &d.image, &d.arch, &d.other])
-            .raw("</tr>");
+        h.cells(false, &[&d.cpu_model]);
+        // Where the provider file's size differs from what the result
+        // recorded, the cell says so (`site check` warns of it too).
+        let differs = d.recorded.map_or_else(Vec::new, |(cpus, mem)| machine_mismatch(stated, cpus, mem));
+        let vcpu = stated.vcpu.map(|v| format!("provider file: {v} vCPU"));
+        let memory = stated.memory_gib.map(|m| format!("provider file: {m} GiB"));
+        for (field, shown, mark) in [("vcpu", &d.logical_cpus, vcpu), ("memory_gib", &d.memory, memory)] {
+            h.raw("<td class=\"num\">").text(shown);
+            if let Some(mark) = mark.filter(|_| differs.iter().any(|(f, _)| *f == field)) {
+                h.raw(" <span class=\"mark mismatch\">").text(&mark).raw("</span>");
+            }
+            h.raw("</td>");
+        }
+        h.cells(false, &[&d.os, &d.kernel, &d.virtualization, &d.image, &d.arch, &d.other]).raw("</tr>");
     }
     table_end(h);
     table_start(
