@@ -8,7 +8,7 @@
 # that the test layout decides (compiling and linking each test binary).
 # Also counts each commit's test binaries (cargo metadata's `test` targets).
 #
-#   bash scripts/bench-tests.sh A B [ROUNDS]
+#   [TARGET=folder] bash scripts/bench-tests.sh A B [ROUNDS]
 #
 # With DOCS=1 it replaces its block of docs/benchmarks.md with the run.
 set -euo pipefail
@@ -17,7 +17,8 @@ a=$(git -C "$repo" rev-parse --short "${1:?commit A}")
 b=$(git -C "$repo" rev-parse --short "${2:?commit B}")
 rounds=${3:-1}
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-tests.XXXXXX")
-export CARGO_TARGET_DIR=$work/target
+# TARGET: a target folder to reuse (its dependencies already built).
+export CARGO_TARGET_DIR=${TARGET:-$work/target}
 cleanup() {
   git -C "$repo" worktree remove --force "$work/a" 2>/dev/null || true
   git -C "$repo" worktree remove --force "$work/b" 2>/dev/null || true
