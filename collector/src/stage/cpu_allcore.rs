@@ -74,18 +74,19 @@ impl AllCorePlan {
 pub fn run(
     plan: &AllCorePlan,
     progress: &mut Progress,
-    mut after_sample: impl FnMut(&CpuAllCoreStage) -> anyhow::Result<()>,
+    after_sample: impl FnMut(&CpuAllCoreStage) -> anyhow::Result<()>,
 ) -> anyhow::Result<CpuAllCoreStage> {
-    let mut stage = CpuAllCoreStage { samples: Vec::new() };
-    let n = plan.samples as usize;
-    for k in 1..=n {
-        progress.sample_start(k, n, plan.seconds * (n - k + 1) as u32);
-        let sample = measure(plan);
-        progress.sample_done(k, n, &describe(&sample));
-        stage.samples.push(sample);
-        after_sample(&stage)?;
-    }
-    Ok(stage)
+    let stage = CpuAllCoreStage { samples: Vec::new() };
+    let push = |s: &mut CpuAllCoreStage, sample| s.samples.push(sample);
+    one_thread::each_sample(
+        stage,
+        (plan.samples, plan.seconds),
+        progress,
+        || measure(plan),
+        describe,
+        push,
+        after_sample,
+    )
 }
 
 fn describe(sample: &CpuAllCoreSample) -> String {

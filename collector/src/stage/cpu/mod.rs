@@ -54,15 +54,33 @@ impl CpuPlan {
 pub fn run(
     plan: &CpuPlan,
     progress: &mut Progress,
-    mut after_sample: impl FnMut(&CpuStage) -> anyhow::Result<()>,
+    after_sample: impl FnMut(&CpuStage) -> anyhow::Result<()>,
 ) -> anyhow::Result<CpuStage> {
-    let mut stage = CpuStage { samples: Vec::new() };
-    let n = plan.samples as usize;
+    let stage = CpuStage { samples: Vec::new() };
+    let push = |s: &mut CpuStage, sample| s.samples.push(sample);
+    each_sample(stage, (plan.samples, plan.seconds), progress, || measure(plan), describe, push, after_sample)
+}
+
+/// One sample after another, as both CoreMark stages run them: the
+/// progress line before and after each, the sample added to the stage, and
+/// `after_sample` given the stage, so the caller can write it out before
+/// the next begins. `(count, seconds)` are the samples requested and each
+/// one's length, for the progress line's time left.
+pub(crate) fn each_sample<S, T>(
+    mut stage: S,
+    (count, seconds): (u32, Duration),
+    progress: &mut Progress,
+    mut measure: impl FnMut() -> T,
+    describe: impl Fn(&T) -> String,
+    push: impl Fn(&mut S, T),
+    mut after_sample: impl FnMut(&S) -> anyhow::Result<()>,
+) -> anyhow::Result<S> {
+    let n = count as usize;
     for k in 1..=n {
-        progress.sample_start(k, n, plan.seconds * (n - k + 1) as u32);
-        let sample = measure(plan);
+        progress.sample_start(k, n, seconds * (n - k + 1) as u32);
+        let sample = measure();
         progress.sample_done(k, n, &describe(&sample));
-        stage.samples.push(sample);
+        push(&mut stage, sample);
         after_sample(&stage)?;
     }
     Ok(stage)
