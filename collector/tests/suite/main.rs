@@ -1,9 +1,8 @@
 //! The collector's integration tests, one binary (as cargo, mdBook and
 //! ripgrep keep theirs): a module per subject, the support modules shared.
-//! The rehearsal of the benchmark workflow (tests/rehearsal.rs) is a binary
-//! of its own: its action-method run pins the whole test process to one CPU,
-//! as `collector cache prepare` pins a runner's worker, and a collector that
-//! another test of this binary started meanwhile would inherit that pin.
+//! The rehearsal's action-method run pins the process it runs in to one CPU,
+//! as `collector cache prepare` pins a runner's worker: that test runs again
+//! in a child process of this binary (`rehearsal::in_own_process`).
 
 #[path = "../support/azurite.rs"]
 mod azurite;
@@ -15,6 +14,9 @@ mod http_cache_server;
 mod librespeed_server;
 #[path = "../support/script.rs"]
 mod script;
+#[cfg(target_os = "linux")]
+#[path = "../support/workflow/mod.rs"]
+mod workflow;
 
 mod assemble_record;
 mod cache;
@@ -22,6 +24,8 @@ mod cli;
 mod http_cache;
 mod internet;
 mod interrupted;
+#[cfg(target_os = "linux")]
+mod rehearsal;
 mod release_check;
 mod submit;
 mod workflow_permissions;

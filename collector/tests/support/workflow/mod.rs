@@ -3,7 +3,7 @@
 //! the jobs and steps are read from the workflow file itself and run in its
 //! order, each job in a simulated OS instance of its own.
 //!
-//! The whole face, as tests/rehearsal.rs uses it:
+//! The whole face, as tests/suite/rehearsal.rs uses it:
 //!
 //! ```ignore
 //! let wf = Workflow::load(Path::new(".github/workflows/benchmark.yml"))?;

@@ -17,29 +17,15 @@
 //! installs them. With REHEARSAL_KEEP=1 the rehearsals' folders (every
 //! job's workspace, logs and the artifacts) are kept and their paths printed.
 
-#![cfg(target_os = "linux")]
-
-#[path = "support/workflow/mod.rs"]
-mod workflow;
-
-#[allow(dead_code, reason = "the fault and call controls serve tests/suite/cache.rs")]
-#[path = "support/azurite.rs"]
-mod azurite;
-
-#[path = "../../tests/librespeed/server.rs"]
-mod librespeed;
-
-#[path = "support/script.rs"]
-mod script;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::workflow::{self, CacheFront, Conclusion, Fault, FileServer, JobReport, Run, Settings, Workflow};
+use crate::{azurite, librespeed_server, script};
 use clap::Parser as _;
 use runner_bench_format::Affinity;
 use runner_bench_format::measured::{CacheMethod, DigestCheck, KeyMatch, Observation, Status};
 use runner_bench_format::{AnyResult, MeasuredResult, read_file};
-use workflow::{CacheFront, Conclusion, Fault, FileServer, JobReport, Run, Settings, Workflow};
 
 /// The repository: the working tree `actions/checkout` copies.
 fn repo() -> PathBuf {
@@ -359,7 +345,7 @@ struct Stage {
     // Dropped in this order: the front before the double behind it.
     _front: CacheFront,
     _cache: azurite::Services,
-    _librespeed: librespeed::Server,
+    _librespeed: librespeed_server::Server,
     _release: FileServer,
     dir: tempfile::TempDir,
     settings: Settings,
@@ -383,7 +369,7 @@ impl Stage {
         let cache = azurite::Services::start();
         let front = CacheFront::start(&cache.url).unwrap();
         let results_url = front.url.clone();
-        let speed = librespeed::Server::start();
+        let speed = librespeed_server::Server::start();
         let dir = tempfile::tempdir().unwrap();
         // The release: the collector under test, as collector.sh names the
         // Linux x64 binary, and SHA256SUMS in sha256sum's format.
@@ -564,6 +550,9 @@ fn row(backend: &str, verified: &str, incomplete: &str) -> (String, String, Stri
 /// collector's prepare and record steps.
 #[test]
 fn the_benchmark_workflow_runs_from_measure_to_submit() {
+    if !in_own_process("rehearsal::the_benchmark_workflow_runs_from_measure_to_submit") {
+        return;
+    }
     let mut stage = Stage::new(Vec::new());
     let results_host = stage.use_action_method();
     let watch = ZstdWatch::start();
@@ -1221,6 +1210,39 @@ fn descends_from_this_process(mut pid: u32) -> bool {
         }
         pid = parent;
     }
+    false
+}
+
+/// Set in the process `in_own_process` starts.
+const OWN_PROCESS: &str = "RUNNER_BENCH_TEST_OWN_PROCESS";
+
+/// Whether to run the calling test's body here: true in a process of its
+/// own; elsewhere it runs `test` (its full name) again in a child process of
+/// this test binary, alone, asserts that it passed, and returns false. The
+/// action method pins the process the rehearsal runs in to one CPU, as
+/// `collector cache prepare` pins a runner's worker: in a process of its own
+/// the pin cannot reach the other tests of this binary, nor a collector one
+/// of them starts meanwhile.
+fn in_own_process(test: &str) -> bool {
+    if std::env::var_os(OWN_PROCESS).is_some() {
+        return true;
+    }
+    let allowed = || {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        status.lines().find(|l| l.starts_with("Cpus_allowed_list:")).unwrap().to_string()
+    };
+    let before = allowed();
+    let me = std::env::current_exe().expect("the test binary's path");
+    let out = Command::new(me)
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(OWN_PROCESS, "1")
+        .output()
+        .expect("start the test binary again");
+    // Printed through the harness, which shows it only when asked or failed.
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{test}, run in a process of its own, failed ({}): its output is above", out.status);
+    assert_eq!(allowed(), before, "{test}: the pin reached this process");
     false
 }
 
