@@ -331,6 +331,8 @@ fn base64_decodes() {
 
 /// The window widths a page must fit: a phone, a laptop, a desktop.
 const WIDTHS_PX: [u32; 3] = [390, 1280, 1920];
+/// The height of a phone's screen 390 px wide (CSS px).
+const PHONE_HEIGHT_PX: f64 = 844.0;
 /// The smallest plot text, px as drawn on the screen.
 const MIN_PLOT_TEXT_PX: f64 = 12.0;
 
@@ -430,6 +432,17 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
                 assert!(!lines.is_empty(), "home at {width} px: no leader line");
                 for line in lines {
                     assert!(line[1].as_f64().unwrap() <= 800.0, "home at {width} px: {line} ends below 800 px");
+                }
+            }
+            // A phone's screen (390 × 844) holds any two stages' lines.
+            if *name == "home" && width == 390 {
+                let heights = browser
+                    .eval("Array.from(document.querySelectorAll('section.leaders li')).map(li => li.getBoundingClientRect().height)")
+                    .unwrap();
+                let heights: Vec<f64> = heights.as_array().unwrap().iter().map(|h| h.as_f64().unwrap()).collect();
+                assert!(heights.len() >= 2, "home at {width} px: {} leader lines", heights.len());
+                for pair in heights.windows(2) {
+                    assert!(pair[0] + pair[1] <= PHONE_HEIGHT_PX, "home at {width} px: two lines {pair:?} px high");
                 }
             }
             no_hash_in_headings(browser, name);

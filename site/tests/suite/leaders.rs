@@ -125,6 +125,11 @@ fn a_lead_whose_next_place_overlaps_the_weakest_leader_is_said_to_be_uncertain()
 /// The price-performance fixture's results and provider files, with the
 /// two measured runners of the first test beside them.
 fn fixture_and_measured() -> (tempfile::TempDir, String) {
+    fixture_measured_and(&[])
+}
+
+/// `fixture_and_measured`'s folder with the results `extra` added.
+fn fixture_measured_and(extra: &[(String, Value)]) -> (tempfile::TempDir, String) {
     let fixture = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/price-performance"));
     let results = results_dir();
     for f in walk(&fixture.join("results")) {
@@ -135,6 +140,9 @@ fn fixture_and_measured() -> (tempfile::TempDir, String) {
     for (label, n, factor) in [("fast-linux-x64", 1, 2), ("slow-linux-x64", 2, 1)] {
         let (path, value) = runner(label, n, factor);
         put(results.path(), &path, &value);
+    }
+    for (path, value) in extra {
+        put(results.path(), path, value);
     }
     let mut o = site_options(results.path());
     o.content = fixture.join("content");
@@ -258,4 +266,24 @@ fn imported_cache_rows_whose_published_ranges_overlap_share_a_place() {
             ),
         ]
     );
+}
+
+#[test]
+fn a_stage_of_more_tables_than_the_line_names_links_to_the_others() {
+    // A third CoreMark table: one measured runner that ran EEMBC's own
+    // sources, in the measured group but never ranked with the project's
+    // implementation. The line names the two largest tables' leaders (4 and
+    // 2 ranked runners); the third, of 1, is a link to its table.
+    let (path, mut eembc) = runner("eembc-linux-x64", 3, 3);
+    eembc["build"]["coremark"]["implementation"] = json!("eembc");
+    eembc["build"]["coremark"]["eembc_commit"] = json!("d5fad6bd094899101a4e5fd53af7298160ced6ab");
+    let (_out, home) = fixture_measured_and(&[(path, eembc)]);
+    let cpu = leader_lines(&home).into_iter().next().unwrap();
+    let (_, other) = cpu.split_once("2 runners ranked. ").unwrap_or_else(|| panic!("{cpu}"));
+    assert_eq!(other, "Other groups: Measured with the runner-bench collector (protocol 1), EEMBC's CoreMark sources.");
+    assert!(cpu.starts_with("CoreMark, one thread (median iterations/s; 3 groups, never compared): "), "{cpu}");
+    // The link leads to that table's heading on the same page.
+    let link = home.split("Other groups: <a href=\"#").nth(1).unwrap().split('"').next().unwrap();
+    assert!(link.ends_with("-cpu-eembc"), "{link}");
+    assert!(home.contains(&format!("<h3 id=\"{link}\">")), "no heading {link} on the home page");
 }
