@@ -47,7 +47,7 @@ const REPO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const STEP: Duration = Duration::from_secs(30);
 
 /// `GET path` → (status, body).
-fn get(port: u16, path: &str) -> Option<(u16, String)> {
+pub(crate) fn get(port: u16, path: &str) -> Option<(u16, String)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
     write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").ok()?;
@@ -57,7 +57,7 @@ fn get(port: u16, path: &str) -> Option<(u16, String)> {
     Some((status, text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()))
 }
 
-fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
+pub(crate) fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ok() {
         assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what}");
@@ -67,7 +67,7 @@ fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {
 
 /// One headless chromium with one tab, driven over the DevTools protocol.
 /// Killed when dropped, passed or not.
-struct Browser {
+pub(crate) struct Browser {
     child: Child,
     to: ChildStdin,
     from: Receiver<Value>,
@@ -82,7 +82,7 @@ struct Browser {
 }
 
 impl Browser {
-    fn start(log: &Path) -> Browser {
+    pub(crate) fn start(log: &Path) -> Browser {
         let profile = tempfile::tempdir().unwrap();
         // The shell hands the pipes on as the descriptors 3 (commands in)
         // and 4 (replies and events out) that --remote-debugging-pipe uses.
@@ -150,7 +150,7 @@ impl Browser {
 
     /// Sets the window `width_px` wide (1600 px high); below 600 px as a
     /// phone, which honours the page's viewport meta tag.
-    fn resize(&mut self, width_px: u32) {
+    pub(crate) fn resize(&mut self, width_px: u32) {
         self.call(
             "Emulation.setDeviceMetricsOverride",
             json!({"width": width_px, "height": 1600, "deviceScaleFactor": 1, "mobile": width_px < 600}),
@@ -205,7 +205,7 @@ impl Browser {
 
     /// Evaluates `expression` in the tab; `Err` while a navigation replaces
     /// the page or when the expression throws.
-    fn eval(&mut self, expression: &str) -> Result<Value, Value> {
+    pub(crate) fn eval(&mut self, expression: &str) -> Result<Value, Value> {
         let session = self.session.clone();
         let mut result =
             self.command(Some(&session), "Runtime.evaluate", json!({"expression": expression, "returnByValue": true}))?;
@@ -217,7 +217,7 @@ impl Browser {
 
     /// Opens `url` and waits for its `load` event; returns the DOM as the
     /// page script left it (what `chromium --dump-dom` prints).
-    fn load(&mut self, url: &str) -> String {
+    pub(crate) fn load(&mut self, url: &str) -> String {
         self.events.clear();
         let navigated = self.call("Page.navigate", json!({"url": url}));
         assert!(navigated.get("errorText").is_none(), "{url}: {navigated}");
@@ -232,7 +232,7 @@ impl Browser {
 
     /// Console messages, uncaught exceptions, log entries (failed loads,
     /// CSP violations) and dialogs since the last navigation.
-    fn problems(&mut self) -> Vec<String> {
+    pub(crate) fn problems(&mut self) -> Vec<String> {
         // Anything the page did up to now has been reported by the time a
         // round trip comes back.
         self.eval("0").unwrap();
@@ -267,13 +267,13 @@ impl Browser {
             .collect()
     }
 
-    fn screenshot(&mut self, path: &Path) {
+    pub(crate) fn screenshot(&mut self, path: &Path) {
         let shot = self.call("Page.captureScreenshot", json!({"format": "png"}));
         std::fs::write(path, base64(shot["data"].as_str().unwrap())).unwrap();
     }
 
     /// Waits until `expression` is true in the tab, across reloads.
-    fn wait_for(&mut self, what: &str, expression: &str) {
+    pub(crate) fn wait_for(&mut self, what: &str, expression: &str) {
         let start = Instant::now();
         while self.eval(expression) != Ok(json!(true)) {
             assert!(start.elapsed() < Duration::from_secs(60), "timed out waiting for {what} in chromium");
@@ -282,7 +282,7 @@ impl Browser {
     }
 
     /// Closes the browser and waits for it to exit.
-    fn close(mut self) {
+    pub(crate) fn close(mut self) {
         let _ = self.command(None, "Browser.close", json!({}));
         let start = Instant::now();
         while self.child.try_wait().unwrap().is_none() {

@@ -17,6 +17,7 @@ mod check_rows;
 mod check_then_build;
 mod check_time;
 mod check_walk;
+mod claims;
 mod cpu_implementation;
 mod dates;
 mod disk_latency;
