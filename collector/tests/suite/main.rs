@@ -3,6 +3,12 @@
 //! The rehearsal's action-method run pins the process it runs in to one CPU,
 //! as `collector cache prepare` pins a runner's worker: that test runs again
 //! in a child process of this binary (`rehearsal::in_own_process`).
+//!
+//! Two subjects use the site crate, and only because what they test is that
+//! the site accepts what the collector writes: the rehearsal checks the
+//! signed result with `site check`'s code and builds the site from it, and
+//! `http_cache` checks a build-cache result the same way. Every other module
+//! reads results with the format crate alone.
 
 #[path = "../support/azurite.rs"]
 mod azurite;
