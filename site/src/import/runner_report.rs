@@ -389,7 +389,7 @@ impl Report<'_, '_> {
         }
         let source = src.source(title)?;
         let provider = Provider {
-            id: Slug::new(&slugify(provider_name)).map_err(|e| ImportError::new(1, "a provider name", Some(&e)))?,
+            id: Slug::new(slugify(provider_name)).map_err(|e| ImportError::new(1, "a provider name", Some(&e)))?,
             name: Some(name(1, provider_name)?),
         };
         let mut results = Vec::new();
