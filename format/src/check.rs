@@ -7,8 +7,9 @@
 use std::fmt;
 
 use crate::measured::{
-    CacheMethod, CpuAllCoreStage, GitHubRun, HttpCacheDeclared, HttpCacheRun, HttpCacheServer, MeasuredResult,
-    RunRecord, STAGE_NAMES, Status, benchmark_job_trial,
+    CacheMethod, CacheStage, CpuAllCoreStage, CpuStage, DiskStage, GitHubRun, HttpCacheDeclared, HttpCacheRun,
+    HttpCacheServer, HttpCacheStage, InternetStage, JobOutcome, MeasuredResult, RunRecord, STAGE_NAMES, Status,
+    benchmark_job_trial,
 };
 use crate::params::Parameters;
 use crate::values::Message;
@@ -243,6 +244,198 @@ impl Problems {
         }
     }
 
+    /// Each job of the workflow ends once, measuring known stages, each
+    /// once.
+    fn jobs(&mut self, jobs: &[JobOutcome]) {
+        for (i, job) in jobs.iter().enumerate() {
+            if jobs[..i].iter().any(|o| o.job == job.job) {
+                self.push(
+                    format!("$.provenance.jobs[{i}].job"),
+                    format!("job \"{}\" is listed twice; each job of the workflow ends once", job.job),
+                );
+            }
+            for (j, stage) in job.stages.iter().enumerate() {
+                if job.stages[..j].contains(stage) {
+                    self.push(
+                        format!("$.provenance.jobs[{i}].stages[{j}]"),
+                        format!("stage \"{stage}\" is listed twice"),
+                    );
+                }
+                if !STAGE_NAMES.contains(&stage.as_str()) {
+                    self.push(
+                        format!("$.provenance.jobs[{i}].stages[{j}]"),
+                        format!(
+                            "unknown stage \"{stage}\"; a job measures cpu, cpu_allcore, disk, internet, cache or \
+                             http_cache"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn cpu(&mut self, cpu: &CpuStage, params: &Parameters) {
+        self.attempts("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
+        for (i, s) in cpu.samples.iter().enumerate() {
+            self.outcome(
+                format_args!("$.stages.cpu.samples[{i}]"),
+                s.status,
+                &s.message,
+                &[
+                    ("iterations", s.iterations.is_some()),
+                    ("elapsed_s", s.elapsed_s.is_some()),
+                    ("crcs", s.crcs.is_some()),
+                    ("validation", s.validation.is_some()),
+                ],
+            );
+        }
+    }
+
+    fn disk(&mut self, disk: &DiskStage, params: &Parameters) {
+        self.attempts("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");
+        for (i, s) in disk.samples.iter().enumerate() {
+            self.outcome(
+                format_args!("$.stages.disk.samples[{i}]"),
+                s.status,
+                &s.message,
+                &[
+                    ("seq_read", s.seq_read.is_some()),
+                    ("seq_write", s.seq_write.is_some()),
+                    ("rand_read", s.rand_read.is_some()),
+                    ("rand_write", s.rand_write.is_some()),
+                ],
+            );
+        }
+    }
+
+    /// Backend ids unique, pairs naming a backend within the trials, one
+    /// method per backend, action steps only where the method is action.
+    fn cache(&mut self, cache: &CacheStage, params: &Parameters) {
+        for (i, b) in cache.backends.iter().enumerate() {
+            if cache.backends[..i].iter().any(|o| o.id == b.id) {
+                self.push(format!("$.stages.cache.backends[{i}].id"), format!("backend id \"{}\" is used twice", b.id));
+            }
+        }
+        for (i, pair) in cache.pairs.iter().enumerate() {
+            let path = format!("$.stages.cache.pairs[{i}]");
+            if !cache.backends.iter().any(|b| b.id == pair.backend) {
+                self.push(format!("{path}.backend"), format!("no backend has the id \"{}\"", pair.backend));
+            }
+            if pair.trial == 0 || pair.trial > params.cache_trials {
+                self.push(
+                    format!("{path}.trial"),
+                    format!("trial {} is outside 1 to {} (parameters.cache_trials)", pair.trial, params.cache_trials),
+                );
+            }
+            if let Some(first) = cache.pairs[..i].iter().find(|o| o.backend == pair.backend)
+                && first.method != pair.method
+            {
+                self.push(
+                    format!("{path}.method"),
+                    format!(
+                        "method {} differs from the {} of backend \"{}\"'s earlier pairs; one backend is measured \
+                         one way",
+                        pair.method.name(),
+                        first.method.name(),
+                        pair.backend
+                    ),
+                );
+            }
+            let action = pair.method == CacheMethod::Action;
+            for (half, t) in [("save", Some(&pair.save)), ("restore", pair.restore.as_ref())] {
+                match (action, t.map(|t| t.action.is_some())) {
+                    (true, Some(false)) => self.push(
+                        format!("{path}.{half}.action"),
+                        "required for a pair of method action (the action step and what was observed of it)",
+                    ),
+                    (false, Some(true)) => {
+                        self.push(format!("{path}.{half}.action"), "only a pair of method action has an action step")
+                    }
+                    _ => {}
+                }
+            }
+            self.outcome(
+                format_args!("{path}.save"),
+                pair.save.status,
+                &pair.save.message,
+                &[("seconds", pair.save.seconds.is_some())],
+            );
+            if let Some(restore) = &pair.restore {
+                self.outcome(
+                    format_args!("{path}.restore"),
+                    restore.status,
+                    &restore.message,
+                    &[("seconds", restore.seconds.is_some())],
+                );
+                if pair.verification.is_none() {
+                    self.push(format!("{path}.verification"), "required when a restore was attempted");
+                }
+            }
+        }
+    }
+
+    fn internet(&mut self, net: &InternetStage, params: &Parameters) {
+        let n = params.internet_samples;
+        self.attempts("$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
+        self.attempts("$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
+        for (name, samples) in [("download", &net.download), ("upload", &net.upload)] {
+            for (i, s) in samples.iter().enumerate() {
+                self.outcome(format_args!("$.stages.internet.{name}[{i}]"), s.status, &s.message, &[]);
+            }
+        }
+        self.attempts(
+            "$.stages.internet.request",
+            net.request.len(),
+            params.internet_request_samples,
+            "parameters.internet_request_samples",
+        );
+        for (i, s) in net.request.iter().enumerate() {
+            self.outcome(
+                format_args!("$.stages.internet.request[{i}]"),
+                s.status,
+                &s.message,
+                &[("ms", s.ms.is_some())],
+            );
+        }
+    }
+
+    /// The server, and one run per cell of the profile's grid.
+    fn http_cache(&mut self, http: &HttpCacheStage, params: &Parameters) {
+        self.http_cache_server(&http.server);
+        for (i, run) in http.runs.iter().enumerate() {
+            if let Some(declared) = &http.server.declared {
+                self.declared_run(&format!("$.stages.http_cache.runs[{i}]"), run, declared);
+            }
+            // One run per cell of the profile's grid: request size ×
+            // connections.
+            let in_grid = params.http_cache_value_bytes.contains(&run.value_bytes)
+                && params.http_cache_connections.contains(&run.connections);
+            if !in_grid {
+                self.push(
+                    format!("$.stages.http_cache.runs[{i}]"),
+                    format!(
+                        "{} bytes over {} connections is not a cell of the profile's grid \
+                         (parameters.http_cache_value_bytes × http_cache_connections)",
+                        run.value_bytes, run.connections
+                    ),
+                );
+            } else if http.runs[..i].iter().any(|o| {
+                o.backend == run.backend && o.value_bytes == run.value_bytes && o.connections == run.connections
+            }) {
+                self.push(
+                    format!("$.stages.http_cache.runs[{i}]"),
+                    format!(
+                        "backend \"{}\" at {} bytes over {} connections is measured twice; each cell is run once",
+                        run.backend, run.value_bytes, run.connections
+                    ),
+                );
+            }
+            for (name, phase) in [("put", &run.put), ("get", &run.get)] {
+                self.outcome(format_args!("$.stages.http_cache.runs[{i}].{name}"), phase.status, &phase.message, &[]);
+            }
+        }
+    }
+
     fn attempts(&mut self, path: &str, attempted: usize, requested: u32, parameter: &str) {
         if attempted > requested as usize {
             self.push(path, format!("{attempted} samples attempted but {parameter} requested {requested}"));
@@ -262,190 +455,28 @@ impl MeasuredResult {
         if self.provenance.finished_at.instant() < self.provenance.started_at.instant() {
             p.push("$.provenance.finished_at", "is earlier than started_at");
         }
-        for (i, job) in self.provenance.jobs.iter().enumerate() {
-            if self.provenance.jobs[..i].iter().any(|o| o.job == job.job) {
-                p.push(
-                    format!("$.provenance.jobs[{i}].job"),
-                    format!("job \"{}\" is listed twice; each job of the workflow ends once", job.job),
-                );
-            }
-            for (j, stage) in job.stages.iter().enumerate() {
-                if job.stages[..j].contains(stage) {
-                    p.push(format!("$.provenance.jobs[{i}].stages[{j}]"), format!("stage \"{stage}\" is listed twice"));
-                }
-                if !STAGE_NAMES.contains(&stage.as_str()) {
-                    p.push(
-                        format!("$.provenance.jobs[{i}].stages[{j}]"),
-                        format!("unknown stage \"{stage}\"; a job measures cpu, cpu_allcore, disk, internet, cache or http_cache"),
-                    );
-                }
-            }
-        }
+        p.jobs(&self.provenance.jobs);
         if let Some(record) = &self.provenance.run_record {
             p.run_record(record, self.provenance.github.as_ref());
         }
-        if let Some(cpu) = &self.stages.cpu {
-            p.attempts("$.stages.cpu.samples", cpu.samples.len(), params.cpu_samples, "parameters.cpu_samples");
-            for (i, s) in cpu.samples.iter().enumerate() {
-                p.outcome(
-                    format_args!("$.stages.cpu.samples[{i}]"),
-                    s.status,
-                    &s.message,
-                    &[
-                        ("iterations", s.iterations.is_some()),
-                        ("elapsed_s", s.elapsed_s.is_some()),
-                        ("crcs", s.crcs.is_some()),
-                        ("validation", s.validation.is_some()),
-                    ],
-                );
-            }
+        let stages = &self.stages;
+        if let Some(cpu) = &stages.cpu {
+            p.cpu(cpu, params);
         }
-        if let Some(all) = &self.stages.cpu_allcore {
+        if let Some(all) = &stages.cpu_allcore {
             p.cpu_allcore(all, params);
         }
-        if let Some(disk) = &self.stages.disk {
-            p.attempts("$.stages.disk.samples", disk.samples.len(), params.disk_samples, "parameters.disk_samples");
-            for (i, s) in disk.samples.iter().enumerate() {
-                p.outcome(
-                    format_args!("$.stages.disk.samples[{i}]"),
-                    s.status,
-                    &s.message,
-                    &[
-                        ("seq_read", s.seq_read.is_some()),
-                        ("seq_write", s.seq_write.is_some()),
-                        ("rand_read", s.rand_read.is_some()),
-                        ("rand_write", s.rand_write.is_some()),
-                    ],
-                );
-            }
+        if let Some(disk) = &stages.disk {
+            p.disk(disk, params);
         }
-        if let Some(cache) = &self.stages.cache {
-            for (i, b) in cache.backends.iter().enumerate() {
-                if cache.backends[..i].iter().any(|o| o.id == b.id) {
-                    p.push(
-                        format!("$.stages.cache.backends[{i}].id"),
-                        format!("backend id \"{}\" is used twice", b.id),
-                    );
-                }
-            }
-            for (i, pair) in cache.pairs.iter().enumerate() {
-                let path = format!("$.stages.cache.pairs[{i}]");
-                if !cache.backends.iter().any(|b| b.id == pair.backend) {
-                    p.push(format!("{path}.backend"), format!("no backend has the id \"{}\"", pair.backend));
-                }
-                if pair.trial == 0 || pair.trial > params.cache_trials {
-                    p.push(
-                        format!("{path}.trial"),
-                        format!(
-                            "trial {} is outside 1 to {} (parameters.cache_trials)",
-                            pair.trial, params.cache_trials
-                        ),
-                    );
-                }
-                if let Some(first) = cache.pairs[..i].iter().find(|o| o.backend == pair.backend)
-                    && first.method != pair.method
-                {
-                    p.push(
-                        format!("{path}.method"),
-                        format!(
-                            "method {} differs from the {} of backend \"{}\"'s earlier pairs; one backend is measured \
-                             one way",
-                            pair.method.name(),
-                            first.method.name(),
-                            pair.backend
-                        ),
-                    );
-                }
-                let action = pair.method == CacheMethod::Action;
-                for (half, t) in [("save", Some(&pair.save)), ("restore", pair.restore.as_ref())] {
-                    match (action, t.map(|t| t.action.is_some())) {
-                        (true, Some(false)) => p.push(
-                            format!("{path}.{half}.action"),
-                            "required for a pair of method action (the action step and what was observed of it)",
-                        ),
-                        (false, Some(true)) => {
-                            p.push(format!("{path}.{half}.action"), "only a pair of method action has an action step")
-                        }
-                        _ => {}
-                    }
-                }
-                p.outcome(
-                    format_args!("{path}.save"),
-                    pair.save.status,
-                    &pair.save.message,
-                    &[("seconds", pair.save.seconds.is_some())],
-                );
-                if let Some(restore) = &pair.restore {
-                    p.outcome(
-                        format_args!("{path}.restore"),
-                        restore.status,
-                        &restore.message,
-                        &[("seconds", restore.seconds.is_some())],
-                    );
-                    if pair.verification.is_none() {
-                        p.push(format!("{path}.verification"), "required when a restore was attempted");
-                    }
-                }
-            }
+        if let Some(cache) = &stages.cache {
+            p.cache(cache, params);
         }
-        if let Some(net) = &self.stages.internet {
-            let n = params.internet_samples;
-            p.attempts("$.stages.internet.download", net.download.len(), n, "parameters.internet_samples");
-            p.attempts("$.stages.internet.upload", net.upload.len(), n, "parameters.internet_samples");
-            for (name, samples) in [("download", &net.download), ("upload", &net.upload)] {
-                for (i, s) in samples.iter().enumerate() {
-                    p.outcome(format_args!("$.stages.internet.{name}[{i}]"), s.status, &s.message, &[]);
-                }
-            }
-            p.attempts(
-                "$.stages.internet.request",
-                net.request.len(),
-                params.internet_request_samples,
-                "parameters.internet_request_samples",
-            );
-            for (i, s) in net.request.iter().enumerate() {
-                p.outcome(
-                    format_args!("$.stages.internet.request[{i}]"),
-                    s.status,
-                    &s.message,
-                    &[("ms", s.ms.is_some())],
-                );
-            }
+        if let Some(net) = &stages.internet {
+            p.internet(net, params);
         }
-        if let Some(http) = &self.stages.http_cache {
-            p.http_cache_server(&http.server);
-            for (i, run) in http.runs.iter().enumerate() {
-                if let Some(declared) = &http.server.declared {
-                    p.declared_run(&format!("$.stages.http_cache.runs[{i}]"), run, declared);
-                }
-                // One run per cell of the profile's grid: request size ×
-                // connections.
-                let in_grid = params.http_cache_value_bytes.contains(&run.value_bytes)
-                    && params.http_cache_connections.contains(&run.connections);
-                if !in_grid {
-                    p.push(
-                        format!("$.stages.http_cache.runs[{i}]"),
-                        format!(
-                            "{} bytes over {} connections is not a cell of the profile's grid \
-                             (parameters.http_cache_value_bytes × http_cache_connections)",
-                            run.value_bytes, run.connections
-                        ),
-                    );
-                } else if http.runs[..i].iter().any(|o| {
-                    o.backend == run.backend && o.value_bytes == run.value_bytes && o.connections == run.connections
-                }) {
-                    p.push(
-                        format!("$.stages.http_cache.runs[{i}]"),
-                        format!(
-                            "backend \"{}\" at {} bytes over {} connections is measured twice; each cell is run once",
-                            run.backend, run.value_bytes, run.connections
-                        ),
-                    );
-                }
-                for (name, phase) in [("put", &run.put), ("get", &run.get)] {
-                    p.outcome(format_args!("$.stages.http_cache.runs[{i}].{name}"), phase.status, &phase.message, &[]);
-                }
-            }
+        if let Some(http) = &stages.http_cache {
+            p.http_cache(http, params);
         }
         p.0
     }
