@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use runner_bench_format::imported::{Aggregate, ImportedResult};
-use runner_bench_format::measured::{JobOutcome, MeasuredResult, Status, Validation};
+use runner_bench_format::measured::{CacheStage, CpuStage, JobOutcome, MeasuredResult, Status, Validation};
 
 use super::findings::{Collector, Note, because};
 use super::{claims, durations, figures, imported_figures, interrupted, profiles, rows, time};
@@ -68,17 +68,33 @@ pub(super) fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) 
     claims::measured(c, file, m);
     time::measured(c, file, m);
     let mut notes: Vec<Note> = profiles::tryout_note(m).into_iter().collect();
+    attempted_samples(c, file, m, &mut notes);
+    if let Some(cpu) = &m.stages.cpu {
+        cpu_validation(c, file, cpu);
+    }
+    if let Some(cache) = &m.stages.cache {
+        cache_pairs(c, file, cache);
+        cache_trials(c, file, m, cache, &mut notes);
+    }
+    notes.extend(interrupted::rules(c, file, m));
+    notes
+}
+
+/// The jobs that did not succeed and measure `stage` (and `trial`).
+fn explaining<'m>(m: &'m MeasuredResult, stage: &str, trial: Option<u32>) -> Vec<&'m JobOutcome> {
+    m.provenance.jobs.iter().filter(|j| j.explains(stage, trial)).collect()
+}
+
+/// Every requested sample is attempted, or a job that did not succeed
+/// explains the shortfall (a note, not a problem).
+fn attempted_samples(c: &mut Collector, file: &str, m: &MeasuredResult, notes: &mut Vec<Note>) {
     let params = &m.parameters;
-    // The jobs that did not succeed and measure `stage` (and `trial`).
-    let explaining = |stage: &str, trial: Option<u32>| -> Vec<&JobOutcome> {
-        m.provenance.jobs.iter().filter(|j| j.explains(stage, trial)).collect()
-    };
     let mut attempted = |stage: &str, field: &str, n: usize, requested: u32, parameter: &str| {
         if n >= requested as usize {
             return;
         }
         let shortfall = format!("{n} of {requested} requested samples attempted ({parameter})");
-        let jobs = explaining(stage, None);
+        let jobs = explaining(m, stage, None);
         if jobs.is_empty() {
             c.push(
                 file,
@@ -111,102 +127,107 @@ pub(super) fn measured_rules(c: &mut Collector, file: &str, m: &MeasuredResult) 
             "parameters.internet_request_samples",
         );
     }
-    if let Some(cpu) = &m.stages.cpu {
-        for (i, s) in cpu.samples.iter().enumerate() {
-            if s.status == Status::Ok && s.validation == Some(Validation::Failed) {
-                c.push(
-                    file,
-                    format!("$.stages.cpu.samples[{i}].validation"),
-                    "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\"",
-                );
-            }
+}
+
+/// A sample whose CoreMark validation failed is never "ok".
+fn cpu_validation(c: &mut Collector, file: &str, cpu: &CpuStage) {
+    for (i, s) in cpu.samples.iter().enumerate() {
+        if s.status == Status::Ok && s.validation == Some(Validation::Failed) {
+            c.push(
+                file,
+                format!("$.stages.cpu.samples[{i}].validation"),
+                "CoreMark validation failed, so the sample is not accepted; its status must not be \"ok\"",
+            );
         }
     }
-    if let Some(cache) = &m.stages.cache {
-        for (i, pair) in cache.pairs.iter().enumerate() {
-            let path = format!("$.stages.cache.pairs[{i}]");
-            let retried = cache.pairs[..i].iter().any(|o| o.backend == pair.backend && o.trial == pair.trial);
-            if retried {
-                c.push(
-                    file,
-                    path.clone(),
-                    format!(
-                        "backend \"{}\" trial {} appears twice; a miss is a failure and is never retried or replaced",
-                        pair.backend, pair.trial
-                    ),
-                );
-            }
-            // Only instances known to be one are refused: an unknown id equals
-            // nothing, and the restore's notice says it could not be checked.
-            if let Some(restore) = &pair.restore
-                && restore.instance.same_as(&pair.save.instance) == Some(true)
-            {
-                c.push(
-                    file,
-                    format!("{path}.restore.instance"),
-                    format!(
-                        "the restore ran on the save's OS instance (boot_id {}); a restore must come from a different \
-                         OS instance than its save",
-                        restore.instance.boot_id
-                    ),
-                );
-            }
-            let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
-            if let Some(v) = &pair.verification
-                && v.routing.matches
-                && kind.is_some_and(|kind| !v.routing.consistent(kind))
-            {
-                c.push(
-                    file,
-                    format!("{path}.verification.routing.matches"),
-                    format!(
-                        "is true but the observed routing \"{}\" differs from the expected \"{}\"",
-                        v.routing.observed, v.routing.expected
-                    ),
-                );
-            }
-        }
-        for b in &cache.backends {
-            let n = cache.pairs.iter().filter(|p| p.backend == b.id).count();
-            if n >= params.cache_trials as usize {
-                continue;
-            }
-            let shortfall = format!(
-                "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials)",
-                b.id, params.cache_trials
+}
+
+/// A trial is never retried, its restore comes from another OS instance,
+/// and a routing that matches agrees with the backend's kind.
+fn cache_pairs(c: &mut Collector, file: &str, cache: &CacheStage) {
+    for (i, pair) in cache.pairs.iter().enumerate() {
+        let path = format!("$.stages.cache.pairs[{i}]");
+        let retried = cache.pairs[..i].iter().any(|o| o.backend == pair.backend && o.trial == pair.trial);
+        if retried {
+            c.push(
+                file,
+                path.clone(),
+                format!(
+                    "backend \"{}\" trial {} appears twice; a miss is a failure and is never retried or replaced",
+                    pair.backend, pair.trial
+                ),
             );
-            // Each missing trial must be explained by a job of that trial.
-            let missing =
-                (1..=params.cache_trials).filter(|&t| !cache.pairs.iter().any(|p| p.backend == b.id && p.trial == t));
-            let mut jobs: Vec<&JobOutcome> = Vec::new();
-            let mut explained = true;
-            for t in missing {
-                let those = explaining("cache", Some(t));
-                explained &= !those.is_empty();
-                for j in those {
-                    if !jobs.contains(&j) {
-                        jobs.push(j);
-                    }
+        }
+        // Only instances known to be one are refused: an unknown id equals
+        // nothing, and the restore's notice says it could not be checked.
+        if let Some(restore) = &pair.restore
+            && restore.instance.same_as(&pair.save.instance) == Some(true)
+        {
+            c.push(
+                file,
+                format!("{path}.restore.instance"),
+                format!(
+                    "the restore ran on the save's OS instance (boot_id {}); a restore must come from a different \
+                     OS instance than its save",
+                    restore.instance.boot_id
+                ),
+            );
+        }
+        let kind = cache.backends.iter().find(|b| b.id == pair.backend).map(|b| b.kind);
+        if let Some(v) = &pair.verification
+            && v.routing.matches
+            && kind.is_some_and(|kind| !v.routing.consistent(kind))
+        {
+            c.push(
+                file,
+                format!("{path}.verification.routing.matches"),
+                format!(
+                    "is true but the observed routing \"{}\" differs from the expected \"{}\"",
+                    v.routing.observed, v.routing.expected
+                ),
+            );
+        }
+    }
+}
+
+/// Every trial of every backend is attempted, or a job of that trial that
+/// did not succeed explains it (a note, not a problem).
+fn cache_trials(c: &mut Collector, file: &str, m: &MeasuredResult, cache: &CacheStage, notes: &mut Vec<Note>) {
+    let params = &m.parameters;
+    for b in &cache.backends {
+        let n = cache.pairs.iter().filter(|p| p.backend == b.id).count();
+        if n >= params.cache_trials as usize {
+            continue;
+        }
+        let shortfall = format!(
+            "backend \"{}\" has {n} of {} requested pairs (parameters.cache_trials)",
+            b.id, params.cache_trials
+        );
+        // Each missing trial must be explained by a job of that trial.
+        let missing =
+            (1..=params.cache_trials).filter(|&t| !cache.pairs.iter().any(|p| p.backend == b.id && p.trial == t));
+        let mut jobs: Vec<&JobOutcome> = Vec::new();
+        let mut explained = true;
+        for t in missing {
+            let those = explaining(m, "cache", Some(t));
+            explained &= !those.is_empty();
+            for j in those {
+                if !jobs.contains(&j) {
+                    jobs.push(j);
                 }
             }
-            // (Nothing missing by trial means out-of-range trials, which the
-            // format's rules reject already.)
-            if explained && !jobs.is_empty() {
-                notes.push(Note {
-                    field: "$.stages.cache.pairs".to_string(),
-                    reason: format!("{shortfall}; {}", because(&jobs)),
-                });
-            } else {
-                c.push(
-                    file,
-                    "$.stages.cache.pairs",
-                    format!("{shortfall}; every trial is attempted{}", unexplained(m)),
-                );
-            }
+        }
+        // (Nothing missing by trial means out-of-range trials, which the
+        // format's rules reject already.)
+        if explained && !jobs.is_empty() {
+            notes.push(Note {
+                field: "$.stages.cache.pairs".to_string(),
+                reason: format!("{shortfall}; {}", because(&jobs)),
+            });
+        } else {
+            c.push(file, "$.stages.cache.pairs", format!("{shortfall}; every trial is attempted{}", unexplained(m)));
         }
     }
-    notes.extend(interrupted::rules(c, file, m));
-    notes
 }
 
 /// Published aggregates must be self-consistent: a median within its
