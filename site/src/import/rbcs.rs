@@ -69,57 +69,8 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<ImportedResult, ImportErr
         .ok_or_else(|| ImportError::new(lines[at].0, "a \"CPU\" condition", None))?;
 
     let mut tables = Vec::new();
-    while let Some(&(n, l)) = lines.get(i) {
-        // Section title.
-        if l.contains('\t') {
-            return Err(ImportError::new(n, "a section title", Some(l)));
-        }
-        let title = name(n, l)?;
-        i += 1;
-        // Optional conditions line: `key: value key: value`.
-        let mut table_conditions = Vec::new();
-        if let Some(&(n, l)) = lines.get(i)
-            && !l.starts_with("Cache backend\t")
-        {
-            table_conditions = inline_conditions(n, l)?;
-            i += 1;
-        }
-        match lines.get(i) {
-            Some(&(_, l)) if l.split('\t').collect::<Vec<_>>() == HEADER => i += 1,
-            other => {
-                return Err(ImportError::new(
-                    other.map_or(end, |o| o.0),
-                    format!("the table header {:?}", HEADER.join("\t")),
-                    other.map(|o| o.1),
-                ));
-            }
-        }
-        let mut rows = Vec::new();
-        while let Some(&(n, l)) = lines.get(i) {
-            if !l.contains('\t') {
-                break;
-            }
-            let c: Vec<&str> = l.split('\t').collect();
-            if c.len() != HEADER.len() {
-                return Err(ImportError::new(n, format!("a row of {} tab-separated cells", HEADER.len()), Some(l)));
-            }
-            rows.push(ImportedHttpCacheRow {
-                backend: name(n, c[0])?,
-                cpu: name(n, c[1])?,
-                cpu_quota: num(n, c[2])?,
-                memory_quota_gb: num(n, c[3])?,
-                value_bytes: c[4].parse().map_err(|_| ImportError::new(n, "a request size in bytes", Some(c[4])))?,
-                connections: c[5].parse().map_err(|_| ImportError::new(n, "a connection count", Some(c[5])))?,
-                put_per_s: num(n, c[6])?,
-                get_per_s: num(n, c[7])?,
-            });
-            i += 1;
-        }
-        if rows.is_empty() {
-            let found = lines.get(i).copied();
-            return Err(ImportError::new(found.map_or(end, |f| f.0), "a table row", found.map(|f| f.1)));
-        }
-        tables.push(ImportedHttpCacheTable { title, conditions: table_conditions, rows });
+    while i < lines.len() {
+        tables.push(table(&lines, &mut i, end)?);
     }
     if tables.is_empty() {
         return Err(ImportError::new(end, "a section with a table", None));
@@ -150,6 +101,62 @@ pub fn parse(text: &str, src: &ImportSource) -> Result<ImportedResult, ImportErr
         },
         notices: Vec::new(),
     })
+}
+
+/// The table that starts at line `*i` (its title, an optional conditions
+/// line, the header, the rows); `*i` is left after its last row.
+fn table(lines: &[(usize, &str)], i: &mut usize, end: usize) -> Result<ImportedHttpCacheTable, ImportError> {
+    let (n, l) = lines[*i];
+    // Section title.
+    if l.contains('\t') {
+        return Err(ImportError::new(n, "a section title", Some(l)));
+    }
+    let title = name(n, l)?;
+    *i += 1;
+    // Optional conditions line: `key: value key: value`.
+    let mut table_conditions = Vec::new();
+    if let Some(&(n, l)) = lines.get(*i)
+        && !l.starts_with("Cache backend\t")
+    {
+        table_conditions = inline_conditions(n, l)?;
+        *i += 1;
+    }
+    match lines.get(*i) {
+        Some(&(_, l)) if l.split('\t').collect::<Vec<_>>() == HEADER => *i += 1,
+        other => {
+            return Err(ImportError::new(
+                other.map_or(end, |o| o.0),
+                format!("the table header {:?}", HEADER.join("\t")),
+                other.map(|o| o.1),
+            ));
+        }
+    }
+    let mut rows = Vec::new();
+    while let Some(&(n, l)) = lines.get(*i) {
+        if !l.contains('\t') {
+            break;
+        }
+        let c: Vec<&str> = l.split('\t').collect();
+        if c.len() != HEADER.len() {
+            return Err(ImportError::new(n, format!("a row of {} tab-separated cells", HEADER.len()), Some(l)));
+        }
+        rows.push(ImportedHttpCacheRow {
+            backend: name(n, c[0])?,
+            cpu: name(n, c[1])?,
+            cpu_quota: num(n, c[2])?,
+            memory_quota_gb: num(n, c[3])?,
+            value_bytes: c[4].parse().map_err(|_| ImportError::new(n, "a request size in bytes", Some(c[4])))?,
+            connections: c[5].parse().map_err(|_| ImportError::new(n, "a connection count", Some(c[5])))?,
+            put_per_s: num(n, c[6])?,
+            get_per_s: num(n, c[7])?,
+        });
+        *i += 1;
+    }
+    if rows.is_empty() {
+        let found = lines.get(*i).copied();
+        return Err(ImportError::new(found.map_or(end, |f| f.0), "a table row", found.map(|f| f.1)));
+    }
+    Ok(ImportedHttpCacheTable { title, conditions: table_conditions, rows })
 }
 
 /// `compression: disabled digest: MD5 TLS: disabled`: a word ending in `:`
