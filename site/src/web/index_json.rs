@@ -25,8 +25,8 @@ use crate::stats::Rank;
 /// Bumped when a field changes meaning.
 const INDEX_VERSION: u32 = 1;
 
-/// Each result's serialized object by its entry's key, which `site serve`
-/// keeps between builds. Shared bytes: a rebuild takes the 10,000 objects it
+/// Each result's serialized object by its entry's key and its CoreMark
+/// place (`IndexEntry::key`), which `site serve` keeps between builds. Shared bytes: a rebuild takes the 10,000 objects it
 /// reuses without copying them.
 pub type IndexCache = HashMap<u64, Bytes>;
 

@@ -256,6 +256,14 @@ fn the_data_files_carry_the_figures_places_and_ties() {
     assert!(close(costs[3], 0.040 / 60.0 * 1e9 / 240000.0));
     assert_eq!(pick(&["all_core_missing"])[1], ["no all-core stage in this result's profile"]);
 
+    // coremark.csv: each result's all-core median, least and greatest
+    // sample (1200000 ÷ 30.2 = 39735.10), the reason where it has none, and
+    // the vCPU worth.
+    let coremark = common::read(out.path(), "data/coremark.csv");
+    let line = |runner: &str| coremark.lines().find(|l| l.contains(&format!(",{runner},"))).unwrap().to_string();
+    assert!(line("acme-2vcpu").contains(",5,40000.00,39735.10,40000.00,,0.60,"), "{coremark}");
+    assert!(line("acme-4vcpu").contains(",5,,,,no all-core stage in this result's profile,,"), "{coremark}");
+
     // index.json: each result's CoreMark place and tie within its group
     // (as coremark.csv), its all-core figure and vCPU worth; the
     // overview's rows with both costs.
