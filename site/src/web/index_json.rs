@@ -103,8 +103,8 @@ impl<'a> IndexEntry<'a> {
 /// One row of the overview, as `overview` lists it.
 #[derive(Serialize)]
 struct OverviewEntry<'a> {
-    /// The CoreMark table's key; empty for the runners without CoreMark.
-    coremark_stage_key: &'a str,
+    /// The CoreMark table's key; none for the runners without CoreMark.
+    stage_key: Option<&'a str>,
     /// The table's name, as the overview's heading gives it.
     group: &'a str,
     provider: &'a str,
@@ -121,21 +121,21 @@ struct OverviewEntry<'a> {
     /// The cost of one-thread work (`overview::cost_of_work`), US dollars,
     /// and whether it is made from a tied place's figure.
     cost_one_thread_usd: Option<f64>,
-    cost_one_thread_tied: bool,
+    cost_one_thread_tied: Option<bool>,
     /// The cost of 10⁹ iterations on all cores (`overview::all_core_cost`).
     cost_all_core_usd_per_1e9_it: Option<f64>,
-    cost_all_core_tied: bool,
+    cost_all_core_tied: Option<bool>,
 }
 
 impl<'a> OverviewEntry<'a> {
     fn of(s: &'a overview::Section, r: &'a OverviewRow) -> Self {
         let a = &r.all_core;
         OverviewEntry {
-            coremark_stage_key: &s.key,
+            stage_key: (!s.key.is_empty()).then_some(s.key.as_str()),
             group: &s.name,
             provider: &r.provider_id,
             runner: &r.label,
-            coremark_it_s: r.cpu.as_ref().and_then(|h| crate::model::leading(&h.value)),
+            coremark_it_s: r.cpu_value,
             coremark_place: r.place.map(|p| p.place),
             coremark_tied: r.place.map(|p| p.tied),
             all_core_it_s: a.median(),
@@ -145,9 +145,9 @@ impl<'a> OverviewEntry<'a> {
             vcpu_worth: a.worth_value(),
             usd_per_minute: r.machine.usd_per_minute,
             cost_one_thread_usd: r.cost_usd,
-            cost_one_thread_tied: r.cost_usd.is_some() && r.cost_tied,
+            cost_one_thread_tied: r.cost_usd.map(|_| r.cost_tied),
             cost_all_core_usd_per_1e9_it: a.cost_usd,
-            cost_all_core_tied: a.cost_usd.is_some() && a.place.is_some_and(|p| p.tied),
+            cost_all_core_tied: a.cost_usd.map(|_| a.place.is_some_and(|p| p.tied)),
         }
     }
 }

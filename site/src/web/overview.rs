@@ -76,6 +76,9 @@ pub struct OverviewRow {
     /// The CoreMark row's place in its comparison table (`model::Row::place`),
     /// where it has one: the data files' place and tie.
     pub place: Option<Rank>,
+    /// The one-thread median unrounded, for index.json.
+    #[serde(skip)]
+    pub cpu_value: Option<f64>,
     /// The all-core CoreMark, what a vCPU is worth and the cost of all-core
     /// work (`cores`); empty without a CoreMark row.
     pub all_core: AllCore,
@@ -162,6 +165,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             per_vcpu: per_vcpu(&machine),
             cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
             place: c.as_ref().and_then(|c| c.row.place),
+            cpu_value: c.as_ref().and_then(|c| c.value),
             all_core: c.as_ref().map(|c| AllCore::of(&c.row.fig, c.row.marked, c.row.meta.stale)).unwrap_or_default(),
             cost: cost.map(money),
             cost_tied,

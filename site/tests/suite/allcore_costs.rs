@@ -287,8 +287,16 @@ fn the_data_files_carry_the_figures_places_and_ties() {
     assert_eq!((&bolt["all_core_place"], &bolt["all_core_tied"]), (&json!(1), &json!(true)));
     assert_eq!(bolt["cost_all_core_tied"], json!(true));
     assert!(close(bolt["cost_all_core_usd_per_1e9_it"].as_f64().unwrap(), 0.040 / 60.0 * 1e9 / 240000.0));
+    // The overview's rows are of the results' CoreMark table, their
+    // figures unrounded: acme-2vcpu's one-thread median is 1000000 ÷
+    // 30.000001 (run 1).
+    assert_eq!(bolt["stage_key"], results[0]["coremark_stage_key"]);
     let two = by_runner(overview, "acme-2vcpu");
+    assert!(close(two["coremark_it_s"].as_f64().unwrap(), 1e6 / 30.000001));
     assert_eq!((&two["all_core_place"], &two["all_core_tied"]), (&json!(3), &json!(false)));
+    assert_eq!(two["cost_all_core_tied"], json!(false));
+    let four = by_runner(overview, "acme-4vcpu");
+    assert_eq!((&four["all_core_place"], &four["cost_all_core_tied"]), (&Value::Null, &Value::Null));
     assert!(close(two["cost_one_thread_usd"].as_f64().unwrap(), 0.008));
     assert_eq!(two["cost_one_thread_tied"], json!(true));
 }
