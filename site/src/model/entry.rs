@@ -239,6 +239,8 @@ impl Entry {
                     median_value: row.median_value,
                     headline_samples: Vec::new(),
                     all_core: row.all_core,
+                    vcpu_worth: row.vcpu_worth,
+                    all_core_why: row.all_core_why,
                 },
             }),
             disk: if disk { self.disk.clone() } else { None },

@@ -9,7 +9,7 @@ use super::protocol::{self, Published};
 use super::sentence::ProtocolText;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, MachineRow, NoticeView, ProfileView, RunnerPart, StagesMeasured, Wording,
+    InternetRow, MachineRow, NO_ALL_CORE_IMPORTED, NoticeView, ProfileView, RunnerPart, StagesMeasured, Wording,
 };
 use crate::figures::{self, NONE};
 
@@ -57,6 +57,8 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             median_value: Some(a.median.get()),
             headline_samples: Vec::new(),
             all_core: None,
+            vcpu_worth: None,
+            all_core_why: Some(NO_ALL_CORE_IMPORTED),
         }
     });
     let disk = r.stages.disk.as_ref().map(|d| DiskRow {

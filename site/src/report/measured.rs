@@ -1,14 +1,15 @@
 //! Rows of a measured result: the figures are computed here from the
 //! accepted samples (see stats.rs and docs/methodology.md).
 
-use runner_bench_format::measured::{CoreMarkImplementation, DiskOp, DiskSample, MeasuredResult, Status};
+use runner_bench_format::measured::{CoreMarkImplementation, DiskOp, DiskSample, MeasuredResult, Status, vcpu_worth};
 use runner_bench_format::{Affinity, arch_label};
 
 use super::cache_protocol;
 use super::sentence::count_word;
 use super::view::{
     CacheRow, ConditionView, CpuRow, DiskRow, EndpointView, HttpCacheRowView, HttpCacheTableView, HttpCacheView,
-    InternetRow, Latency, MachineRow, NoticeView, ProfileView, RunnerPart, StagesMeasured,
+    InternetRow, Latency, MachineRow, NO_ALL_CORE_PROFILE, NO_ALL_CORE_RUN, NO_ALL_CORE_SAMPLE, NoticeView,
+    ProfileView, RunnerPart, StagesMeasured,
 };
 use crate::figures::{self, NONE};
 use crate::stats::{self, summarize};
@@ -74,6 +75,8 @@ pub(super) fn part(m: &MeasuredResult) -> RunnerPart {
                 let accepted: Vec<f64> = all.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
                 summarize(&accepted).map(|s| [s.median, s.min, s.max])
             }),
+            vcpu_worth: m.stages.cpu_allcore.as_ref().and_then(|all| vcpu_worth(cpu, all)),
+            all_core_why: all_core_why(m),
         }
     });
 
@@ -241,4 +244,14 @@ fn transfer(payload_bytes: u64, seconds: &[f64]) -> (String, String, String) {
             figures::percent(s.variation_pct),
         ),
     }
+}
+
+/// Why `m` has no all-core figure (`CpuRow::all_core_why`); none where it
+/// has one.
+fn all_core_why(m: &MeasuredResult) -> Option<&'static str> {
+    let Some(all) = &m.stages.cpu_allcore else {
+        let asked = m.parameters.cpu_allcore == Some(true);
+        return Some(if asked { NO_ALL_CORE_RUN } else { NO_ALL_CORE_PROFILE });
+    };
+    (!all.samples.iter().any(|s| s.iterations_per_s().is_some())).then_some(NO_ALL_CORE_SAMPLE)
 }

@@ -198,7 +198,25 @@ pub struct CpuRow {
     /// estimate's parallel share scales by it.
     #[serde(skip)]
     pub all_core: Option<[f64; 3]>,
+    /// What a vCPU is worth (`measured::vcpu_worth`): the all-core median
+    /// ÷ (the one-thread median × the contexts), where both ran.
+    #[serde(skip)]
+    pub vcpu_worth: Option<f64>,
+    /// Why `all_core` is none, in words for the overview's dash.
+    #[serde(skip)]
+    pub all_core_why: Option<&'static str>,
 }
+
+/// Why a CoreMark row has no all-core figure, as the overview's dash says
+/// it: the result's profile had no all-core stage (collectors before it, or
+/// a profile without it).
+pub(super) const NO_ALL_CORE_PROFILE: &str = "no all-core stage in this result's profile";
+/// The profile has the stage, and the result has none (a run of some stages).
+pub(super) const NO_ALL_CORE_RUN: &str = "the all-core stage did not run in this result";
+/// The stage ran and none of its samples was accepted.
+pub(super) const NO_ALL_CORE_SAMPLE: &str = "no all-core sample was accepted";
+/// Imported rows: the published reports have one-thread CoreMark only.
+pub(super) const NO_ALL_CORE_IMPORTED: &str = "the imported report publishes no all-core figure";
 
 /// A disk row.
 #[derive(Debug, Clone, Serialize)]

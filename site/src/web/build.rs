@@ -286,20 +286,26 @@ impl Build<'_, '_> {
         let PageInputs { providers, tera, templates_key, common, .. } = inputs;
         let (opts, templates_key) = (self.opts, *templates_key);
         let prices = home::prices(model, providers, opts.now);
+        // The overview's rows for the data files (index.json's `overview`,
+        // overview.csv); step 6 makes its pages of its own, since a
+        // streaming build lets go of each order as soon as it is written.
+        let sections = overview::sections(model, providers, opts.now);
         let home = |old: Option<&Memo>, emit: Option<&mut dyn FileSink>| {
             let (home, parts) = (old.map(|m| &m.home), old.map(|m| &m.parts));
             home_page(tera, templates_key, common, model, &prices, opts.home_rows, home, parts, emit)
         };
         let ((home, tables), data) = match &mut self.mode {
             StepMode::Stream => {
-                let data = stream_data_files(model, changes, common, opts.stale_days, &mut *self.emit);
+                let data = stream_data_files(model, &sections, changes, common, opts.stale_days, &mut *self.emit);
                 let (home, tables, _) = home(None, Some(&mut *self.emit))?;
                 ((home, tables), data?)
             }
             StepMode::Serve(memo) => {
                 let old: &Memo = memo;
-                let (home, data) =
-                    rayon::join(|| home(Some(old), None), || data_files(model, changes, common, opts.stale_days, old));
+                let (home, data) = rayon::join(
+                    || home(Some(old), None),
+                    || data_files(model, &sections, changes, common, opts.stale_days, old),
+                );
                 let ((home, tables, home_cache), (data, index_cache)) = (home?, data?);
                 (memo.home, memo.index) = (home_cache, index_cache);
                 ((home, tables), data)
@@ -322,8 +328,8 @@ impl Build<'_, '_> {
     /// Step 6. The overview, the coverage page and the build-cache
     /// section's index, each made from the model alone. `site serve` makes
     /// all three at the same time. A streaming build makes the overview's
-    /// two pages first, each written before the next is made and its rows
-    /// let go of as soon as the order by cost is made of them, as the
+    /// three pages first, each written before the next is made and its rows
+    /// let go of as soon as the orders by cost are made of them, as the
     /// overview's rows and pages beside the section's index would set the
     /// build's peak.
     fn overview_and_coverage<'m>(&mut self, model: &'m Model, inputs: &PageInputs) -> anyhow::Result<Section<'m>> {
@@ -363,11 +369,16 @@ impl Build<'_, '_> {
                 self.site.join(page);
                 self.end_step("  overview")?;
                 let by_cost = overview::by_cost(&sections);
-                drop(sections);
                 let page = overview_page(None, "overview/by-cost", &by_cost, "cost")?.2;
                 self.site.join(page);
                 drop(by_cost);
                 self.end_step("  overview by cost")?;
+                let by_all_core_cost = overview::by_all_core_cost(&sections);
+                drop(sections);
+                let page = overview_page(None, "overview/by-allcore-cost", &by_all_core_cost, "allcore-cost")?.2;
+                self.site.join(page);
+                drop(by_all_core_cost);
+                self.end_step("  overview by cost of all-core work")?;
                 (Ok(Vec::new()), coverage_and_index(None))
             }
             false => {
@@ -376,9 +387,11 @@ impl Build<'_, '_> {
                     || {
                         let sections = overview::sections(model, providers, now);
                         let by_cost = overview::by_cost(&sections);
+                        let by_all_core_cost = overview::by_all_core_cost(&sections);
                         Ok::<_, anyhow::Error>(vec![
                             overview_page(parts, "overview", &sections, "coremark")?,
                             overview_page(parts, "overview/by-cost", &by_cost, "cost")?,
+                            overview_page(parts, "overview/by-allcore-cost", &by_all_core_cost, "allcore-cost")?,
                         ])
                     },
                     || coverage_and_index(parts),
@@ -411,7 +424,7 @@ impl Build<'_, '_> {
     fn other_pages(&mut self, model: &Model, inputs: &PageInputs) -> anyhow::Result<()> {
         let PageInputs { content, providers, tera, common, .. } = inputs;
         self.html_pages.push("/coverage/".into());
-        self.html_pages.extend(["/overview/".into(), "/overview/by-cost/".into()]);
+        self.html_pages.extend(["/overview/", "/overview/by-cost/", "/overview/by-allcore-cost/"].map(String::from));
         let figures = estimate::figures(model, providers, self.opts.now);
         let (estimate_pages, urls) = estimate::pages(tera, common, &figures)?;
         self.site.join(estimate_pages);
@@ -498,15 +511,16 @@ fn rows_page(
 /// reusing those of `memo` that did not change.
 fn data_files(
     model: &Model,
+    sections: &[overview::Section],
     changes: &changes::Changes,
     common: &Common,
     stale_days: u32,
     memo: &Memo,
 ) -> anyhow::Result<(Site, IndexCache)> {
     let mut site = Site::default();
-    let (bytes, objects) = index_json::render(model, &common.built, stale_days, Some(&memo.index))?;
+    let (bytes, objects) = index_json::render(model, sections, &common.built, stale_days, Some(&memo.index))?;
     site.add("index.json", bytes);
-    tables_and_feed(&mut site, model, changes, common)?;
+    tables_and_feed(&mut site, model, sections, changes, common)?;
     Ok((site, objects))
 }
 
@@ -515,22 +529,29 @@ fn data_files(
 /// returned.
 fn stream_data_files(
     model: &Model,
+    sections: &[overview::Section],
     changes: &changes::Changes,
     common: &Common,
     stale_days: u32,
     emit: &mut dyn FileSink,
 ) -> anyhow::Result<Site> {
     let mut first = true;
-    index_json::render_pieces(model, &common.built, stale_days, &mut |bytes| {
+    index_json::render_pieces(model, sections, &common.built, stale_days, &mut |bytes| {
         emit.piece("index.json", bytes, std::mem::take(&mut first))
     })?;
     let mut site = Site::default();
-    tables_and_feed(&mut site, model, changes, common)?;
+    tables_and_feed(&mut site, model, sections, changes, common)?;
     Ok(site)
 }
 
-fn tables_and_feed(site: &mut Site, model: &Model, changes: &changes::Changes, common: &Common) -> anyhow::Result<()> {
-    for (name, text) in csv::tables(model) {
+fn tables_and_feed(
+    site: &mut Site,
+    model: &Model,
+    sections: &[overview::Section],
+    changes: &changes::Changes,
+    common: &Common,
+) -> anyhow::Result<()> {
+    for (name, text) in csv::tables(model, sections) {
         site.add(format!("data/{name}"), text);
     }
     site.add("feed.xml", feed::render(model, changes, &common.base_url)?);

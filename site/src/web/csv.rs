@@ -4,26 +4,42 @@
 //! quoting (a field with a comma, a quote, CR or LF is quoted, quotes
 //! doubled, CRLF line ends); the formula defusing (`defuse`) is the site's.
 //! The cache stage has a file per method, as it has a table per method.
+//! `overview.csv` has the overview's rows (`overview_table`): a runner per
+//! CoreMark table, with the costs that need its provider file's price.
 //! Build-cache servers are not runners: their file has a row per server
 //! document row (`build_cache`), led by the server, not a fingerprint.
 
 use std::borrow::Cow;
 
+use super::overview::Section;
+use crate::figures::two;
 use crate::model::{Meta, Model};
 use crate::stats::Rank;
 
 /// One table being written.
 type Table = csv::Writer<Vec<u8>>;
 
-/// `(file name, contents)` of every table.
-pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
+/// `(file name, contents)` of every table; the overview's from `sections`.
+pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>)> {
     let groups = &model.groups;
     let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
     // `place` and `tied` are the row's in its table, within its group
     // (`stage_key`) only: a place never compares rows of two groups.
     let lead_head = ["fingerprint", "protocol", "stage_key", "place", "tied", "provider", "runner"];
     let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
-    let cpu_head = head(&["binary", "median_it_s", "min_it_s", "max_it_s", "variation_pct", "samples"]);
+    let cpu_head = head(&[
+        "binary",
+        "median_it_s",
+        "min_it_s",
+        "max_it_s",
+        "variation_pct",
+        "samples",
+        "all_core_median_it_s",
+        "all_core_min_it_s",
+        "all_core_max_it_s",
+        "all_core_missing",
+        "vcpu_worth",
+    ]);
     let mut cpu = table(&cpu_head, &meta_head);
     let mut cpu_eembc = table(&cpu_head, &meta_head);
     let mut disk = table(
@@ -96,7 +112,20 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
             for r in rows {
                 let f = &r.fig;
                 let [min, max] = min_max(&f.range);
-                let figures = [f.binary.clone(), number(&f.median), min, max, number(&f.variation), number(&f.samples)];
+                let [all_median, all_min, all_max] = f.all_core.map_or_else(Default::default, |a| a.map(two));
+                let figures = [
+                    f.binary.clone(),
+                    number(&f.median),
+                    min,
+                    max,
+                    number(&f.variation),
+                    number(&f.samples),
+                    all_median,
+                    all_min,
+                    all_max,
+                    f.all_core_why.unwrap_or_default().to_string(),
+                    f.vcpu_worth.map(two).unwrap_or_default(),
+                ];
                 row(out, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
             }
         }
@@ -172,10 +201,74 @@ pub fn tables(model: &Model) -> Vec<(&'static str, Vec<u8>)> {
         ("cache-action.csv", cache_action),
         ("internet.csv", internet),
         ("build-cache.csv", build),
+        ("overview.csv", overview_table(sections)),
     ]
     .into_iter()
     .map(|(name, table)| (name, table.into_inner().expect("flushing into memory cannot fail")))
     .collect()
+}
+
+/// The overview's rows, each section's in its CoreMark order: its table's
+/// key and name, the runner, both CoreMark figures with their places and
+/// ties within the table, what a vCPU is worth, the price and both costs
+/// (US dollars; `yes` in a cost's `tied` where it is made from a tied
+/// place's figure, as the page's "≈"). Figures at two decimals as the page
+/// prints them, costs unrounded.
+fn overview_table(sections: &[Section]) -> Table {
+    let mut out = writer();
+    let head = [
+        "stage_key",
+        "group",
+        "provider",
+        "runner",
+        "coremark_it_s",
+        "coremark_place",
+        "coremark_tied",
+        "all_core_it_s",
+        "all_core_place",
+        "all_core_tied",
+        "all_core_missing",
+        "vcpu_worth",
+        "usd_per_minute",
+        "cost_one_thread_usd",
+        "cost_one_thread_tied",
+        "cost_all_core_usd_per_1e9_it",
+        "cost_all_core_tied",
+    ];
+    write(&mut out, head.map(Cow::Borrowed));
+    let flag = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let place = |p: Option<Rank>| {
+        [p.map(|p| p.place.to_string()).unwrap_or_default(), p.map_or_else(String::new, |p| flag(p.tied))]
+    };
+    let usd = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+    for s in sections {
+        for r in &s.rows {
+            let a = &r.all_core;
+            let [coremark_place, coremark_tied] = place(r.place);
+            let [all_core_place, all_core_tied] = place(a.place);
+            let cells = [
+                s.key.clone(),
+                s.name.clone(),
+                r.provider_id.clone(),
+                r.label.clone(),
+                r.cpu.as_ref().map(|h| number(&h.value)).unwrap_or_default(),
+                coremark_place,
+                coremark_tied,
+                a.value.clone().unwrap_or_default(),
+                all_core_place,
+                all_core_tied,
+                a.why.unwrap_or_default().to_string(),
+                a.worth.clone().unwrap_or_default(),
+                usd(r.machine.usd_per_minute),
+                usd(r.cost_usd),
+                if r.cost_usd.is_some() { flag(r.cost_tied) } else { String::new() },
+                usd(a.cost_usd),
+                if a.cost_usd.is_some() { flag(a.place.is_some_and(|p| p.tied)) } else { String::new() },
+            ];
+            write(&mut out, cells.iter().map(|c| defuse(c)));
+        }
+    }
+    out
 }
 
 /// A figure as the tables print it (`33392.77`, `9.29%`, `—`) as a number

@@ -12,9 +12,14 @@
 //! speeds, and a speed where they are not (docs/methodology.md, "The
 //! overview"): CoreMark median iterations/s, disk random-read IOPS, cache
 //! restore MiB/s (the runner's fastest backend), internet download Mbit/s.
-//! The page comes twice: ordered by CoreMark (`/overview/`) and by cost of
-//! one-thread work (`/overview/by-cost/`), so that either column sorts
-//! without a script.
+//! Beside the one-thread CoreMark, each row has the all-core one, what a
+//! vCPU is worth and the cost of all-core work (`cores`). The page comes
+//! three times: ordered by CoreMark (`/overview/`), by cost of one-thread
+//! work (`/overview/by-cost/`) and by cost of all-core work
+//! (`/overview/by-allcore-cost/`), so that each order stands without a
+//! script.
+
+mod cores;
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -27,6 +32,9 @@ use super::pages::{Common, render};
 use crate::model::{self, Group, Model, ProfileRef, Row, leading};
 use crate::providers::{MachineView, Providers};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
+use crate::stats::Rank;
+
+pub use self::cores::{ALL_CORE_WORK_ITERATIONS, AllCore, all_core_cost};
 
 /// One stage's headline figure of a runner.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -65,6 +73,15 @@ pub struct OverviewRow {
     /// vCPU count are stated.
     pub per_vcpu: Option<String>,
     pub cpu: Option<Headline>,
+    /// The CoreMark row's place in its comparison table (`model::Row::place`),
+    /// where it has one: the data files' place and tie.
+    pub place: Option<Rank>,
+    /// The one-thread median unrounded, for index.json.
+    #[serde(skip)]
+    pub cpu_value: Option<f64>,
+    /// The all-core CoreMark, what a vCPU is worth and the cost of all-core
+    /// work (`cores`); empty without a CoreMark row.
+    pub all_core: AllCore,
     /// The cost of one-thread work (`cost_of_work`), formatted, e.g.
     /// `$0.00508`, from the figure of the first row of the CoreMark
     /// place, so that rows that cannot be told apart share it.
@@ -106,6 +123,9 @@ pub struct Section {
     pub other_groups: Vec<(&'static str, Option<String>, String)>,
     /// Whether a row has a queue time: only then the column is shown.
     pub queue: bool,
+    /// Whether a row has a cost of all-core work: only then its column's
+    /// header links to the order by it.
+    pub all_core_cost: bool,
     /// The stage columns whose figures are set against more than one
     /// group: they do not sort, as sorting would order figures of
     /// different groups together.
@@ -144,6 +164,9 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             url: format!("/runners/{}/{}/", r.provider_id, r.label),
             per_vcpu: per_vcpu(&machine),
             cpu: c.as_ref().map(|c| headline(c, &|f: &CpuRow| f.median.clone(), &|_: &CpuRow| None)),
+            place: c.as_ref().and_then(|c| c.row.place),
+            cpu_value: c.as_ref().and_then(|c| c.value),
+            all_core: c.as_ref().map(|c| AllCore::of(&c.row.fig, c.row.marked, c.row.meta.stale)).unwrap_or_default(),
             cost: cost.map(money),
             cost_tied,
             cost_usd: cost,
@@ -183,6 +206,7 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
                 rows: Vec::new(),
                 other_groups: Vec::new(),
                 queue: false,
+                all_core_cost: false,
                 mixed: Vec::new(),
                 order: (c.group, c.table),
             });
@@ -194,6 +218,8 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
     sections.sort_by_key(|s| s.order);
     for s in &mut sections {
         sort_by_coremark(&mut s.rows);
+        let mut all_core: Vec<_> = s.rows.iter_mut().map(|r| (&mut r.all_core, r.machine.usd_per_minute)).collect();
+        cores::place(&mut all_core, money);
         caption_groups(s);
     }
     if !rest.is_empty() {
@@ -208,12 +234,14 @@ pub fn sections(model: &Model, providers: &Providers, now: jiff::Timestamp) -> V
             rows: rest,
             other_groups: Vec::new(),
             queue: false,
+            all_core_cost: false,
             mixed: Vec::new(),
             order: (usize::MAX, 0),
         });
     }
     for s in &mut sections {
         s.queue = s.rows.iter().any(|r| r.queue.is_some());
+        s.all_core_cost = s.rows.iter().any(|r| r.all_core.cost_usd.is_some());
     }
     sections
 }
@@ -304,6 +332,18 @@ pub fn by_cost(sections: &[Section]) -> Vec<Section> {
     for s in &mut sections {
         // Stable: rows without a cost keep the CoreMark order.
         s.rows.sort_by(|a, b| a.cost_usd.unwrap_or(f64::INFINITY).total_cmp(&b.cost_usd.unwrap_or(f64::INFINITY)));
+    }
+    sections
+}
+
+/// The same sections, each ordered by cost of all-core work, cheapest
+/// first; runners without one after, in CoreMark order.
+pub fn by_all_core_cost(sections: &[Section]) -> Vec<Section> {
+    let mut sections = sections.to_vec();
+    for s in &mut sections {
+        // Stable: rows without a cost keep the CoreMark order.
+        let cost = |r: &OverviewRow| r.all_core.cost_usd.unwrap_or(f64::INFINITY);
+        s.rows.sort_by(|a, b| cost(a).total_cmp(&cost(b)));
     }
     sections
 }
@@ -471,22 +511,28 @@ struct OverviewContext<'a> {
     title: &'a str,
     description: &'a str,
     sections: &'a [Section],
-    /// `coremark` or `cost`: which column orders the rows.
+    /// `coremark`, `cost` or `allcore-cost`: which column orders the rows.
     order: &'a str,
     /// The filters' choices.
     arch: Vec<String>,
     os: Vec<String>,
 }
 
-/// The overview ordered by CoreMark (`order` `coremark`, `/overview/`) or
-/// by cost of one-thread work (`cost`, `/overview/by-cost/`).
+/// The overview ordered by CoreMark (`order` `coremark`, `/overview/`), by
+/// cost of one-thread work (`cost`, `/overview/by-cost/`) or by cost of
+/// all-core work (`allcore-cost`, `/overview/by-allcore-cost/`).
 pub fn page(tera: &Tera, common: &Common, sections: &[Section], order: &str) -> anyhow::Result<String> {
     let (arch, os) = choices(sections);
     let ctx = OverviewContext {
         common,
-        title: if order == "cost" { "Overview by cost of one-thread work" } else { "Overview" },
+        title: match order {
+            "cost" => "Overview by cost of one-thread work",
+            "allcore-cost" => "Overview by cost of all-core work",
+            _ => "Overview",
+        },
         description: "The runners to choose from, one table per comparison group: the headline figure of each stage \
-                      against the best of its group, with size, price and the cost of one-thread work.",
+                      against the best of its group, with size, price, what a vCPU is worth and the costs of \
+                      one-thread and all-core work.",
         sections,
         order,
         arch,

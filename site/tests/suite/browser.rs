@@ -360,6 +360,7 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
         ("estimate", "/estimate/".into()),
         ("overview", "/overview/".into()),
         ("overview by cost", "/overview/by-cost/".into()),
+        ("overview by cost of all-core work", "/overview/by-allcore-cost/".into()),
         ("build-cache", "/build-cache/".into()),
         ("build-cache document", "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/".into()),
     ];

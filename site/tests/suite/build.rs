@@ -95,7 +95,7 @@ fn home_page_compares_every_runner_with_marks_and_links() {
     );
     assert!(!tables(&home).contains(" title=\"A stage or sample"), "{home}");
     let csv = read(out.path(), "data/coremark.csv");
-    assert!(csv.starts_with("fingerprint,protocol,stage_key,place,tied,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
+    assert!(csv.starts_with("fingerprint,protocol,stage_key,place,tied,provider,runner,binary,median_it_s,min_it_s,max_it_s,variation_pct,samples,all_core_median_it_s,all_core_min_it_s,all_core_max_it_s,all_core_missing,vcpu_worth,date,imported_on,collector,imported,stale,incomplete,excluded,source\r\n"), "{csv}");
     // The feed reads back as Atom: newest first, each entry linking to its
     // runner page and naming its result file.
     let feed: atom_syndication::Feed = read(out.path(), "feed.xml").parse().unwrap();

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod allcore_costs;
 mod browser;
 mod build;
 mod build_cache;

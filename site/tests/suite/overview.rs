@@ -63,6 +63,11 @@ fn cell(group: &str, value: &str, rel: &str, best: bool, rest: &str) -> String {
     )
 }
 
+/// The all-core CoreMark and vCPU worth cells of an imported row: a dash
+/// with the reason, once.
+const IMPORTED_ALL_CORE: &str = "<td class=\"num\">—<span class=\"reason\">the imported report publishes no all-core \
+                                 figure</span></td><td class=\"num\">—</td>";
+
 /// A runner's cell: its name, then provider, architecture, OS and size.
 fn runner(provider: &str, name: &str, label: &str, arch: &str, os: &str, size: &str) -> String {
     format!(
@@ -106,6 +111,9 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     let note = |v: &str| format!("<span class=\"reason\">{v}</span>");
     let libre = note("LibreSpeed (Sharktech, Amsterdam)");
     let unavailable = format!("<td class=\"num marked\">—{libre}</td>");
+    // Imported rows have no all-core figure, so no vCPU worth and no cost
+    // of all-core work.
+    let imported = IMPORTED_ALL_CORE;
     // Highest CoreMark first; each figure against the best of its group;
     // the cost of one-thread work where a price is stated: StarSling is
     // the group's fastest, so its cost is its price; Latchkey's is $0.004
@@ -114,7 +122,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
     // row.
     let expected = [
         format!(
-            "{}{}<td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>{}{}{}{unavailable}</tr>",
+            "{}{}{imported}<td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>{no}{}{}{}{unavailable}</tr>",
             runner("starsling", "StarSling", "starsling-linux-x64", "x64", "linux", "2 vCPU, 8 GiB memory, 75 GB disk"),
             cell(CPU_GROUP, "38217.67", "≈ 100 %", true, ""),
             price("starsling.example", "0.008", "$0.00400", "2026-11-20", false),
@@ -122,7 +130,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             cell(&cache, "63.60", "≈ 49 %", false, &note("GitHub Actions cache, action")),
         ),
         format!(
-            "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
+            "{}{}{imported}{no}{no}{not_stated}{}{}{unavailable}</tr>",
             runner("ubicloud", "Ubicloud", "ubicloud-linux-x64", "not stated", "not stated", "not stated"),
             cell(CPU_GROUP, "33392.77", "≈ 100 %", true, ""),
             cell(disk6, "9757.28", "100 %", true, b),
@@ -131,7 +139,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             cell(&cache, "45.94", "≈ 49 %", false, &note("Ubicloud transparent cache, action")),
         ),
         format!(
-            "{}{}<td class=\"num\" data-sort=\"0.00508\">$0.00508</td>{}{}{}{}</tr>",
+            "{}{}{imported}<td class=\"num\" data-sort=\"0.00508\">$0.00508</td>{no}{}{}{}{}</tr>",
             runner(
                 "latchkey",
                 "Latchkey",
@@ -147,7 +155,7 @@ fn the_overview_has_a_table_per_coremark_group_with_figures_size_and_price() {
             cell(CPU_GROUP, "201.70", "100 %", true, &libre),
         ),
         format!(
-            "{}{}{no}{not_stated}{}{}{unavailable}</tr>",
+            "{}{}{imported}{no}{no}{not_stated}{}{}{unavailable}</tr>",
             runner("ubicloud", "Ubicloud", "ubicloud-linux-arm64", "not stated", "not stated", "not stated"),
             cell(CPU_GROUP, "21630.02", "57 %", false, ""),
             cell(disk6, "4346.70", "45 %", false, b),
@@ -238,8 +246,9 @@ fn the_cost_of_one_thread_work_counts_the_whole_runners_price() {
                 (
                     row.split("</a>").next().unwrap().rsplit('>').next().unwrap().to_string(),
                     text(&format!("<{}", cells[1])),
-                    text(&format!("<{}", cells[2])),
-                    between(cells[3], "<span class=\"reason\">", " per vCPU-minute").unwrap_or_default(),
+                    // After the all-core figure and the vCPU worth.
+                    text(&format!("<{}", cells[4])),
+                    between(cells[6], "<span class=\"reason\">", " per vCPU-minute").unwrap_or_default(),
                 )
             })
             .collect()
@@ -444,7 +453,8 @@ fn the_repository_provider_files_parse_and_state_no_price() {
 
 #[test]
 fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
-    // The golden result: its CoreMark, disk and internet rows and its
+    // The golden result (of the profile before the all-core stage, whose
+    // cells say so): its CoreMark, disk and internet rows and its
     // attached-volume cache row are marked (incomplete); its GitHub Actions
     // cache row is not, so it is the cache headline though slower.
     let dir = results_dir();
@@ -457,8 +467,9 @@ fn a_marked_row_is_shown_without_a_share_and_an_unmarked_backend_comes_first() {
     assert_eq!(
         sections[0].1,
         [format!(
-            "{}<td class=\"num marked\">33328.37</td><td class=\"num\">—</td><td class=\"num\">not stated</td><td \
-             class=\"num marked\">9788.01</td>{}<td class=\"num marked\">—<span class=\"reason\">LibreSpeed \
+            "{}<td class=\"num marked\">33328.37</td><td class=\"num marked\">—<span class=\"reason\">no all-core stage \
+             in this result&#x27;s profile</span></td><td class=\"num marked\">—</td><td class=\"num\">—</td><td \
+             class=\"num\">—</td><td class=\"num\">not stated</td><td class=\"num marked\">9788.01</td>{}<td class=\"num marked\">—<span class=\"reason\">LibreSpeed \
              (Sharktech, Amsterdam)</span></td></tr>",
             runner("example", "Example Cloud", "example-linux-x64", "not stated", "not stated", "not stated"),
             cell(
@@ -554,7 +565,7 @@ fn a_newer_try_out_never_hides_a_runners_complete_result() {
     assert!(
         row.contains(&format!(
             "<td class=\"num\">33392.77 <span class=\"rel best\" title=\"Against the best of its comparison group: \
-             {group}\">≈ 100 %</span></td><td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>"
+             {group}\">≈ 100 %</span></td>{IMPORTED_ALL_CORE}<td class=\"num\" data-sort=\"0.00800\">≈ $0.00800</td>"
         )),
         "{row}"
     );
