@@ -117,8 +117,10 @@ fn what_a_reader_takes_away_holds_in_chromium() {
     browser.load(&url("/overview/"));
     let rows = browser
         .eval(
-            "Array.from(document.querySelectorAll('table.overview tbody tr')).map(r => [r.cells[0].querySelector('a').textContent, \
-             r.cells[1].textContent.trim(), r.cells[2].textContent.trim()])",
+            "Array.from(document.querySelectorAll('table.overview tbody tr')).map(r => { \
+             const col = name => Array.from(r.closest('table').tHead.rows[0].cells).findIndex(th => th.textContent.trim() == name); \
+             return [r.cells[0].querySelector('a').textContent, r.cells[col('CoreMark one-thread it/s')].textContent.trim(), \
+             r.cells[col('Cost of one-thread work')].textContent.trim()]; })",
         )
         .unwrap();
     for runner in &tied {
