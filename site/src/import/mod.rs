@@ -3,12 +3,14 @@
 //! - `runner_report`: a published runner report (the seeds 000–002) gives
 //!   one imported result per runner row;
 //! - `rbcs`: the RBCS build-cache benchmark document (the seed 003) gives
-//!   one imported `http_cache` result.
+//!   one imported `http_cache` result;
+//! - `report_cells`: a runner report's sections, table rows and cells.
 //!
 //! A malformed document gets an `ImportError` naming the line and what was
 //! expected there.
 
 pub mod rbcs;
+mod report_cells;
 pub mod runner_report;
 pub mod source;
 

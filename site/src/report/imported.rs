@@ -1,7 +1,7 @@
 //! Rows of an imported result: the figures are the published aggregates,
 //! formatted as the reports format them.
 
-use runner_bench_format::imported::{Aggregate, ImportedResult};
+use runner_bench_format::imported::{Aggregate, ImportedCpu, ImportedHttpCache, ImportedResult};
 use runner_bench_format::measured::CacheMethod;
 use runner_bench_format::{Affinity, arch_label};
 
@@ -35,32 +35,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
         measured: StagesMeasured::ALL,
     });
     let binary = r.machine.arch.as_ref().map_or(NONE.to_string(), |a| arch_label(a.as_str()));
-    let cpu = r.stages.cpu.as_ref().map(|c| {
-        let a = c.iterations_per_s;
-        CpuRow {
-            runner: runner.clone(),
-            binary: binary.clone(),
-            median: figures::two(a.median.get()),
-            range: figures::range(a.min.get(), a.max.get()),
-            variation: figures::percent(a.variation_pct.get()),
-            cpu_group: match c.affinity {
-                Affinity::Pinned { cpu, group } => format!("{cpu} / {group}"),
-                Affinity::Unpinned => NONE.to_string(),
-            },
-            samples: c.samples.to_string(),
-            // Against the published profile's sample count, where it has one.
-            complete: r.published_profile.as_ref().is_none_or(|p| c.samples >= p.cpu_disk_samples),
-            pinned: matches!(c.affinity, Affinity::Pinned { .. }),
-            // A published report names no implementation; imported rows
-            // have tables of their own anyway.
-            official_sources: false,
-            median_value: Some(a.median.get()),
-            headline_samples: Vec::new(),
-            all_core: None,
-            vcpu_worth: None,
-            all_core_why: Some(NO_ALL_CORE_IMPORTED),
-        }
-    });
+    let cpu = r.stages.cpu.as_ref().map(|c| cpu_row(r, c, &runner, &binary));
     let disk = r.stages.disk.as_ref().map(|d| DiskRow {
         runner: runner.clone(),
         affinity: if d.pinned { "Pinned" } else { "Unpinned" }.to_string(),
@@ -117,8 +92,53 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
             (Some(endpoint), Some(row))
         }
     };
-    let http_cache = r.stages.http_cache.as_ref().map(|h| HttpCacheView {
+    let http_cache = r.stages.http_cache.as_ref().map(|h| http_cache_view(h, &runner));
+    let notices = r
+        .notices
+        .iter()
+        .map(|n| NoticeView { runner: runner.clone(), stage: n.stage.to_string(), message: n.message.to_string() })
+        .collect();
+    let has_runner_figures = r.stages.cpu.is_some() || r.stages.disk.is_some() || r.build.is_some();
+    let machine = has_runner_figures.then(|| MachineRow {
         runner: runner.clone(),
+        cpu_model: r.machine.cpu_model.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
+        os_image: r.machine.os_image.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
+        compiler: r.build.as_ref().map_or(NONE.to_string(), |b| b.compiler.to_string()),
+        flags: r.build.as_ref().map_or(NONE.to_string(), |b| b.flags.to_string()),
+    });
+    RunnerPart { profile, cpu, disk, cache, endpoint, internet, notices, http_cache, machine }
+}
+
+fn cpu_row(r: &ImportedResult, c: &ImportedCpu, runner: &str, binary: &str) -> CpuRow {
+    let a = c.iterations_per_s;
+    CpuRow {
+        runner: runner.to_string(),
+        binary: binary.to_string(),
+        median: figures::two(a.median.get()),
+        range: figures::range(a.min.get(), a.max.get()),
+        variation: figures::percent(a.variation_pct.get()),
+        cpu_group: match c.affinity {
+            Affinity::Pinned { cpu, group } => format!("{cpu} / {group}"),
+            Affinity::Unpinned => NONE.to_string(),
+        },
+        samples: c.samples.to_string(),
+        // Against the published profile's sample count, where it has one.
+        complete: r.published_profile.as_ref().is_none_or(|p| c.samples >= p.cpu_disk_samples),
+        pinned: matches!(c.affinity, Affinity::Pinned { .. }),
+        // A published report names no implementation; imported rows
+        // have tables of their own anyway.
+        official_sources: false,
+        median_value: Some(a.median.get()),
+        headline_samples: Vec::new(),
+        all_core: None,
+        vcpu_worth: None,
+        all_core_why: Some(NO_ALL_CORE_IMPORTED),
+    }
+}
+
+fn http_cache_view(h: &ImportedHttpCache, runner: &str) -> HttpCacheView {
+    HttpCacheView {
+        runner: runner.to_string(),
         software: h.software.to_string(),
         conditions: conditions(&h.conditions),
         tables: h
@@ -143,21 +163,7 @@ pub(super) fn part(r: &ImportedResult) -> RunnerPart {
                     .collect(),
             })
             .collect(),
-    });
-    let notices = r
-        .notices
-        .iter()
-        .map(|n| NoticeView { runner: runner.clone(), stage: n.stage.to_string(), message: n.message.to_string() })
-        .collect();
-    let has_runner_figures = r.stages.cpu.is_some() || r.stages.disk.is_some() || r.build.is_some();
-    let machine = has_runner_figures.then(|| MachineRow {
-        runner: runner.clone(),
-        cpu_model: r.machine.cpu_model.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
-        os_image: r.machine.os_image.as_ref().map_or(NONE.to_string(), |c| c.to_string()),
-        compiler: r.build.as_ref().map_or(NONE.to_string(), |b| b.compiler.to_string()),
-        flags: r.build.as_ref().map_or(NONE.to_string(), |b| b.flags.to_string()),
-    });
-    RunnerPart { profile, cpu, disk, cache, endpoint, internet, notices, http_cache, machine }
+    }
 }
 
 /// The published wording of `r`'s stage sections as its report printed

@@ -13,7 +13,8 @@ use std::borrow::Cow;
 
 use super::overview::Section;
 use crate::figures::two;
-use crate::model::{Meta, Model};
+use crate::model::{Group, Meta, Model, Row};
+use crate::report::{CacheRow, CpuRow};
 use crate::stats::Rank;
 
 /// One table being written.
@@ -22,12 +23,53 @@ type Table = csv::Writer<Vec<u8>>;
 /// `(file name, contents)` of every table; the overview's from `sections`.
 pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>)> {
     let groups = &model.groups;
-    let meta_head = ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
-    // `place` and `tied` are the row's in its table, within its group
-    // (`stage_key`) only: a place never compares rows of two groups.
-    let lead_head = ["fingerprint", "protocol", "stage_key", "place", "tied", "provider", "runner"];
-    let head = |figures: &[&'static str]| -> Vec<&'static str> { lead_head.iter().chain(figures).copied().collect() };
-    let cpu_head = head(&[
+    [
+        ("coremark.csv", coremark(groups, |g| &g.cpu)),
+        ("coremark-eembc.csv", coremark(groups, |g| &g.cpu_eembc)),
+        ("disk.csv", disk(groups)),
+        ("cache.csv", cache(groups, |g| &g.cache)),
+        ("cache-action.csv", cache(groups, |g| &g.cache_action)),
+        ("internet.csv", internet(groups)),
+        ("build-cache.csv", build_cache(model)),
+        ("overview.csv", overview_table(sections)),
+    ]
+    .into_iter()
+    .map(|(name, table)| (name, table.into_inner().expect("flushing into memory cannot fail")))
+    .collect()
+}
+
+/// The columns after the figures of every runner table.
+const META_HEAD: [&str; 8] =
+    ["date", "imported_on", "collector", "imported", "stale", "incomplete", "excluded", "source"];
+
+/// The columns before the figures of every runner table. `place` and
+/// `tied` are the row's in its table, within its group (`stage_key`) only:
+/// a place never compares rows of two groups.
+const LEAD_HEAD: [&str; 7] = ["fingerprint", "protocol", "stage_key", "place", "tied", "provider", "runner"];
+
+/// A runner table with its head row: the lead, `figures`, the meta.
+fn runner_table(figures: &[&str]) -> Table {
+    let head: Vec<&str> = LEAD_HEAD.iter().chain(figures).copied().collect();
+    table(&head, &META_HEAD)
+}
+
+/// A row's lead cells: its own profile (a stage's table joins the profiles
+/// whose key for the stage is the same, `g.key`), its place, its runner.
+fn lead(g: &Group, m: &Meta, place: Option<Rank>) -> Vec<String> {
+    vec![
+        m.fingerprint.to_string(),
+        m.protocol.map(|p| p.to_string()).unwrap_or_default(),
+        g.key.clone(),
+        place.map(|p| p.place.to_string()).unwrap_or_default(),
+        place.map(|p| if p.tied { "yes" } else { "no" }.to_string()).unwrap_or_default(),
+        m.provider_id.clone(),
+        m.runner.clone(),
+    ]
+}
+
+/// A CoreMark table: the project's implementation's rows or EEMBC's.
+fn coremark(groups: &[Group], rows: fn(&Group) -> &Vec<Row<CpuRow>>) -> Table {
+    let mut out = runner_table(&[
         "binary",
         "median_it_s",
         "min_it_s",
@@ -40,27 +82,65 @@ pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>
         "all_core_missing",
         "vcpu_worth",
     ]);
-    let mut cpu = table(&cpu_head, &meta_head);
-    let mut cpu_eembc = table(&cpu_head, &meta_head);
-    let mut disk = table(
-        &head(&[
-            "seq_read_mib_s",
-            "seq_write_mib_s",
-            "rand_read_iops",
-            "rand_write_iops",
-            "samples",
-            "seq_read_p50_us",
-            "seq_read_p99_us",
-            "seq_write_p50_us",
-            "seq_write_p99_us",
-            "rand_read_p50_us",
-            "rand_read_p99_us",
-            "rand_write_p50_us",
-            "rand_write_p99_us",
-        ]),
-        &meta_head,
-    );
-    let cache_head = head(&[
+    for g in groups {
+        for r in rows(g) {
+            let f = &r.fig;
+            let [min, max] = min_max(&f.range);
+            let [all_median, all_min, all_max] = f.all_core.map_or_else(Default::default, |a| a.map(two));
+            let figures = [
+                f.binary.clone(),
+                number(&f.median),
+                min,
+                max,
+                number(&f.variation),
+                number(&f.samples),
+                all_median,
+                all_min,
+                all_max,
+                f.all_core_why.unwrap_or_default().to_string(),
+                f.vcpu_worth.map(two).unwrap_or_default(),
+            ];
+            row(&mut out, lead(g, &r.meta, r.place), &figures, &r.meta, r.incomplete);
+        }
+    }
+    out
+}
+
+fn disk(groups: &[Group]) -> Table {
+    let mut out = runner_table(&[
+        "seq_read_mib_s",
+        "seq_write_mib_s",
+        "rand_read_iops",
+        "rand_write_iops",
+        "samples",
+        "seq_read_p50_us",
+        "seq_read_p99_us",
+        "seq_write_p50_us",
+        "seq_write_p99_us",
+        "rand_read_p50_us",
+        "rand_read_p99_us",
+        "rand_write_p50_us",
+        "rand_write_p99_us",
+    ]);
+    for g in groups {
+        for r in &g.disk {
+            let f = &r.fig;
+            let counts = f.counts.clone().unwrap_or_default();
+            let mut figures =
+                vec![number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
+            match &f.latency {
+                Some(ops) => figures.extend(ops.iter().flat_map(|l| [number(&l.p50_us), number(&l.p99_us)])),
+                None => figures.extend(std::iter::repeat_n(String::new(), 8)),
+            }
+            row(&mut out, lead(g, &r.meta, r.place), &figures, &r.meta, r.incomplete);
+        }
+    }
+    out
+}
+
+/// A cache table: the client method's rows or the action method's.
+fn cache(groups: &[Group], rows: fn(&Group) -> &Vec<Row<CacheRow>>) -> Table {
+    let mut out = runner_table(&[
         "backend",
         "method",
         "verified_trials",
@@ -74,10 +154,49 @@ pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>
         "restore_max_s",
         "restore_mib_s",
     ]);
-    let mut cache = table(&cache_head, &meta_head);
-    let mut cache_action = table(&cache_head, &meta_head);
-    let mut internet = table(&head(&["service", "status", "download_mbps", "upload_mbps", "request_ms"]), &meta_head);
-    let mut build = table(
+    for g in groups {
+        for r in rows(g) {
+            let f = &r.fig;
+            let (verified, trials) = f.verified.split_once('/').unwrap_or((&f.verified, ""));
+            let [save_median, save_min, save_max] = median_min_max(&f.save);
+            let [restore_median, restore_min, restore_max] = median_min_max(&f.restore);
+            let figures = [
+                f.backend.clone(),
+                f.method_label.clone(),
+                number(verified),
+                number(trials),
+                save_median,
+                save_min,
+                save_max,
+                number(&f.save_mib_per_s),
+                restore_median,
+                restore_min,
+                restore_max,
+                number(&f.restore_mib_per_s),
+            ];
+            row(&mut out, lead(g, &r.meta, r.place), &figures, &r.meta, r.incomplete);
+        }
+    }
+    out
+}
+
+fn internet(groups: &[Group]) -> Table {
+    let mut out = runner_table(&["service", "status", "download_mbps", "upload_mbps", "request_ms"]);
+    for g in groups {
+        for r in &g.internet {
+            let f = &r.fig;
+            let figures =
+                [f.service.clone(), f.status.clone(), number(&f.download), number(&f.upload), number(&f.request_ms)];
+            row(&mut out, lead(g, &r.meta, r.place), &figures, &r.meta, r.incomplete);
+        }
+    }
+    out
+}
+
+/// The build-cache servers' table: a row per server document row, led by
+/// the server, not a fingerprint.
+fn build_cache(model: &Model) -> Table {
+    let mut out = table(
         &[
             "provider",
             "server",
@@ -92,84 +211,8 @@ pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>
             "put_per_s",
             "get_per_s",
         ],
-        &meta_head,
+        &META_HEAD,
     );
-    for g in groups {
-        // The row's own profile: a stage's table joins the profiles whose
-        // key for the stage is the same (`g.key`).
-        let lead = |m: &Meta, place: Option<Rank>| {
-            vec![
-                m.fingerprint.to_string(),
-                m.protocol.map(|p| p.to_string()).unwrap_or_default(),
-                g.key.clone(),
-                place.map(|p| p.place.to_string()).unwrap_or_default(),
-                place.map(|p| if p.tied { "yes" } else { "no" }.to_string()).unwrap_or_default(),
-                m.provider_id.clone(),
-                m.runner.clone(),
-            ]
-        };
-        for (out, rows) in [(&mut cpu, &g.cpu), (&mut cpu_eembc, &g.cpu_eembc)] {
-            for r in rows {
-                let f = &r.fig;
-                let [min, max] = min_max(&f.range);
-                let [all_median, all_min, all_max] = f.all_core.map_or_else(Default::default, |a| a.map(two));
-                let figures = [
-                    f.binary.clone(),
-                    number(&f.median),
-                    min,
-                    max,
-                    number(&f.variation),
-                    number(&f.samples),
-                    all_median,
-                    all_min,
-                    all_max,
-                    f.all_core_why.unwrap_or_default().to_string(),
-                    f.vcpu_worth.map(two).unwrap_or_default(),
-                ];
-                row(out, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
-            }
-        }
-        for r in &g.disk {
-            let f = &r.fig;
-            let counts = f.counts.clone().unwrap_or_default();
-            let mut figures =
-                vec![number(&f.read), number(&f.write), number(&f.rand_read), number(&f.rand_write), counts];
-            match &f.latency {
-                Some(ops) => figures.extend(ops.iter().flat_map(|l| [number(&l.p50_us), number(&l.p99_us)])),
-                None => figures.extend(std::iter::repeat_n(String::new(), 8)),
-            }
-            row(&mut disk, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
-        }
-        for (out, rows) in [(&mut cache, &g.cache), (&mut cache_action, &g.cache_action)] {
-            for r in rows {
-                let f = &r.fig;
-                let (verified, trials) = f.verified.split_once('/').unwrap_or((&f.verified, ""));
-                let [save_median, save_min, save_max] = median_min_max(&f.save);
-                let [restore_median, restore_min, restore_max] = median_min_max(&f.restore);
-                let figures = [
-                    f.backend.clone(),
-                    f.method_label.clone(),
-                    number(verified),
-                    number(trials),
-                    save_median,
-                    save_min,
-                    save_max,
-                    number(&f.save_mib_per_s),
-                    restore_median,
-                    restore_min,
-                    restore_max,
-                    number(&f.restore_mib_per_s),
-                ];
-                row(out, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
-            }
-        }
-        for r in &g.internet {
-            let f = &r.fig;
-            let figures =
-                [f.service.clone(), f.status.clone(), number(&f.download), number(&f.upload), number(&f.request_ms)];
-            row(&mut internet, lead(&r.meta, r.place), &figures, &r.meta, r.incomplete);
-        }
-    }
     for e in model.servers.iter().map(|&i| &model.entries[i]) {
         let Some(doc) = &e.server else { continue };
         let m = &e.meta;
@@ -189,23 +232,11 @@ pub fn tables(model: &Model, sections: &[Section]) -> Vec<(&'static str, Vec<u8>
                     number(&h.put_per_s),
                     number(&h.get_per_s),
                 ];
-                row(&mut build, lead, &figures, m, r.incomplete);
+                row(&mut out, lead, &figures, m, r.incomplete);
             }
         }
     }
-    [
-        ("coremark.csv", cpu),
-        ("coremark-eembc.csv", cpu_eembc),
-        ("disk.csv", disk),
-        ("cache.csv", cache),
-        ("cache-action.csv", cache_action),
-        ("internet.csv", internet),
-        ("build-cache.csv", build),
-        ("overview.csv", overview_table(sections)),
-    ]
-    .into_iter()
-    .map(|(name, table)| (name, table.into_inner().expect("flushing into memory cannot fail")))
-    .collect()
+    out
 }
 
 /// The overview's rows, each section's in its CoreMark order: its table's
@@ -309,7 +340,7 @@ fn writer() -> Table {
 }
 
 /// One row. Written into memory, so the only error left is a row of
-/// another width than the head, which the lists in `tables` rule out.
+/// another width than the head, which each table's head list rules out.
 fn write<'a>(out: &mut Table, cells: impl IntoIterator<Item = Cow<'a, str>>) {
     for cell in cells {
         // The whole field at once, so the writer sees whether it needs quotes.
