@@ -340,47 +340,8 @@ pub(crate) fn entry_key(run: &Run, stale_before: jiff::Timestamp) -> u64 {
 
 pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry {
     let part: RunnerPart = report::part(run);
-    // When the figures were measured, where known: staleness counts from it
-    // and from nothing else.
-    let (provider_name, collector, imported, measured_at, stages, requested_missing) = match &*run.result {
-        AnyResult::Measured(m) => {
-            let s = &m.stages;
-            let stages = present_stages!(s);
-            // A measured run asks for CPU, disk and cache, and for the
-            // internet stage when its parameters enable it.
-            let missing: Vec<&str> = [
-                (!stages.cpu, "CoreMark"),
-                (!stages.disk, "disk"),
-                (!stages.cache, "cache"),
-                (m.parameters.internet && !stages.internet, "internet"),
-            ]
-            .into_iter()
-            .filter_map(|(gone, name)| gone.then_some(name))
-            .collect();
-            let name = m.provider.name.as_ref().map(|n| n.to_string());
-            let at = Some(m.provenance.started_at.instant());
-            (name, m.collector.version.to_string(), false, at, stages, missing)
-        }
-        AnyResult::Imported(i) => {
-            let s = &i.stages;
-            let stages = present_stages!(s);
-            let name = i.provider.name.as_ref().map(|n| n.to_string());
-            let at = i.source.measured_on.as_ref().map(|d| d.instant());
-            (name, "imported".to_string(), true, at, stages, Vec::new())
-        }
-    };
-    // A job that did not succeed left its part missing or partial, even
-    // where what it left still fills every table.
-    let failed_jobs: Vec<FailedJob> = match &*run.result {
-        AnyResult::Measured(m) => m
-            .provenance
-            .jobs
-            .iter()
-            .filter(|j| j.conclusion != Conclusion::Success)
-            .map(|j| FailedJob { job: j.job.to_string(), conclusion: j.conclusion.name() })
-            .collect(),
-        AnyResult::Imported(_) => Vec::new(),
-    };
+    let Origin { provider_name, collector, imported, measured_at, stages, requested_missing } = origin(run);
+    let failed_jobs = failed_jobs(run);
     let (release, self_built) = match &run.release {
         Some(ReleaseStatus::Released { tag }) => (Some(tag.clone()), None),
         Some(ReleaseStatus::SelfBuilt { reason }) => (None, Some(reason.clone())),
@@ -424,15 +385,7 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         stale: measured_at.is_some_and(|t| t < stale_before),
         incomplete: !requested_missing.is_empty() || some_incomplete || !failed_jobs.is_empty(),
         incomplete_why,
-        incomplete_stages: [
-            ("cpu", part.cpu.as_ref().is_some_and(cpu_incomplete)),
-            ("disk", part.disk.as_ref().is_some_and(disk_incomplete)),
-            ("cache", part.cache.iter().any(cache_incomplete)),
-            ("internet", part.internet.as_ref().is_some_and(internet_incomplete)),
-        ]
-        .into_iter()
-        .filter_map(|(stage, failed)| failed.then_some(stage))
-        .collect(),
+        incomplete_stages: incomplete_stages(&part),
         excluded: run.excluded.clone(),
         tryout: matches!(&*run.result, AnyResult::Measured(m) if crate::validate::is_tryout(m)),
         release: release.map(Into::into),
@@ -467,6 +420,78 @@ pub(crate) fn entry(run: &Run, key: u64, stale_before: jiff::Timestamp) -> Entry
         details: Some(Box::new(details)),
         intervals: std::sync::OnceLock::new(),
     }
+}
+
+/// Where a result's figures come from: its provider's name, the collector
+/// (or "imported"), when they were measured where known (staleness counts
+/// from it and from nothing else), its stages, and the stages a measured
+/// run asked for and lacks.
+struct Origin {
+    provider_name: Option<String>,
+    collector: String,
+    imported: bool,
+    measured_at: Option<jiff::Timestamp>,
+    stages: Stages,
+    requested_missing: Vec<&'static str>,
+}
+
+fn origin(run: &Run) -> Origin {
+    let (provider_name, collector, imported, measured_at, stages, requested_missing) = match &*run.result {
+        AnyResult::Measured(m) => {
+            let s = &m.stages;
+            let stages = present_stages!(s);
+            // A measured run asks for CPU, disk and cache, and for the
+            // internet stage when its parameters enable it.
+            let missing: Vec<&str> = [
+                (!stages.cpu, "CoreMark"),
+                (!stages.disk, "disk"),
+                (!stages.cache, "cache"),
+                (m.parameters.internet && !stages.internet, "internet"),
+            ]
+            .into_iter()
+            .filter_map(|(gone, name)| gone.then_some(name))
+            .collect();
+            let name = m.provider.name.as_ref().map(|n| n.to_string());
+            let at = Some(m.provenance.started_at.instant());
+            (name, m.collector.version.to_string(), false, at, stages, missing)
+        }
+        AnyResult::Imported(i) => {
+            let s = &i.stages;
+            let stages = present_stages!(s);
+            let name = i.provider.name.as_ref().map(|n| n.to_string());
+            let at = i.source.measured_on.as_ref().map(|d| d.instant());
+            (name, "imported".to_string(), true, at, stages, Vec::new())
+        }
+    };
+    Origin { provider_name, collector, imported, measured_at, stages, requested_missing }
+}
+
+/// The jobs that did not succeed: each left its part missing or partial,
+/// even where what it left still fills every table.
+fn failed_jobs(run: &Run) -> Vec<FailedJob> {
+    match &*run.result {
+        AnyResult::Measured(m) => m
+            .provenance
+            .jobs
+            .iter()
+            .filter(|j| j.conclusion != Conclusion::Success)
+            .map(|j| FailedJob { job: j.job.to_string(), conclusion: j.conclusion.name() })
+            .collect(),
+        AnyResult::Imported(_) => Vec::new(),
+    }
+}
+
+/// The stages whose rows are incomplete.
+fn incomplete_stages(part: &RunnerPart) -> Vec<&'static str> {
+    [
+        ("cpu", part.cpu.as_ref().is_some_and(cpu_incomplete)),
+        ("disk", part.disk.as_ref().is_some_and(disk_incomplete)),
+        ("cache", part.cache.iter().any(cache_incomplete)),
+        ("internet", part.internet.as_ref().is_some_and(internet_incomplete)),
+    ]
+    .into_iter()
+    .filter_map(|(stage, failed)| failed.then_some(stage))
+    .collect()
 }
 
 /// Names the provider of `entry` `name` (its provider file's) where the
