@@ -9,9 +9,8 @@ use rayon::prelude::*;
 use runner_bench_format::measured::CacheMethod;
 use serde::Serialize;
 
-use super::entry::{
-    Entry, Meta, cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, leading, range,
-};
+use super::entry::{Entry, Meta, leading, range};
+use super::incomplete::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete};
 use super::picks::{GROUP_STAGES, Picks};
 use crate::figures;
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow, ProfileView};

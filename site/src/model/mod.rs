@@ -5,7 +5,8 @@
 //! same in a markdown report, an HTML table, a CSV file and a plot.
 //!
 //! This file assembles the model from the entries (`entry`), with the
-//! ranked comparison groups (`groups`), and re-exports both, so that the
+//! ranked comparison groups (`groups`) and when a row or a result is
+//! incomplete and why (`incomplete`), and re-exports them, so that the
 //! website (`web`) names one model module. Beside it: each runner's change
 //! flags (`changes`), a result's machine details (`details`) and run
 //! (`run`: who measured it, its jobs' queue times), the
@@ -19,6 +20,7 @@ pub mod details;
 mod entry;
 pub mod estimate;
 mod groups;
+mod incomplete;
 mod picks;
 pub mod run;
 mod server_tables;
@@ -28,11 +30,13 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-pub use self::entry::{Entry, FailedJob, Intervals, Meta, Stages, leading, name_provider, range};
-pub(crate) use self::entry::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete, newer_key};
+pub(crate) use self::entry::newer_key;
+pub use self::entry::{Entry, Intervals, Meta, Stages, leading, name_provider, range};
 use self::entry::{entry, entry_key};
 use self::groups::groups;
 pub use self::groups::{Group, ProfileRef, Row, VARIATION_FLAG_PCT, disk_buffer_text, shown_interval};
+pub use self::incomplete::FailedJob;
+pub(crate) use self::incomplete::{cache_incomplete, cpu_incomplete, disk_incomplete, internet_incomplete};
 pub use self::picks::{Picks, picks};
 pub use self::server_tables::ServerTables;
 use crate::validate::Run;
