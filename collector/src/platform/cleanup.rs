@@ -107,6 +107,27 @@ impl TempFolder {
         Ok(folder)
     }
 
+    /// Registers `path`, then creates it as a new folder only this user
+    /// may enter (0700 on Unix): it fails where `path` already exists, so
+    /// that nobody else can have prepared it (the CPU stage writes a program
+    /// there and runs it).
+    pub fn create_private(path: PathBuf) -> std::io::Result<Self> {
+        register(&path);
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&path) {
+            Ok(()) => Ok(TempFolder { path }),
+            Err(e) => {
+                // Someone else's folder: forget it, do not remove it.
+                if let Ok(mut v) = REGISTERED.lock() {
+                    v.retain(|p| p != &path);
+                }
+                Err(e)
+            }
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

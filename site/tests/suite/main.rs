@@ -18,6 +18,7 @@ mod check_then_build;
 mod check_time;
 mod check_walk;
 mod cpu_implementation;
+mod cpu_workload;
 mod dates;
 mod disk_latency;
 mod estimate_page;
