@@ -25,7 +25,9 @@
 # A build's ratio in a round is its figure over that round's official one;
 # the script prints each build's median ratio (min-max over the rounds),
 # the differences between the builds' medians, each figure's variation
-# (population coefficient of variation) and the load before and after.
+# (population coefficient of variation) and the load before and after, and
+# puts them, as the latest run, in docs/benchmarks.md's bench-cpu-builds
+# block (scripts/lib/docs-section.sh).
 # Target (issue 56): the three builds within 1 % of each other.
 #
 # The builds take long (dist is one LTO unit); they go to TARGET_DIR
@@ -162,24 +164,34 @@ names = sys.argv[1:]
 rows = [list(map(float, l.split())) for l in sys.stdin if l.strip()]
 o = [r[0] for r in rows]
 cv = lambda xs: st.pstdev(xs) / st.mean(xs) * 100
-print("official: median %.0f it/cpu-s, variation %.2f%%" % (st.median(o), cv(o)))
+print("| Program | Median it/CPU-s | Variation | ÷ coremark.exe, median (min-max) |")
+print("| --- | ---: | ---: | ---: |")
+print("| coremark.exe | %.0f | %.2f%% | |" % (st.median(o), cv(o)))
 medians = []
 for k, name in enumerate(names, 1):
     c = [r[k] for r in rows]
     ratio = [a / b for a, b in zip(c, o)]
     medians.append(st.median(ratio))
-    print("%-9s median %.0f it/cpu-s, variation %.2f%%; collector / official %.4f (%.4f-%.4f)" % (
+    print("| collector, %s | %.0f | %.2f%% | %.4f (%.4f-%.4f) |" % (
         name, st.median(c), cv(c), st.median(ratio), min(ratio), max(ratio)))
-for i in range(len(names)):
-    for j in range(i + 1, len(names)):
-        print("%s / %s: %.4f" % (names[j], names[i], medians[j] / medians[i]))
-' "${names[@]}"
-for k in 1 2 3; do echo "${names[$((k - 1))]} ran workload program ${sha[$k]}"; done
+print()
+print("Between the builds (median ratios): " + ", ".join(
+    "%s ÷ %s %.4f" % (names[j], names[0], medians[j] / medians[0]) for j in range(1, len(names))) + ".")
+' "${names[@]}" >"$work/table.md"
 if [ "${sha[1]}" = "${sha[2]}" ] && [ "${sha[2]}" = "${sha[3]}" ]; then
-  echo "the three builds ran the same workload program"
+  same="the three builds ran the same workload program (SHA-256 ${sha[1]:0:12})"
 else
-  echo "the builds ran different workload programs"
+  same="the builds ran different workload programs (${sha[1]:0:12}, ${sha[2]:0:12}, ${sha[3]:0:12})"
 fi
-echo "$(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), pinned to CPU $cpu;" \
-  "$n official iterations per run; EEMBC at ${commit:0:12}; commit $(git rev-parse --short HEAD);" \
-  "load average $load_before before, $load_after after"
+block=$(
+  echo "\`bash scripts/bench-cpu-builds.sh EEMBC_CHECKOUT $rounds $cpu\`, $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD);"
+  echo "$(nproc) CPUs ($(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1)), $(jq -r .build.compiler "$work/c.json"), EEMBC at ${commit:0:12};"
+  echo "$rounds rounds pinned to CPU $cpu, $n official iterations per run; $same; load average"
+  echo "$load_before before, $load_after after."
+  echo
+  cat "$work/table.md"
+)
+echo "$block"
+# shellcheck source=scripts/lib/docs-section.sh
+source scripts/lib/docs-section.sh
+docs_replace_section docs/benchmarks.md bench-cpu-builds <<<"$block"
