@@ -25,9 +25,9 @@
 # A build's ratio in a round is its figure over that round's official one;
 # the script prints each build's median ratio (min-max over the rounds),
 # the differences between the builds' medians, each figure's variation
-# (population coefficient of variation) and the load before and after, and
-# puts them, as the latest run, in docs/benchmarks.md's bench-cpu-builds
-# block (scripts/lib/docs-section.sh).
+# (population coefficient of variation) and the load before and after; with
+# DOCS=1 it puts them, as the latest run, in docs/benchmarks.md's
+# bench-cpu-builds block (scripts/lib/docs-section.sh).
 # Target (issue 56): the three builds within 1 % of each other.
 #
 # The builds take long (dist is one LTO unit); they go to TARGET_DIR
@@ -192,6 +192,8 @@ block=$(
   cat "$work/table.md"
 )
 echo "$block"
-# shellcheck source=scripts/lib/docs-section.sh
-source scripts/lib/docs-section.sh
-docs_replace_section docs/benchmarks.md bench-cpu-builds <<<"$block"
+if [ -n "${DOCS:-}" ]; then
+  # shellcheck source=scripts/lib/docs-section.sh
+  source scripts/lib/docs-section.sh
+  docs_replace_section docs/benchmarks.md bench-cpu-builds <<<"$block"
+fi
