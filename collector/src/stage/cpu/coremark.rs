@@ -44,7 +44,10 @@ pub mod build {
     pub const WORKLOAD_SHA256: &str = env!("RUNNER_BENCH_WORKLOAD_SHA256");
     /// The command build.rs made it with, program first, arguments
     /// separated by `FLAG_SEPARATOR`; the output path follows `-o`.
-    #[cfg_attr(not(test), allow(dead_code, reason = "the tests build the executable again with it"))]
+    #[cfg_attr(
+        any(not(test), windows),
+        allow(dead_code, reason = "the tests build the executable again with it, outside Wine")
+    )]
     pub const WORKLOAD_COMMAND: &str = env!("RUNNER_BENCH_WORKLOAD_COMMAND");
     /// The collector's source revision.
     pub const REVISION: &str = env!("RUNNER_BENCH_REVISION");

@@ -417,6 +417,8 @@ mod tests {
             let running =
                 start(written.path(), &arguments(Duration::from_millis(100), Duration::from_secs(30))).unwrap();
             assert_eq!(allowed_cpus(running.id()), Some(vec![cpu]));
+            // Where it runs, as the sample looks at it while it waits.
+            assert_eq!(last_cpu(running.id()), Some(cpu));
             let deadline = Instant::now() + Duration::from_secs(30);
             let Waited::Exited { status, stdout, .. } = wait(running, deadline, || false, |_| ()) else {
                 panic!("the program did not end")
