@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::platform::cleanup::{TempFile, TempFolder};
+use crate::platform::cleanup::{ChildProcess, TempFile, TempFolder};
 
 use super::coremark::{Crcs, PERFORMANCE, Seeds, VALIDATION};
 
@@ -74,16 +74,19 @@ pub fn write() -> std::io::Result<Written> {
     Ok(Written { file, _folder: folder })
 }
 
-/// A running program, killed and reaped when dropped unless it ended.
+/// A running program, killed and reaped when dropped unless it ended, and
+/// killed if the run is interrupted meanwhile.
 pub struct Running {
     child: Child,
     ended: bool,
+    interrupt: Option<ChildProcess>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         if !self.ended {
             let _ = self.child.kill();
+            self.interrupt = None;
             let _ = self.child.wait();
         }
     }
@@ -121,7 +124,10 @@ pub fn start(exe: &Path, args: &[String]) -> std::io::Result<Running> {
     let mut tries = 0;
     loop {
         match command.spawn() {
-            Ok(child) => return Ok(Running { child, ended: false }),
+            Ok(child) => {
+                let interrupt = Some(ChildProcess::register(child.id()));
+                return Ok(Running { child, ended: false, interrupt });
+            }
             Err(e) if is_text_busy(&e) && tries < 20 => {
                 tries += 1;
                 std::thread::sleep(Duration::from_millis(10));
@@ -159,6 +165,8 @@ pub fn wait(mut running: Running, deadline: Instant, stop: impl Fn() -> bool, mu
         match running.child.try_wait() {
             Ok(Some(status)) => {
                 running.ended = true;
+                // Reaped: its pid may be given to another process.
+                running.interrupt = None;
                 let mut stdout = String::new();
                 let mut stderr = String::new();
                 if let Some(mut out) = running.child.stdout.take() {
