@@ -6,6 +6,16 @@
 //! that build: the compiler's family and version, the flags, the C standard,
 //! the defines, which implementation was built and a SHA-256 of its sources.
 //!
+//! It builds the workload twice from the same C files and arguments: as a
+//! static library linked into the collector, which the all-core stage
+//! runs on the collector's threads, and as a program of its own,
+//! `coremark-workload` in OUT_DIR with vendor/coremark/workload_main.c as
+//! its `main`, which the collector embeds and the one-thread stage runs
+//! once per sample. The program is linked by the C compiler alone, so where
+//! its code and data lie does not depend on the collector's Rust code (it
+//! did, by up to 4 %: vendor/coremark/README.md, "The workload as its own
+//! executable").
+//!
 //! By default it builds the project's own implementation in vendor/coremark.
 //! With RUNNER_BENCH_COREMARK_SRC=<an eembc/coremark checkout> it builds the
 //! official EEMBC sources instead, through vendor/coremark/official_shim.c,
@@ -34,6 +44,9 @@ const FLAG_SEPARATOR: char = '\u{1f}';
 /// TOTAL_DATA_SIZE=2000: 666 bytes for each of the three algorithms.
 /// ITERATIONS=0: the iteration count is found at run time.
 const DEFINES: [(&str, &str); 3] = [("MULTITHREAD", "1"), ("TOTAL_DATA_SIZE", "2000"), ("ITERATIONS", "0")];
+
+/// The workload executable's `main`, in vendor/coremark.
+const DRIVER: &str = "workload_main.c";
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -70,7 +83,7 @@ fn main() {
     }
 
     let mut eembc_commit = String::new();
-    let (implementation, sources) = match env::var_os("RUNNER_BENCH_COREMARK_SRC") {
+    let (implementation, c_files, sources) = match env::var_os("RUNNER_BENCH_COREMARK_SRC") {
         Some(official) => {
             let official = PathBuf::from(official);
             eembc_commit = checkout_commit(&official);
@@ -90,13 +103,14 @@ fn main() {
             for f in &files {
                 assert!(f.exists(), "RUNNER_BENCH_COREMARK_SRC: {} not found", f.display());
                 println!("cargo:rerun-if-changed={}", f.display());
-                build.file(f);
             }
+            let library = files.clone();
             println!("cargo:rerun-if-changed={}", official.join("coremark.h").display());
             files.push(official.join("coremark.h"));
             files.push(port.join("core_portme.h"));
             files.push(vendor.join("runner_coremark.h"));
-            ("eembc", files)
+            files.push(vendor.join(DRIVER));
+            ("eembc", library, files)
         }
         None => {
             build.include(&vendor);
@@ -106,13 +120,23 @@ fn main() {
                 .filter(|p| is_project_source(p))
                 .collect();
             files.sort();
-            for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "c")) {
-                build.file(f);
-            }
-            ("project", files)
+            let library: Vec<PathBuf> =
+                files.iter().filter(|p| p.extension().is_some_and(|e| e == "c")).cloned().collect();
+            files.push(vendor.join(DRIVER));
+            ("project", library, files)
         }
     };
-    build.compile("runner_coremark");
+    // The all-core stage runs the workload in the collector's threads: the
+    // library, linked into the collector.
+    let mut library = build.clone();
+    library.files(&c_files);
+    library.compile("runner_coremark");
+    // The one-thread stage runs it as a program of its own.
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let exe_name = if target.contains("windows") { "coremark-workload.exe" } else { "coremark-workload" };
+    let mut exe_sources = c_files.clone();
+    exe_sources.push(vendor.join(DRIVER));
+    let workload = workload_executable(&build, &exe_sources, &out_dir.join(exe_name));
 
     let compiler = build.get_compiler();
     let identity = compiler_identity(&compiler);
@@ -127,6 +151,55 @@ fn main() {
     println!("cargo:rustc-env=RUNNER_BENCH_EEMBC_COMMIT={eembc_commit}");
     println!("cargo:rustc-env=RUNNER_BENCH_REVISION={}", revision(&root));
     println!("cargo:rustc-env=RUNNER_BENCH_TARGET={target}");
+    println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_EXE={}", workload.path.display());
+    println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_SHA256={}", workload.sha256);
+    println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_COMMAND={}", workload.command.join(&FLAG_SEPARATOR.to_string()));
+}
+
+/// The workload executable build.rs made: where, its SHA-256, and the
+/// command that made it (program first, arguments after).
+struct Workload {
+    path: PathBuf,
+    sha256: String,
+    command: Vec<String>,
+}
+
+/// Compiles and links `sources` (the workload's C files and the driver,
+/// vendor/coremark/workload_main.c) into the executable `out`, in one call
+/// of the compiler cc chose for the target, with exactly the arguments the
+/// library is compiled with: as EEMBC's Makefile builds coremark.exe
+/// (`$(CC) $(CFLAGS) <sources> -o coremark.exe`). Nothing of the Rust build
+/// takes part, so the executable's bytes, and with them where its code and
+/// data lie, depend only on the C sources, the flags and the toolchain. The
+/// compiler names each object's symbols after the source's file name, not
+/// its path, and the output's path is not written into it either: the same
+/// command run elsewhere gives the same bytes (the collector's test
+/// `the_workload_executable_is_rebuilt_byte_for_byte` runs it again).
+fn workload_executable(build: &cc::Build, sources: &[PathBuf], out: &Path) -> Workload {
+    let compiler = build.get_compiler();
+    let mut command = compiler.to_command();
+    command.args(sources);
+    if compiler.is_like_msvc() {
+        command.arg(format!("/Fe{}", out.display()));
+    } else {
+        command.arg("-o").arg(out);
+    }
+    let recorded: Vec<String> = std::iter::once(command.get_program())
+        .chain(command.get_args())
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let output = command.output().unwrap_or_else(|e| panic!("cannot run {}: {e}", recorded[0]));
+    if !output.status.success() {
+        panic!(
+            "building the workload executable failed ({}):\n{}\n{}{}",
+            output.status,
+            recorded.join(" "),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let bytes = fs::read(out).unwrap_or_else(|e| panic!("cannot read {}: {e}", out.display()));
+    Workload { path: out.to_path_buf(), sha256: format!("{:x}", Sha256::digest(&bytes)), command: recorded }
 }
 
 /// The compiler's arguments that shape the code, in the order given, and
@@ -212,7 +285,7 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 fn is_project_source(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let is_c = name.ends_with(".c") || name.ends_with(".h");
-    is_c && name != "validate.c" && name != "official_shim.c"
+    is_c && name != "validate.c" && name != "official_shim.c" && name != DRIVER
 }
 
 /// SHA-256 over the sources in path order: for each file, its name, a NUL

@@ -420,13 +420,6 @@ pub fn observed() -> Affinity {
     }
 }
 
-/// The logical CPU the calling thread runs on now, numbered within its
-/// processor group (the collector pins in group 0). `None` where the OS
-/// cannot tell.
-pub fn current_cpu() -> Option<u32> {
-    imp::current_cpu().map(|(_group, cpu)| cpu)
-}
-
 /// "0-3,6" style list of CPUs, for messages.
 pub fn list(cpus: &[u32]) -> String {
     let mut parts: Vec<String> = Vec::new();

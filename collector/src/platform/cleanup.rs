@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 static REGISTERED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// Removes everything registered, records the interruption in the result of
 /// a `collector run` in progress (`record`, which says what it recorded, or
@@ -19,6 +20,8 @@ pub fn install_handler(record: fn() -> Option<String>) {
     let _ = ctrlc::set_handler(move || {
         // The result first: it is what a cancelled job must not lose.
         let recorded = record();
+        // Before the files: a running program holds its own on Windows.
+        kill_children();
         for path in REGISTERED.lock().map(|v| v.clone()).unwrap_or_default() {
             remove(&path);
         }
@@ -69,6 +72,43 @@ fn remove(path: &Path) {
     }
 }
 
+/// Kills every registered child process (Unix; on Windows a console's
+/// Ctrl-C reaches the child itself, and a cancelled job's process tree is
+/// ended by the runner). The CPU stage's workload program would otherwise
+/// run on until its sample's deadline.
+fn kill_children() {
+    #[cfg(unix)]
+    for pid in CHILDREN.lock().map(|v| v.clone()).unwrap_or_default() {
+        // SAFETY: kill has no memory preconditions; the pid is a child this
+        // process started and had not reaped when it was read here.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    }
+}
+
+/// A child process that is killed when the run is interrupted, and
+/// forgotten when the guard is dropped, which its owner does as soon as it
+/// has reaped the child (its pid may then be reused).
+pub struct ChildProcess {
+    pid: u32,
+}
+
+impl ChildProcess {
+    pub fn register(pid: u32) -> Self {
+        if let Ok(mut v) = CHILDREN.lock() {
+            v.push(pid);
+        }
+        ChildProcess { pid }
+    }
+}
+
+impl Drop for ChildProcess {
+    fn drop(&mut self) {
+        if let Ok(mut v) = CHILDREN.lock() {
+            v.retain(|&p| p != self.pid);
+        }
+    }
+}
+
 /// A file that is removed when the guard is dropped or the run interrupted.
 pub struct TempFile {
     path: PathBuf,
@@ -107,6 +147,27 @@ impl TempFolder {
         Ok(folder)
     }
 
+    /// Registers `path`, then creates it as a new folder only this user
+    /// may enter (0700 on Unix): it fails where `path` already exists, so
+    /// that nobody else can have prepared it (the CPU stage writes a program
+    /// there and runs it).
+    pub fn create_private(path: PathBuf) -> std::io::Result<Self> {
+        register(&path);
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&path) {
+            Ok(()) => Ok(TempFolder { path }),
+            Err(e) => {
+                // Someone else's folder: forget it, do not remove it.
+                if let Ok(mut v) = REGISTERED.lock() {
+                    v.retain(|p| p != &path);
+                }
+                Err(e)
+            }
+        }
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -138,5 +199,14 @@ mod tests {
         drop(folder);
         assert!(!folder_path.exists() && !registered(&folder_path));
         assert!(dir.path().join("a").is_dir(), "only the registered folder is removed");
+    }
+
+    #[test]
+    fn a_child_is_registered_until_its_guard_is_dropped() {
+        let registered = |pid: u32| CHILDREN.lock().unwrap().contains(&pid);
+        let guard = ChildProcess::register(u32::MAX - 7);
+        assert!(registered(u32::MAX - 7));
+        drop(guard);
+        assert!(!registered(u32::MAX - 7));
     }
 }

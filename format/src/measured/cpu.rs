@@ -47,6 +47,13 @@ pub struct CoreMarkBuild {
     /// the checkout said (git); absent for the project's implementation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub eembc_commit: Option<Name>,
+    /// SHA-256 of the workload executable the one-thread stage ran: the
+    /// CoreMark objects and a small driver linked into a program of their
+    /// own, run once per sample, so that where the workload's code and data
+    /// lie does not depend on the collector's Rust code. Absent in older
+    /// files, whose one-thread stage ran the workload inside the collector.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executable_sha256: Option<Sha256Hex>,
 }
 
 /// A CoreMark implementation.

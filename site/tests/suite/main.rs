@@ -20,6 +20,7 @@ mod check_time;
 mod check_walk;
 mod claims;
 mod cpu_implementation;
+mod cpu_workload;
 mod dates;
 mod disk_latency;
 mod estimate_page;

@@ -40,6 +40,15 @@ pub mod build {
     pub const IMPLEMENTATION: &str = env!("RUNNER_BENCH_COREMARK_IMPL");
     /// SHA-256 of the sources that were compiled.
     pub const SOURCES_SHA256: &str = env!("RUNNER_BENCH_COREMARK_SHA256");
+    /// SHA-256 of the workload executable (`super::super::process`).
+    pub const WORKLOAD_SHA256: &str = env!("RUNNER_BENCH_WORKLOAD_SHA256");
+    /// The command build.rs made it with, program first, arguments
+    /// separated by `FLAG_SEPARATOR`; the output path follows `-o`.
+    #[cfg_attr(
+        any(not(test), windows),
+        allow(dead_code, reason = "the tests build the executable again with it, outside Wine")
+    )]
+    pub const WORKLOAD_COMMAND: &str = env!("RUNNER_BENCH_WORKLOAD_COMMAND");
     /// The collector's source revision.
     pub const REVISION: &str = env!("RUNNER_BENCH_REVISION");
 }

@@ -1,14 +1,23 @@
 //! The CPU stage: CoreMark, one thread, pinned to one logical CPU.
 //!
-//! A sample first runs CoreMark's validation seeds once, then runs the
-//! performance seeds for at least the profile's CPU seconds, in batches whose
-//! size is calibrated on a separate instance so that reading the clock costs
-//! nothing measurable. iterations/s = iterations ÷ elapsed seconds. Both
-//! runs' CRCs must match the published values, or the sample is no result.
-//! The sample runs on a thread of its own, abandoned at the sample timeout
-//! (`watchdog`), so a timeout fires even if the thread never runs again.
+//! Each sample runs the workload as a program of its own (`process`: the
+//! executable build.rs links from the CoreMark objects and
+//! vendor/coremark/workload_main.c, embedded in the collector), started
+//! from the thread pinned to the CPU, whose affinity it inherits. The
+//! program first runs CoreMark's validation seeds once, then runs the
+//! performance seeds for at least the profile's CPU seconds, in batches
+//! whose size is calibrated on a separate instance so that reading the
+//! clock costs nothing measurable, and prints iterations, seconds, its
+//! thread's CPU seconds and both runs' CRCs on one line. iterations/s =
+//! iterations ÷ elapsed seconds. Both runs' CRCs must match the published
+//! values, or the sample is no result. The sample waits for the program on
+//! a thread of its own, abandoned at the sample timeout (`watchdog`), so a
+//! timeout fires even if that thread never runs again; the program is
+//! killed at the deadline, and stops itself there too.
 //!
-//! Files: coremark.rs (the workload, compiled from C); here the samples.
+//! Files: coremark.rs (the workload linked in, which the all-core stage
+//! runs and the tests check), process.rs (the workload's program); here the
+//! samples.
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +26,9 @@ use runner_bench_format::{Affinity, Message, Name, NonNeg, Notice, Parameters};
 
 use crate::platform::affinity;
 pub mod coremark;
+pub mod process;
 
+#[cfg(test)]
 use crate::platform::cputime;
 use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
@@ -25,7 +36,8 @@ use crate::stage::{Stage, StageKind};
 use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
 
 /// A batch should take about this long, so the clock is read rarely but a
-/// sample still ends close to its target time.
+/// sample still ends close to its target time (the all-core stage's; the
+/// workload program's BATCH_TARGET_NS is the same).
 pub(crate) const BATCH_TARGET: Duration = Duration::from_millis(20);
 
 /// What the stage needs to know.
@@ -122,86 +134,119 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
 }
 
 fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<Reported>) -> CpuSample {
-    let _guard = match plan.cpu.map(affinity::pin_current_thread).transpose() {
+    let planned = plan.cpu.map_or(Affinity::Unpinned, |cpu| Affinity::Pinned { cpu, group: 0 });
+    let exe = match process::write() {
+        Ok(exe) => exe,
+        Err(e) => return failed(Status::Error, &format!("cannot write the workload executable: {e}"), planned),
+    };
+    // The program inherits the affinity: on Linux the thread's, on Windows
+    // the process's, which `pin_process` narrows too.
+    let guard = match plan.cpu.map(affinity::pin_process).transpose() {
         Ok(guard) => guard,
         Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
     };
     let in_force = affinity::observed();
-    // Abandoned before the timed loop (a thread stopped or never scheduled
-    // until its deadline): it stops at the next of these checks, so that it
-    // runs on the pinned CPU beside a later sample for at most one
-    // calibration run (under 2 × BATCH_TARGET), as in the loop one batch.
-    let abandoned = Reported { affinity: in_force, iterations: 0 };
+    // Abandoned before the program starts (a thread stopped or never
+    // scheduled until its deadline): it is not started at all.
     if !mailbox.update(|r| r.affinity = in_force) {
-        return timed_out(plan, abandoned);
+        return timed_out(plan, Reported { affinity: in_force, iterations: 0 });
     }
-    let Some(validation) = one_iteration(VALIDATION) else {
-        return failed(Status::Error, "CoreMark could not be initialised", in_force);
-    };
-    let Some(batch) = calibrate(mailbox) else {
-        return timed_out(plan, abandoned);
-    };
-    let Some(mut cm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else {
-        return failed(Status::Error, "CoreMark could not be initialised", in_force);
-    };
-    // Abandoned during the last calibration run: no batch after it.
-    if mailbox.abandoned() {
-        return timed_out(plan, abandoned);
-    }
-
     let steal_before = steal_ticks(in_force);
-    let cpu_before = cputime::thread_cpu();
-    let start = Instant::now();
-    let mut iterations = 0u64;
-    let mut strayed: Option<u32> = None;
-    let elapsed = loop {
-        cm.run(batch);
-        iterations += u64::from(batch);
-        let had = Reported { affinity: in_force, iterations };
-        // Abandoned: a later sample may already run on this CPU.
-        if !mailbox.update(|r| *r = had) {
-            return timed_out(plan, had);
-        }
-        #[cfg(all(test, unix))]
-        crate::platform::watchdog::seam::point("cpu batch");
-        if let (Some(pinned), Some(now)) = (plan.cpu, affinity::current_cpu())
-            && now != pinned
-        {
-            strayed = Some(now);
-        }
-        // The deadline first: a sample that took longer than its timeout
-        // is a timeout even when it also ran its seconds.
-        if Instant::now() >= deadline {
-            return timed_out(plan, had);
-        }
-        let elapsed = start.elapsed();
-        if elapsed >= plan.seconds {
-            break elapsed;
-        }
+    let args = process::arguments(plan.seconds, deadline.saturating_duration_since(Instant::now()));
+    let running = match process::start(exe.path(), &args) {
+        Ok(running) => running,
+        Err(e) => return failed(Status::Error, &format!("cannot start the workload executable: {e}"), in_force),
     };
+    let inherited = inherited_affinity(running.id(), plan.cpu);
+    // The program has its own affinity now: the waiting thread (and, on
+    // Windows, the collector's other threads) need not share its CPU.
+    drop(guard);
+    #[cfg_attr(not(target_os = "linux"), allow(unused_mut, reason = "only Linux says where a process runs"))]
+    let mut strayed: Option<u32> = None;
+    let waited = process::wait(
+        running,
+        deadline,
+        || mailbox.abandoned(),
+        |_id| {
+            #[cfg(all(test, unix))]
+            crate::platform::watchdog::seam::point("cpu wait");
+            #[cfg(target_os = "linux")]
+            if let (Some(pinned), Some(now)) = (plan.cpu, process::last_cpu(_id))
+                && now != pinned
+            {
+                strayed = Some(now);
+            }
+        },
+    );
+    let steal_s = steal_before
+        .zip(steal_ticks(in_force))
+        .zip(ticks_per_s())
+        .and_then(|((before, after), hz)| NonNeg::new(after.saturating_sub(before) as f64 / hz).ok());
+    let (status, stdout, stderr) = match waited {
+        process::Waited::Exited { status, stdout, stderr } => (status, stdout, stderr),
+        process::Waited::Stopped => return timed_out(plan, Reported { affinity: in_force, iterations: 0 }),
+    };
+    if let Some(iterations) = process::deadline_iterations(&stdout) {
+        return timed_out(plan, Reported { affinity: in_force, iterations });
+    }
+    if !status.success() {
+        return failed(Status::Error, &process::exit_message(status, &stderr), in_force);
+    }
+    let mut sample = match process::parse(&stdout) {
+        Ok(report) => judged(report, in_force, steal_s),
+        Err(e) => return failed(Status::Error, &e, in_force),
+    };
+    if sample.status == Status::Ok {
+        let problem = match (inherited, strayed) {
+            (Err(message), _) => Some(message),
+            (_, Some(cpu)) => Some(format!("the pinned workload process was seen on CPU {cpu}")),
+            _ => None,
+        };
+        if let Some(message) = problem {
+            sample.status = Status::Error;
+            sample.message = Some(Message::lossy(&message));
+        }
+    }
+    sample
+}
 
-    let cpu_s = cpu_before.zip(cputime::thread_cpu()).and_then(|(before, after)| {
-        // The two clocks are read apart: never more CPU than wall time.
-        NonNeg::new(after.saturating_sub(before).min(elapsed).as_secs_f64()).ok()
-    });
-    let crcs = cm.crcs();
+/// Linux: whether the program inherited the pinned thread's affinity (one
+/// CPU, `cpu`), read back from the kernel. Elsewhere there is nothing to
+/// read: Windows gives a new process its creator's process mask, which
+/// `pin_process` set, and macOS pins nothing.
+fn inherited_affinity(_pid: u32, _cpu: Option<u32>) -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    if let Some(cpu) = _cpu {
+        let cpus = process::allowed_cpus(_pid).ok_or("cannot read the workload process's affinity")?;
+        if cpus != [cpu] {
+            return Err(format!(
+                "the workload process may run on CPUs {}, not only on CPU {cpu}",
+                affinity::list(&cpus)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The sample a program's report makes: its figures, and `error` where a
+/// CRC differs from the published value.
+fn judged(report: process::Report, affinity: Affinity, steal_s: Option<NonNeg>) -> CpuSample {
+    let elapsed = report.seconds;
     let mut sample = CpuSample {
         status: Status::Ok,
         message: None,
-        affinity: in_force,
-        iterations: Some(iterations),
-        elapsed_s: NonNeg::new(elapsed.as_secs_f64()).ok(),
-        cpu_s,
-        crcs: Some(recorded(crcs)),
-        validation_crcs: Some(recorded(validation)),
+        affinity,
+        iterations: Some(report.iterations),
+        elapsed_s: NonNeg::new(elapsed).ok(),
+        // The two clocks are read apart: never more CPU than wall time.
+        cpu_s: report.cpu_seconds.and_then(|cpu| NonNeg::new(cpu.min(elapsed)).ok()),
+        crcs: Some(recorded(report.crcs)),
+        validation_crcs: Some(recorded(report.validation)),
         validation: Some(Validation::Passed),
-        steal_s: steal_before
-            .zip(steal_ticks(in_force))
-            .zip(ticks_per_s())
-            .and_then(|((before, after), hz)| NonNeg::new(after.saturating_sub(before) as f64 / hz).ok()),
+        steal_s,
     };
     let mismatches: Vec<String> =
-        [mismatch("performance", PERFORMANCE, crcs), mismatch("validation", VALIDATION, validation)]
+        [mismatch("performance", PERFORMANCE, report.crcs), mismatch("validation", VALIDATION, report.validation)]
             .into_iter()
             .flatten()
             .collect();
@@ -209,20 +254,17 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         sample.status = Status::Error;
         sample.validation = Some(Validation::Failed);
         sample.message = Some(Message::lossy(&format!("CoreMark CRC check failed: {}", mismatches.join("; "))));
-    } else if let Some(cpu) = strayed {
-        sample.status = Status::Error;
-        sample.message = Some(Message::lossy(&format!("the pinned thread was seen on CPU {cpu}")));
-    } else if affinity::observed() != in_force {
-        sample.status = Status::Error;
-        sample.message = Some(Message::lossy("the thread's affinity changed during the sample"));
     }
     sample
 }
 
-/// A sample past its deadline: the iterations it had run are in the
-/// message; with no elapsed time of its own, it has no score.
+/// A sample past its deadline, with the iterations the program said it had
+/// run where it said; with no elapsed time of its own, it has no score.
 fn timed_out(plan: &CpuPlan, had: Reported) -> CpuSample {
-    let msg = format!("sample exceeded {:?} after {} iterations", plan.timeout, had.iterations);
+    let msg = match had.iterations {
+        0 => format!("sample exceeded {:?} before the workload process reported", plan.timeout),
+        n => format!("sample exceeded {:?} after {n} iterations", plan.timeout),
+    };
     failed(Status::Timeout, &msg, had.affinity)
 }
 
@@ -230,25 +272,6 @@ pub(crate) fn one_iteration(seeds: Seeds) -> Option<Crcs> {
     let mut cm = CoreMark::new(TOTAL_DATA_BYTES, seeds)?;
     cm.run(1);
     Some(cm.crcs())
-}
-
-/// The batch size that takes about `BATCH_TARGET`, found on a throwaway
-/// instance; this also warms the caches and the CPU's clock up. None once
-/// the sample is abandoned (checked before each run).
-fn calibrate<P>(mailbox: &Mailbox<P>) -> Option<u32> {
-    let Some(mut warm) = CoreMark::new(TOTAL_DATA_BYTES, PERFORMANCE) else { return Some(1) };
-    let mut batch = 1u32;
-    loop {
-        if mailbox.abandoned() {
-            return None;
-        }
-        let t = Instant::now();
-        warm.run(batch);
-        if t.elapsed() >= BATCH_TARGET || batch >= 1 << 24 {
-            return Some(batch);
-        }
-        batch *= 2;
-    }
 }
 
 pub(crate) fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
@@ -393,12 +416,12 @@ mod tests {
         let sample = measure(&plan);
         assert_eq!(sample.status, Status::Timeout);
         assert_eq!(sample.iterations_per_s(), None);
-        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 0ns after "));
+        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 0ns before the workload process reported");
     }
 
     /// A sample's thread that gets to run only after its deadline (stopped,
-    /// or never scheduled) stops before its timed loop: it reports the
-    /// timeout without running a batch on the CPU a later sample may use.
+    /// or never scheduled) starts no program: it reports the timeout
+    /// without running CoreMark on the CPU a later sample may use.
     #[test]
     fn a_thread_abandoned_before_its_loop_runs_no_batch() {
         let plan =
@@ -418,9 +441,9 @@ mod tests {
         resume.send(()).unwrap();
         let (sample, cpu_time) = got.recv().unwrap();
         assert_eq!(sample.status, Status::Timeout);
-        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 100ms after 0 iterations");
-        // Its own CPU time, which waiting for a CPU does not add to: a
-        // calibration alone would have taken BATCH_TARGET.
+        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 100ms before the workload process reported");
+        // Its own CPU time, which waiting for a CPU does not add to: writing
+        // the program out, no more.
         assert!(cpu_time < BATCH_TARGET / 2, "it ran for {cpu_time:?} of CPU time");
     }
 
@@ -432,13 +455,14 @@ mod tests {
 
     #[test]
     fn a_sample_that_ran_its_seconds_past_its_timeout_is_a_timeout() {
-        // Validation and calibration come before the timed seconds, inside
-        // the timeout: the seconds end after the deadline.
+        // Starting the program, validation and calibration come before the
+        // timed seconds, inside the timeout: the seconds end after the
+        // deadline, where the program stops itself or is stopped.
         let t = Duration::from_millis(200);
         let plan = CpuPlan { samples: 1, seconds: t, timeout: t, cpu: None };
         let sample = measure(&plan);
         assert_eq!(sample.status, Status::Timeout, "{:?}", sample.message);
-        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 200ms after "));
+        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 200ms "));
     }
 
     #[cfg(unix)]
@@ -450,7 +474,7 @@ mod tests {
         // once timed out with 1 s.
         let timeout = Duration::from_secs(3);
         let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
-        crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu batch");
+        crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu wait");
         let start = Instant::now();
         let mut ended = Vec::new();
         let stage = run(&plan, &mut Progress::quiet(), |_| {
@@ -460,19 +484,38 @@ mod tests {
         .unwrap();
         let first = &stage.samples[0];
         assert_eq!(first.status, Status::Timeout);
-        let message = first.message.as_ref().unwrap().as_str();
-        let iterations: u64 = message
-            .strip_prefix("sample exceeded 3s after ")
-            .and_then(|rest| rest.strip_suffix(" iterations"))
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("{message}"));
-        assert!(iterations > 0, "the iterations of the batch before the stall are kept");
+        // The thread that waits for the program is stuck; the program stops
+        // itself at the same deadline.
+        assert_eq!(first.message.as_ref().unwrap().as_str(), "sample exceeded 3s before the workload process reported");
         assert!(ended[0] >= timeout && ended[0] <= timeout + LATE, "{:?}", ended[0]);
         if let Some(cpu) = cpu {
             assert_eq!(first.affinity, Affinity::Pinned { cpu, group: 0 });
         }
         assert_eq!(stage.samples[1].status, Status::Ok, "{:?}", stage.samples[1].message);
         assert!(stage.samples[1].iterations_per_s().is_some());
+    }
+
+    /// A program whose line reports a CRC other than the published one
+    /// gives no score: the sample fails and names the CRC.
+    #[test]
+    fn a_corrupted_crc_fails_the_sample() {
+        let line = "iterations=4096 seconds=1.250000000 cpu_seconds=1.300000000 \
+                    crcs=0xe9f5,0xe714,0x1fd7,0x8e3b,0xd340 validation_crcs=0x18f2,0xe3c1,0x0747,0x8d84,0xe3c1\n";
+        let pinned = Affinity::Pinned { cpu: 1, group: 0 };
+        let sample = judged(process::parse(line).unwrap(), pinned, None);
+        assert_eq!(sample.status, Status::Error);
+        assert_eq!(sample.validation, Some(Validation::Failed));
+        assert_eq!(
+            sample.message.as_ref().unwrap().as_str(),
+            "CoreMark CRC check failed: performance run: crcstate 0x8e3b, expected 0x8e3a"
+        );
+        assert_eq!(sample.iterations_per_s(), None);
+        let good = judged(process::parse(&line.replace("0x8e3b", "0x8e3a")).unwrap(), pinned, None);
+        assert_eq!(good.status, Status::Ok);
+        // 4096 iterations in 1.25 s; the CPU clock, read apart from the
+        // wall clock, is capped at the 1.25 s.
+        assert_eq!(good.iterations_per_s(), Some(4096.0 / 1.25));
+        assert_eq!(good.cpu_s.unwrap().get(), 1.25);
     }
 
     #[test]
