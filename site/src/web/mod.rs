@@ -20,7 +20,8 @@
 //!    with (`inputs`) and the build's options (`options`);
 //! 3. one module per page kind: `home` (the comparison tables),
 //!    `provider`, `history` (a runner's page, its tables in
-//!    `runner_tables`), `overview`, `coverage`, `build_cache_pages` (the
+//!    `runner_tables`), `overview` (its speed-against-price charts in
+//!    `price_chart`), `coverage`, `build_cache_pages` (the
 //!    build-cache section: servers are not runners; its tables in
 //!    `build_cache_tables`), `estimate` (a job's time and cost on every
 //!    runner), with the comparison plots in `plots`, and the
@@ -60,6 +61,7 @@ pub mod pages;
 mod parts;
 pub mod plot;
 mod plots;
+pub mod price_chart;
 mod provider;
 mod runner_pages;
 mod runner_tables;

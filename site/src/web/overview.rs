@@ -18,6 +18,8 @@
 //! work (`/overview/by-cost/`) and by cost of all-core work
 //! (`/overview/by-allcore-cost/`), so that each order stands without a
 //! script.
+//! Under each CoreMark table stands the group's speed against price
+//! (`price_chart`).
 
 mod cores;
 
@@ -29,6 +31,7 @@ use tera::Tera;
 
 use super::group_name::group_name;
 use super::pages::{Common, render};
+use super::price_chart::{self, PriceChart};
 use crate::model::{self, Group, Model, ProfileRef, Row, leading};
 use crate::providers::{MachineView, Providers};
 use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
@@ -511,6 +514,8 @@ struct OverviewContext<'a> {
     title: &'a str,
     description: &'a str,
     sections: &'a [Section],
+    /// Each section's speed-against-price chart, in the order of `sections`.
+    charts: Vec<Option<PriceChart>>,
     /// `coremark`, `cost` or `allcore-cost`: which column orders the rows.
     order: &'a str,
     /// The filters' choices.
@@ -534,9 +539,34 @@ pub fn page(tera: &Tera, common: &Common, sections: &[Section], order: &str) -> 
                       against the best of its group, with size, price, what a vCPU is worth and the costs of \
                       one-thread and all-core work.",
         sections,
+        charts: sections.iter().map(price_chart).collect::<anyhow::Result<_>>()?,
         order,
         arch,
         os,
     };
     render(tera, "overview.html", &ctx)
+}
+
+/// A CoreMark section's speed against price (`price_chart`), from its rows;
+/// none for the section of runners without a CoreMark figure.
+fn price_chart(s: &Section) -> anyhow::Result<Option<PriceChart>> {
+    if s.key.is_empty() {
+        return Ok(None);
+    }
+    let runners: Vec<price_chart::Runner<'_>> = s
+        .rows
+        .iter()
+        .map(|r| price_chart::Runner {
+            label: &r.label,
+            url: &r.url,
+            provider_id: &r.provider_id,
+            provider_name: &r.provider_name,
+            price: &r.machine.price,
+            usd_per_minute: r.machine.usd_per_minute,
+            one_thread: r.cpu.as_ref().filter(|h| h.relative.is_some()).map(|h| h.value.as_str()),
+            all_core: r.all_core.value.as_deref(),
+            all_core_why: r.all_core.why,
+        })
+        .collect();
+    price_chart::of(&runners).map(Some)
 }

@@ -22,7 +22,7 @@ use crate::report::{CacheRow, CpuRow, DiskRow, InternetRow};
 /// The templates, by name, as built into the binary: the pages' and the
 /// provider report's (`report.md`, markdown, which tera does not autoescape;
 /// its free text goes through the `md` filter).
-pub const TEMPLATES: [(&str, &str); 15] = [
+pub const TEMPLATES: [(&str, &str); 16] = [
     ("base.html", include_str!("../../../templates/base.html")),
     ("macros.html", include_str!("../../../templates/macros.html")),
     ("home.html", include_str!("../../../templates/home.html")),
@@ -34,6 +34,7 @@ pub const TEMPLATES: [(&str, &str); 15] = [
     ("server.html", include_str!("../../../templates/server.html")),
     ("coverage.html", include_str!("../../../templates/coverage.html")),
     ("overview.html", include_str!("../../../templates/overview.html")),
+    ("price_chart.html", include_str!("../../../templates/price_chart.html")),
     ("estimate.html", include_str!("../../../templates/estimate.html")),
     ("page.html", include_str!("../../../templates/page.html")),
     ("404.html", include_str!("../../../templates/404.html")),

@@ -6,7 +6,9 @@
 //! and plots are there, and that markup in result strings stayed text;
 //! saves screenshots to target/screenshots/. At 390, 1280 and 1920 px wide,
 //! checks that no page scrolls sideways and that plot text is drawn at
-//! 12 px or more (and saves the home page at each). Also checks that a broken
+//! 12 px or more (and saves the home page at each), and that the overview's
+//! speed-against-price chart is there, fits its box and links its points
+//! to runner pages that are there. Also checks that a broken
 //! input shows the error page, in the open tab too, and that fixing it
 //! recovers.
 //!
@@ -365,6 +367,7 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
         ("build-cache document", "/build-cache/rbcs/celeron-j3455/2026-11-29-imported-3e8967628238/".into()),
     ];
     let mut svgs = std::collections::HashMap::new();
+    let mut resolved = std::collections::HashSet::new();
     for width in WIDTHS_PX {
         browser.resize(width);
         for (name, path) in &pages {
@@ -489,6 +492,7 @@ fn fits_every_width(browser: &mut Browser, port: u16, shots: &Path) {
             }
             if name.starts_with("overview") {
                 overview_reads_by_group(browser, name, width);
+                price_chart_reads(browser, port, name, width, &mut resolved);
             }
             if *name == "home" || *name == "runner" || *name == "overview" {
                 let shot = shots.join(format!("{name}-{width}.png"));
@@ -512,16 +516,18 @@ fn overview_reads_by_group(browser: &mut Browser, name: &str, width: u32) {
         .eval(
             "Array.from(document.querySelectorAll('section.group')).map(s => ({
                heading: s.querySelector('h2').textContent,
-               tables: s.querySelectorAll('table').length,
-               bodies: s.querySelectorAll('table > tbody').length,
-               groups: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].querySelector('.rel'))
+               tables: s.querySelectorAll('table.overview').length,
+               bodies: s.querySelectorAll('table.overview > tbody').length,
+               groups: Array.from(s.querySelectorAll('table.overview tbody tr')).map(r => r.cells[1].querySelector('.rel'))
                  .filter(Boolean).map(e => e.title.replace('Against the best of its comparison group: ', '')),
-               shares: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].querySelector('.rel'))
+               shares: Array.from(s.querySelectorAll('table.overview tbody tr')).map(r => r.cells[1].querySelector('.rel'))
                  .filter(Boolean).map(e => e.textContent),
-               coremark: Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1])
+               coremark: Array.from(s.querySelectorAll('table.overview tbody tr')).map(r => r.cells[1])
                  .filter(c => c.querySelector('.rel')).map(c => parseFloat(c.textContent)),
-               right: Math.max(...Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[1].getBoundingClientRect().right)),
-               left: Math.min(...Array.from(s.querySelectorAll('tbody tr')).map(r => r.cells[0].getBoundingClientRect().left)),
+               right: Math.max(...Array.from(s.querySelectorAll('table.overview tbody tr'))
+                 .map(r => r.cells[1].getBoundingClientRect().right)),
+               left: Math.min(...Array.from(s.querySelectorAll('table.overview tbody tr'))
+                 .map(r => r.cells[0].getBoundingClientRect().left)),
              }))",
         )
         .unwrap();
@@ -558,6 +564,63 @@ fn overview_reads_by_group(browser: &mut Browser, name: &str, width: u32) {
                 left >= 0.0 && right <= 390.0,
                 "{name}: {heading}: CoreMark column at {left}–{right} px, off a 390-px screen"
             );
+        }
+    }
+}
+
+/// Issue 56: the overview's speed against price, as the page at `width`
+/// shows it. The fixture prices both Ubicloud runners of the imported
+/// group, whose reports publish no all-core figure: that group's chart has
+/// a one-thread panel with a point per priced runner, each linking to a
+/// runner page that is there (`resolved` holds those fetched), the same
+/// runners as the table under it; the panel fits its box without
+/// scrolling, and its text is drawn at `MIN_PLOT_TEXT_PX` or more (the
+/// smallest `font-size` in it, scaled by the width it is shown at over
+/// its own).
+fn price_chart_reads(
+    browser: &mut Browser,
+    port: u16,
+    name: &str,
+    width: u32,
+    resolved: &mut std::collections::HashSet<String>,
+) {
+    let charts = browser
+        .eval(
+            "Array.from(document.querySelectorAll('.price-chart')).map(f => ({
+               box: [f.scrollWidth, f.clientWidth],
+               table: Array.from(f.parentElement.querySelectorAll('table.price-figures tbody th a'))
+                 .map(a => a.getAttribute('href')).sort(),
+               panels: Array.from(f.querySelectorAll('svg')).map(s => ({
+                 shown: s.getBoundingClientRect().width,
+                 own: s.viewBox.baseVal.width,
+                 font: Math.min(...Array.from(s.querySelectorAll('text')).map(t => parseFloat(t.getAttribute('font-size')))),
+                 links: Array.from(s.querySelectorAll('a')).map(a => a.getAttribute('href')).sort(),
+               })),
+             }))",
+        )
+        .unwrap();
+    let charts = charts.as_array().unwrap();
+    assert_eq!(charts.len(), 1, "{name} at {width} px: one group with priced runners has a chart: {charts:?}");
+    let chart = &charts[0];
+    let (scroll_px, client_px) = (chart["box"][0].as_f64().unwrap(), chart["box"][1].as_f64().unwrap());
+    assert!(scroll_px <= client_px, "{name} at {width} px: the chart scrolls ({scroll_px} px in {client_px})");
+    let panels = chart["panels"].as_array().unwrap();
+    assert_eq!(panels.len(), 1, "{name} at {width} px: the one-thread panel only (no all-core figures): {chart}");
+    let p = &panels[0];
+    assert_eq!(
+        p["links"],
+        json!(["/runners/ubicloud/ubicloud-linux-arm64/", "/runners/ubicloud/ubicloud-linux-x64/"]),
+        "{name} at {width} px"
+    );
+    assert_eq!(p["links"], chart["table"], "{name} at {width} px: the table lists the plotted runners");
+    let drawn_px = p["font"].as_f64().unwrap() * p["shown"].as_f64().unwrap() / p["own"].as_f64().unwrap();
+    assert!(drawn_px >= MIN_PLOT_TEXT_PX, "{name} at {width} px: the chart's text is drawn at {drawn_px:.1} px: {p}");
+    for link in p["links"].as_array().unwrap() {
+        let link = link.as_str().unwrap();
+        if resolved.insert(link.to_string()) {
+            let (status, page) = get(port, link).unwrap_or_else(|| panic!("cannot get {link}"));
+            assert_eq!(status, 200, "{name}: the chart links {link}, which is not there");
+            assert!(page.contains("<h1>"), "{name}: {link} is no page");
         }
     }
 }

@@ -34,6 +34,7 @@ mod links;
 mod machine_mismatch;
 mod netlify;
 mod overview;
+mod price_chart;
 mod protocol;
 mod provider_page;
 mod ranking;

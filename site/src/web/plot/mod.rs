@@ -3,6 +3,9 @@
 //! - `ranges`: one horizontal bar per row, its median, with min–max
 //!   whiskers where the row has a range (CoreMark, disk, cache, internet);
 //! - `history`: a line per runner over time;
+//! - `price`: a point per runner at its price per minute and a CoreMark
+//!   figure, inlined in the overview so that each point links to its
+//!   runner's page (its own sizes: `price::WIDTH`);
 //! - `requests`: a build-cache server's requests/s by request size, a line
 //!   per phase and quota.
 //!
@@ -18,6 +21,7 @@
 //! figure scrolls sideways inside its own box instead of shrinking.
 
 pub mod history;
+pub mod price;
 pub mod ranges;
 pub mod requests;
 
