@@ -153,6 +153,8 @@ impl TempFolder {
     /// there and runs it).
     pub fn create_private(path: PathBuf) -> std::io::Result<Self> {
         register(&path);
+        // Elsewhere the user's own temporary folder keeps others out.
+        #[cfg_attr(not(unix), allow(unused_mut, reason = "only Unix sets a mode"))]
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
