@@ -198,15 +198,24 @@ fn quoted(text: &str) -> String {
 /// The iterations of a program that stopped at its own deadline: its line
 /// `deadline iterations=N`.
 pub fn deadline_iterations(stdout: &str) -> Option<u64> {
-    stdout.strip_prefix("deadline iterations=")?.strip_suffix('\n')?.parse().ok()
+    one_line(stdout)?.strip_prefix("deadline iterations=")?.parse().ok()
+}
+
+/// The one line of `stdout` without its end: `\n`, or `\r\n` where the C
+/// runtime writes stdout in text mode (Windows); none where it is not one
+/// line.
+fn one_line(stdout: &str) -> Option<&str> {
+    let line = stdout.strip_suffix('\n')?;
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    (!line.contains(['\n', '\r'])).then_some(line)
 }
 
 /// Reads the program's output: exactly one line, `iterations=N seconds=S
 /// cpu_seconds=C crcs=… validation_crcs=…` (workload_main.c), each field
 /// in that order, or says exactly what is wrong.
 pub fn parse(stdout: &str) -> Result<Report, String> {
-    let line = match stdout.strip_suffix('\n') {
-        Some(line) if !line.contains('\n') => line,
+    let line = match one_line(stdout) {
+        Some(line) => line,
         _ if stdout.is_empty() => return Err("the workload printed nothing".to_string()),
         _ => return Err(format!("the workload's output is not one line: {}", quoted(stdout))),
     };
@@ -316,6 +325,14 @@ mod tests {
         assert_eq!(r.validation, Crcs { seed: 0x18f2, list: 0xe3c1, matrix: 0x0747, state: 0x8d84, final_: 0xe3c1 });
         let no_cpu = GOOD.replace("cpu_seconds=1.200000000", "cpu_seconds=-");
         assert_eq!(parse(&no_cpu).unwrap().cpu_seconds, None);
+        // Windows' C runtime ends a text-mode line with \r\n.
+        assert_eq!(parse(&GOOD.replace('\n', "\r\n")).unwrap(), r);
+        assert_eq!(deadline_iterations("deadline iterations=42\r\n"), Some(42));
+        assert_eq!(deadline_iterations("deadline iterations=42\n"), Some(42));
+        assert_eq!(
+            parse(&GOOD.replace('\n', "\r\r\n")).unwrap_err(),
+            format!("the workload's output is not one line: {:?}", GOOD.replace('\n', "\r\r\n"))
+        );
     }
 
     #[test]
