@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use runner_bench_format::measured::{
-    Conclusion, DiskSample, HttpCachePhase, HttpCacheStage, Status, TransferSample, vcpu_worth,
+    CacheStage, Conclusion, CpuAllCoreStage, DiskSample, HttpCachePhase, HttpCacheStage, Status, TransferSample,
+    vcpu_worth,
 };
 use runner_bench_format::{MeasuredResult, median};
 
@@ -35,28 +36,7 @@ pub fn markdown(result: &MeasuredResult) -> String {
         out.push('\n');
     }
     if let Some(all) = &result.stages.cpu_allcore {
-        let scores: Vec<f64> = all.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
-        let ok = all.samples.iter().filter(|s| s.status == Status::Ok).count();
-        let contexts = all.samples.first().map_or(0, |s| s.contexts);
-        let worth = result.stages.cpu.as_ref().and_then(|cpu| vcpu_worth(cpu, all));
-        let _ = writeln!(
-            out,
-            "| All-core CoreMark | Contexts | Median iterations/s | vCPU worth | Samples |\n| --- | ---: | ---: | ---: | ---: |"
-        );
-        let _ = writeln!(
-            out,
-            "| {} | {contexts} | {} | {} | {ok} / {} / {} |",
-            cell(result.machine.cpu_model.as_str()),
-            fmt(median(&scores)),
-            fmt(worth),
-            all.samples.len(),
-            p.cpu_samples
-        );
-        for s in all.samples.iter().filter(|s| s.status != Status::Ok) {
-            let msg = s.message.as_ref().map_or("", |m| m.as_str());
-            let _ = writeln!(out, "\n- {:?}: {}", s.status, cell(msg));
-        }
-        out.push('\n');
+        cpu_allcore(&mut out, result, all);
     }
     if let Some(disk) = &result.stages.disk {
         let ok: Vec<_> = disk.samples.iter().filter(|s| s.status == Status::Ok).collect();
@@ -91,28 +71,7 @@ pub fn markdown(result: &MeasuredResult) -> String {
         );
     }
     if let Some(cache) = &result.stages.cache {
-        let mib = cache.payload_bytes as f64 / f64::from(1 << 20);
-        let _ = writeln!(
-            out,
-            "| Cache backend | Method | Median save s | Median restore s | Verified pairs |\n| --- | --- | ---: | ---: | ---: |"
-        );
-        for b in &cache.backends {
-            let verified: Vec<_> = cache.pairs.iter().filter(|x| x.backend == b.id && x.verified()).collect();
-            let save: Vec<f64> = verified.iter().filter_map(|x| x.save.seconds.map(|s| s.get())).collect();
-            let restore: Vec<f64> =
-                verified.iter().filter_map(|x| x.restore.as_ref()?.seconds.map(|s| s.get())).collect();
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} / {} |",
-                cell(b.name.as_str()),
-                cell(&method(cache.pairs.iter().filter(|x| x.backend == b.id))),
-                fmt(median(&save)),
-                fmt(median(&restore)),
-                verified.len(),
-                p.cache_trials
-            );
-        }
-        let _ = writeln!(out, "\nPayload {mib:.0} MiB.\n");
+        cache_table(&mut out, result, cache);
     }
     if let Some(http) = &result.stages.http_cache {
         http_cache(&mut out, http);
@@ -133,6 +92,60 @@ pub fn markdown(result: &MeasuredResult) -> String {
         }
     }
     out
+}
+
+/// The all-core stage's row, with what a vCPU is worth, and its failed
+/// samples.
+fn cpu_allcore(out: &mut String, result: &MeasuredResult, all: &CpuAllCoreStage) {
+    let p = &result.parameters;
+    let scores: Vec<f64> = all.samples.iter().filter_map(|s| s.iterations_per_s()).collect();
+    let ok = all.samples.iter().filter(|s| s.status == Status::Ok).count();
+    let contexts = all.samples.first().map_or(0, |s| s.contexts);
+    let worth = result.stages.cpu.as_ref().and_then(|cpu| vcpu_worth(cpu, all));
+    let _ = writeln!(
+        out,
+        "| All-core CoreMark | Contexts | Median iterations/s | vCPU worth | Samples |\n| --- | ---: | ---: | ---: | ---: |"
+    );
+    let _ = writeln!(
+        out,
+        "| {} | {contexts} | {} | {} | {ok} / {} / {} |",
+        cell(result.machine.cpu_model.as_str()),
+        fmt(median(&scores)),
+        fmt(worth),
+        all.samples.len(),
+        p.cpu_samples
+    );
+    for s in all.samples.iter().filter(|s| s.status != Status::Ok) {
+        let msg = s.message.as_ref().map_or("", |m| m.as_str());
+        let _ = writeln!(out, "\n- {:?}: {}", s.status, cell(msg));
+    }
+    out.push('\n');
+}
+
+/// A row per cache backend, and the payload.
+fn cache_table(out: &mut String, result: &MeasuredResult, cache: &CacheStage) {
+    let p = &result.parameters;
+    let mib = cache.payload_bytes as f64 / f64::from(1 << 20);
+    let _ = writeln!(
+        out,
+        "| Cache backend | Method | Median save s | Median restore s | Verified pairs |\n| --- | --- | ---: | ---: | ---: |"
+    );
+    for b in &cache.backends {
+        let verified: Vec<_> = cache.pairs.iter().filter(|x| x.backend == b.id && x.verified()).collect();
+        let save: Vec<f64> = verified.iter().filter_map(|x| x.save.seconds.map(|s| s.get())).collect();
+        let restore: Vec<f64> = verified.iter().filter_map(|x| x.restore.as_ref()?.seconds.map(|s| s.get())).collect();
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} / {} |",
+            cell(b.name.as_str()),
+            cell(&method(cache.pairs.iter().filter(|x| x.backend == b.id))),
+            fmt(median(&save)),
+            fmt(median(&restore)),
+            verified.len(),
+            p.cache_trials
+        );
+    }
+    let _ = writeln!(out, "\nPayload {mib:.0} MiB.\n");
 }
 
 /// The build-cache stage: one row per run of the grid, PUT and GET side by

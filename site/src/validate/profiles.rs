@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use runner_bench_format::imported::{Aggregate, ImportedResult, KNOWN_PROTOCOLS, PublishedProfile};
+use runner_bench_format::imported::{Aggregate, ImportedCache, ImportedResult, KNOWN_PROTOCOLS, PublishedProfile};
 use runner_bench_format::measured::MeasuredResult;
 use runner_bench_format::{AnyResult, Profile};
 
@@ -112,31 +112,7 @@ const HALF_DECI: f64 = 0.05;
 pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
     let profile = i.published_profile.as_ref();
     if let Some(p) = profile {
-        if let Some((name, _)) = known_profiles().iter().find(|(_, fp)| fp == p.fingerprint.as_str()) {
-            c.push(
-                file,
-                "$.published_profile.fingerprint",
-                format!(
-                    "{} is the fingerprint of the measured profile {name}; an imported result keeps its publisher's \
-                     fingerprint, so that its figures are never ranked with measured ones",
-                    p.fingerprint
-                ),
-            );
-        }
-        if !KNOWN_PROTOCOLS.contains(&p.protocol) {
-            let known: Vec<String> = KNOWN_PROTOCOLS.iter().map(u32::to_string).collect();
-            c.push(
-                file,
-                "$.published_profile.protocol",
-                format!(
-                    "protocol {} is not a published protocol the site knows ({}): the site describes an imported \
-                     result in the wording of its protocol's reports, so a report of another protocol needs that \
-                     wording added to the site first",
-                    p.protocol,
-                    known.join(", ")
-                ),
-            );
-        }
+        published_profile(c, file, p);
     }
     if let Some(cpu) = &i.stages.cpu {
         if cpu.samples == 0 {
@@ -188,50 +164,7 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
         }
     }
     if let Some(cache) = &i.stages.cache {
-        for (n, b) in cache.backends.iter().enumerate() {
-            let path = format!("$.stages.cache.backends[{n}]");
-            // The times are the verified pairs' ("Verified pairs" in the
-            // reports' table): a failed pair has no time to publish.
-            if b.verified_pairs == 0 {
-                c.push(
-                    file,
-                    format!("{path}.verified_pairs"),
-                    "0 verified pairs, but the backend publishes save_s and restore_s: a median, range and \
-                     variation come from at least one pair",
-                );
-            }
-            variation(c, file, &format!("{path}.save_s"), &b.save_s, b.verified_pairs);
-            variation(c, file, &format!("{path}.restore_s"), &b.restore_s, b.verified_pairs);
-            speed(c, file, &path, "save", b.payload_mib.get(), &b.save_s, b.save_mib_per_s.get());
-            speed(c, file, &path, "restore", b.payload_mib.get(), &b.restore_s, b.restore_mib_per_s.get());
-            if let Some(p) = profile {
-                if (b.payload_mib.get() - f64::from(p.cache_payload_mib)).abs() > HALF_DECI {
-                    c.push(
-                        file,
-                        format!("{path}.payload_mib"),
-                        format!(
-                            "{} MiB, but the published profile's payload is {} MiB \
-                             (published_profile.cache_payload_mib)",
-                            Num(b.payload_mib.get()),
-                            p.cache_payload_mib
-                        ),
-                    );
-                }
-                // The reports: "Protocol 2 and later measure three
-                // unique-key save/restore pairs per backend."
-                if p.protocol >= 2 && b.pairs != 3 {
-                    c.push(
-                        file,
-                        format!("{path}.pairs"),
-                        format!(
-                            "{} pairs, but protocol {} measures three pairs per backend (the published reports: \
-                             \"Protocol 2 and later measure three unique-key save/restore pairs per backend\")",
-                            b.pairs, p.protocol
-                        ),
-                    );
-                }
-            }
-        }
+        cache_backends(c, file, cache, profile);
     }
     if let (Some(p), Some(net)) = (profile, &i.stages.internet)
         && net.transfer_mib != p.internet_transfer_mib
@@ -244,6 +177,85 @@ pub(super) fn imported(c: &mut Collector, file: &str, i: &ImportedResult) {
                 net.transfer_mib, p.internet_transfer_mib
             ),
         );
+    }
+}
+
+/// The publisher's profile: its own fingerprint, never a measured
+/// profile's, and a protocol the site knows the wording of.
+fn published_profile(c: &mut Collector, file: &str, p: &PublishedProfile) {
+    if let Some((name, _)) = known_profiles().iter().find(|(_, fp)| fp == p.fingerprint.as_str()) {
+        c.push(
+            file,
+            "$.published_profile.fingerprint",
+            format!(
+                "{} is the fingerprint of the measured profile {name}; an imported result keeps its publisher's \
+                 fingerprint, so that its figures are never ranked with measured ones",
+                p.fingerprint
+            ),
+        );
+    }
+    if !KNOWN_PROTOCOLS.contains(&p.protocol) {
+        let known: Vec<String> = KNOWN_PROTOCOLS.iter().map(u32::to_string).collect();
+        c.push(
+            file,
+            "$.published_profile.protocol",
+            format!(
+                "protocol {} is not a published protocol the site knows ({}): the site describes an imported \
+                 result in the wording of its protocol's reports, so a report of another protocol needs that \
+                 wording added to the site first",
+                p.protocol,
+                known.join(", ")
+            ),
+        );
+    }
+}
+
+/// Each cache backend's published figures agree with its pairs and with
+/// the published profile.
+fn cache_backends(c: &mut Collector, file: &str, cache: &ImportedCache, profile: Option<&PublishedProfile>) {
+    for (n, b) in cache.backends.iter().enumerate() {
+        let path = format!("$.stages.cache.backends[{n}]");
+        // The times are the verified pairs' ("Verified pairs" in the
+        // reports' table): a failed pair has no time to publish.
+        if b.verified_pairs == 0 {
+            c.push(
+                file,
+                format!("{path}.verified_pairs"),
+                "0 verified pairs, but the backend publishes save_s and restore_s: a median, range and \
+                 variation come from at least one pair",
+            );
+        }
+        variation(c, file, &format!("{path}.save_s"), &b.save_s, b.verified_pairs);
+        variation(c, file, &format!("{path}.restore_s"), &b.restore_s, b.verified_pairs);
+        speed(c, file, &path, "save", b.payload_mib.get(), &b.save_s, b.save_mib_per_s.get());
+        speed(c, file, &path, "restore", b.payload_mib.get(), &b.restore_s, b.restore_mib_per_s.get());
+        if let Some(p) = profile {
+            if (b.payload_mib.get() - f64::from(p.cache_payload_mib)).abs() > HALF_DECI {
+                c.push(
+                    file,
+                    format!("{path}.payload_mib"),
+                    format!(
+                        "{} MiB, but the published profile's payload is {} MiB \
+                         (published_profile.cache_payload_mib)",
+                        Num(b.payload_mib.get()),
+                        p.cache_payload_mib
+                    ),
+                );
+            }
+            // The reports: "Protocol 2 and later measure three
+            // unique-key save/restore pairs per backend."
+            if p.protocol >= 2 && b.pairs != 3 {
+                c.push(
+                    file,
+                    format!("{path}.pairs"),
+                    format!(
+                        "{} pairs, but protocol {} measures three pairs per backend (the published reports: \
+                         \"Protocol 2 and later measure three unique-key save/restore pairs per backend\")",
+                        b.pairs, p.protocol
+                    ),
+                );
+            }
+        }
     }
 }
 

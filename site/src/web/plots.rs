@@ -95,17 +95,29 @@ pub(super) fn group_plots(
     let label =
         |m: &model::Meta| if by_runner_only { m.runner.clone() } else { format!("{} ({})", m.runner, m.provider_name) };
     let mut out = Vec::new();
-    let mut add = |site: &mut Site, file: &str, spec: Spec, bars: Vec<Bar>| -> anyhow::Result<()> {
+    let plots = [
+        coremark_plots(g, &fp, &label),
+        disk_plots(g, &fp, &label),
+        cache_plots(g, &fp, &label),
+        internet_plots(g, &fp, &label),
+    ];
+    for (file, spec, bars) in plots.into_iter().flatten() {
         let cache = cache.as_mut().map(|(old, made)| (*old, &mut **made));
         if let Some(svg) = draw_plot(&spec, &bars, cache)? {
             let path = format!("{stem}/{file}");
             out.push(PlotRef { src: format!("/{path}"), title: spec.title.clone(), desc: spec.desc.clone() });
             site.add(path, svg);
         }
-        Ok(())
-    };
+    }
+    Ok(out)
+}
 
-    // One plot per CoreMark implementation: they are never compared.
+/// A plot's file name, what it shows and its bars.
+type Plot = (&'static str, Spec, Vec<Bar>);
+
+/// One plot per CoreMark implementation: they are never compared.
+fn coremark_plots(g: &Group, fp: &str, label: &dyn Fn(&model::Meta) -> String) -> Vec<Plot> {
+    let mut plots = Vec::new();
     for (rows, file, title, which) in [
         (&g.cpu, "coremark.svg", "CoreMark iterations/s", "CoreMark"),
         (&g.cpu_eembc, "coremark-eembc.svg", "CoreMark iterations/s, EEMBC's sources", "CoreMark (EEMBC's sources)"),
@@ -127,8 +139,7 @@ pub(super) fn group_plots(
         } else {
             "min–max whiskers (imported figures: no interval can be computed without samples)"
         };
-        add(
-            site,
+        plots.push((
             file,
             Spec {
                 title: title.into(),
@@ -138,9 +149,14 @@ pub(super) fn group_plots(
                 axis: "iterations/s (higher is better)".into(),
             },
             cpu,
-        )?;
+        ));
     }
 
+    plots
+}
+
+fn disk_plots(g: &Group, fp: &str, label: &dyn Fn(&model::Meta) -> String) -> Vec<Plot> {
+    let mut plots = Vec::new();
     let mut mib = Vec::new();
     let mut iops = Vec::new();
     for r in g.disk.iter().filter(|r| !r.marked) {
@@ -155,8 +171,7 @@ pub(super) fn group_plots(
             }
         }
     }
-    add(
-        site,
+    plots.push((
         "disk-mib.svg",
         Spec {
             title: "Disk sequential MiB/s".into(),
@@ -164,9 +179,8 @@ pub(super) fn group_plots(
             axis: "MiB/s (higher is better)".into(),
         },
         mib,
-    )?;
-    add(
-        site,
+    ));
+    plots.push((
         "disk-iops.svg",
         Spec {
             title: "Disk random IOPS".into(),
@@ -174,9 +188,14 @@ pub(super) fn group_plots(
             axis: "IOPS (higher is better)".into(),
         },
         iops,
-    )?;
+    ));
 
-    // One plot per cache method: the two time different things.
+    plots
+}
+
+/// One plot per cache method: the two time different things.
+fn cache_plots(g: &Group, fp: &str, label: &dyn Fn(&model::Meta) -> String) -> Vec<Plot> {
+    let mut plots = Vec::new();
     for (rows, file, method, what) in [
         (&g.cache, "cache.svg", "client", "the collector's own client, no step transitions"),
         (
@@ -186,11 +205,11 @@ pub(super) fn group_plots(
             "the action step with its node start-up and adjacent step transitions",
         ),
     ] {
-        let mut cache = Vec::new();
+        let mut bars = Vec::new();
         for r in rows.iter().filter(|r| !r.marked) {
             for (name, v, series) in [("save", &r.fig.save, 0), ("restore", &r.fig.restore, 1)] {
                 if let Some(median) = leading(v) {
-                    cache.push(Bar {
+                    bars.push(Bar {
                         label: format!("{} · {} · {name}", label(&r.meta), r.fig.backend),
                         value: median,
                         range: range(v),
@@ -199,8 +218,7 @@ pub(super) fn group_plots(
                 }
             }
         }
-        add(
-            site,
+        plots.push((
             file,
             Spec {
                 title: format!("Cache save and restore seconds, {method} method"),
@@ -209,10 +227,15 @@ pub(super) fn group_plots(
                 ),
                 axis: "seconds (lower is better)".into(),
             },
-            cache,
-        )?;
+            bars,
+        ));
     }
 
+    plots
+}
+
+fn internet_plots(g: &Group, fp: &str, label: &dyn Fn(&model::Meta) -> String) -> Vec<Plot> {
+    let mut plots = Vec::new();
     let mut net = Vec::new();
     for r in g.internet.iter().filter(|r| !r.marked) {
         for (name, v, series) in [("download", &r.fig.download, 0), ("upload", &r.fig.upload, 1)] {
@@ -221,8 +244,7 @@ pub(super) fn group_plots(
             }
         }
     }
-    add(
-        site,
+    plots.push((
         "internet.svg",
         Spec {
             title: "Internet Mbps".into(),
@@ -232,6 +254,6 @@ pub(super) fn group_plots(
             axis: "Mbps (higher is better)".into(),
         },
         net,
-    )?;
-    Ok(out)
+    ));
+    plots
 }
