@@ -107,13 +107,23 @@ fn careful(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
             "the file starts with a byte-order mark (EF BB BF), which JSON does not allow; save it as UTF-8 without one",
         ));
     }
-    // One pass reads the two fields that decide how the rest is read, and
-    // checks the syntax of the whole document on the way. Only when it fails
-    // does a second pass tell a syntax error from a document of another shape.
+    let head = head(bytes, path)?;
+    check_version(&head, path)?;
+    match head.kind.as_ref().and_then(Value::as_str) {
+        Some("measured") => Ok(AnyResult::Measured(Box::new(typed(bytes, path)?))),
+        Some("imported") => Ok(AnyResult::Imported(Box::new(typed(bytes, path)?))),
+        _ => Err(ReadError::new(path, "$.kind", "must be \"measured\" or \"imported\"")),
+    }
+}
+
+/// The two fields that decide how the rest is read, from one pass that
+/// also checks the syntax of the whole document. Only when it fails does a
+/// second pass tell a syntax error from a document of another shape.
+fn head(bytes: &[u8], path: &Path) -> Result<Head, ReadError> {
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    let head = match serde_json::from_slice::<Head>(bytes) {
-        Ok(head) if is_object => head,
-        Ok(_) => return Err(ReadError::new(path, "$", "a result file holds one JSON object")),
+    match serde_json::from_slice::<Head>(bytes) {
+        Ok(head) if is_object => Ok(head),
+        Ok(_) => Err(ReadError::new(path, "$", "a result file holds one JSON object")),
         Err(head_error) => {
             serde_json::from_slice::<IgnoredAny>(bytes)
                 .map_err(|e| ReadError::new(path, "$", format!("not valid JSON: {}", plain_words(&e.to_string()))))?;
@@ -122,30 +132,25 @@ fn careful(bytes: &[u8], path: &Path) -> Result<AnyResult, ReadError> {
             } else {
                 "a result file holds one JSON object".into()
             };
-            return Err(ReadError::new(path, "$", reason));
+            Err(ReadError::new(path, "$", reason))
         }
-    };
-    match head.format_version {
-        None => {
-            return Err(ReadError::new(
-                path,
-                "$.format_version",
-                format!("missing; this reader understands format version {FORMAT_VERSION}"),
-            ));
-        }
-        Some(v) if v.as_u64() != Some(u64::from(FORMAT_VERSION)) => {
-            return Err(ReadError::new(
-                path,
-                "$.format_version",
-                format!("unsupported format version {v}; this reader understands version {FORMAT_VERSION}"),
-            ));
-        }
-        Some(_) => {}
     }
-    match head.kind.as_ref().and_then(Value::as_str) {
-        Some("measured") => Ok(AnyResult::Measured(Box::new(typed(bytes, path)?))),
-        Some("imported") => Ok(AnyResult::Imported(Box::new(typed(bytes, path)?))),
-        _ => Err(ReadError::new(path, "$.kind", "must be \"measured\" or \"imported\"")),
+}
+
+/// The format version this reader understands, and no other.
+fn check_version(head: &Head, path: &Path) -> Result<(), ReadError> {
+    match &head.format_version {
+        None => Err(ReadError::new(
+            path,
+            "$.format_version",
+            format!("missing; this reader understands format version {FORMAT_VERSION}"),
+        )),
+        Some(v) if v.as_u64() != Some(u64::from(FORMAT_VERSION)) => Err(ReadError::new(
+            path,
+            "$.format_version",
+            format!("unsupported format version {v}; this reader understands version {FORMAT_VERSION}"),
+        )),
+        Some(_) => Ok(()),
     }
 }
 

@@ -7,7 +7,7 @@
 //! the complete one. The save also writes the hand-off file the restore
 //! job reads; `collector cache wait` waits the publication gap it names.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -334,31 +334,8 @@ pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
             (None, None, None)
         } else {
             let r = cache::restore(backend, &pair.key, &pair.version, &target, &scratch, &instance, affinity);
-            let (sha256, problem) = if r.transfer.status == Status::Ok {
-                // A restored file that cannot be read is this pair's failure;
-                // the pairs after it are still restored and recorded.
-                match payload::verify(&target.join(payload::DIR_NAME), &h.payload) {
-                    Ok(None) => (DigestCheck::Match, None),
-                    Ok(Some(why)) => (DigestCheck::Mismatch, Some(why)),
-                    Err(e) => (DigestCheck::Mismatch, Some(format!("cannot read the restored payload: {e}"))),
-                }
-            } else {
-                (DigestCheck::NotChecked, None)
-            };
-            let routing = match spec.kind {
-                CacheKind::ArchiveService => {
-                    Routing::service(&spec.routing, pair.routing_seen.as_deref(), r.routing_seen.as_deref(), &signals)
-                }
-                CacheKind::AttachedVolume => {
-                    let expected = pair.routing_seen.clone().unwrap_or_else(|| "unknown".into());
-                    let observed = r.routing_seen.clone().unwrap_or_else(|| "unknown".into());
-                    Routing {
-                        matches: expected == observed,
-                        expected: Name::lossy(&expected),
-                        observed: Name::lossy(&observed),
-                    }
-                }
-            };
+            let (sha256, problem) = digest_of(&r, &target, &h.payload);
+            let routing = routing_of(spec, pair, &r, &signals);
             if let Resolved::Volume { root, .. } = backend {
                 let _ = std::fs::remove_dir_all(cache::volume::entry_dir(root, &pair.key));
             }
@@ -392,4 +369,38 @@ pub fn restore(args: RestoreArgs) -> anyhow::Result<()> {
     }
     say!("wrote {}", writer.path().display());
     Ok(())
+}
+
+/// The restored payload against the saved one. A restored file that cannot
+/// be read is this pair's failure; the pairs after it are still restored
+/// and recorded.
+fn digest_of(r: &cache::Restored, target: &Path, saved: &payload::Manifest) -> (DigestCheck, Option<String>) {
+    if r.transfer.status != Status::Ok {
+        return (DigestCheck::NotChecked, None);
+    }
+    match payload::verify(&target.join(payload::DIR_NAME), saved) {
+        Ok(None) => (DigestCheck::Match, None),
+        Ok(Some(why)) => (DigestCheck::Mismatch, Some(why)),
+        Err(e) => (DigestCheck::Mismatch, Some(format!("cannot read the restored payload: {e}"))),
+    }
+}
+
+/// Where the restore was served from against where the save went: the
+/// archive service's routing with the provider's signals, a volume's as
+/// each side saw it.
+fn routing_of(spec: &BackendSpec, pair: &SavedPair, r: &cache::Restored, signals: &str) -> Routing {
+    match spec.kind {
+        CacheKind::ArchiveService => {
+            Routing::service(&spec.routing, pair.routing_seen.as_deref(), r.routing_seen.as_deref(), signals)
+        }
+        CacheKind::AttachedVolume => {
+            let expected = pair.routing_seen.clone().unwrap_or_else(|| "unknown".into());
+            let observed = r.routing_seen.clone().unwrap_or_else(|| "unknown".into());
+            Routing {
+                matches: expected == observed,
+                expected: Name::lossy(&expected),
+                observed: Name::lossy(&observed),
+            }
+        }
+    }
 }
