@@ -25,7 +25,7 @@
 #   - official: `coremark.exe 0x0 0x0 0x66 I 7 1 2000`, I chosen once so that
 #     a run takes about OFFICIAL_SECONDS; per wall-second is its own
 #     Iterations/Sec (N × I over the time to the last join), per CPU-second
-#     N × I over the process's user + system time (getrusage). Every
+#     N × I over the process's user + system time (wait4). Every
 #     context's CRCs are checked.
 #
 # Prints every run, the median ratio collector ÷ official per wall-second
@@ -91,14 +91,11 @@ make -s -C "$work/eembc" PORT_DIR=linux XCFLAGS="$flags -DMULTITHREAD=$cpus -DUS
   >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; exit 1; }
 official=$work/eembc/coremark.exe
 
-# Runs a command and prints the user + system CPU seconds it took.
+# Runs a command, its output to FILE, and prints the user + system CPU
+# seconds its process took (scripts/lib/child_cpu.py says why not getrusage's
+# RUSAGE_CHILDREN).
 cpu_seconds() {
-  python3 -c '
-import resource, subprocess, sys
-with open(sys.argv[1], "w") as out:
-    subprocess.run(sys.argv[2:], stdout=out, check=True)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.6f" % (u.ru_utime + u.ru_stime))' "$@"
+  python3 scripts/lib/child_cpu.py "$@"
 }
 
 # One official run of I iterations per context: prints "iterations/wall-s

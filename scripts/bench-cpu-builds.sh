@@ -105,14 +105,10 @@ release_bin=$(build release "$PWD" release)
 bins=("$dist_bin" "$pad_bin" "$release_bin")
 
 # Runs a command, its output to FILE, and prints the user + system CPU
-# seconds it took.
+# seconds its process took (scripts/lib/child_cpu.py says why not getrusage's
+# RUSAGE_CHILDREN).
 cpu_seconds() {
-  python3 -c '
-import resource, subprocess, sys
-with open(sys.argv[1], "w") as out:
-    subprocess.run(sys.argv[2:], stdout=out, check=True)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.6f" % (u.ru_utime + u.ru_stime))' "$@"
+  python3 scripts/lib/child_cpu.py "$@"
 }
 
 # One collector run: prints "iterations/cpu-s executable_sha256".

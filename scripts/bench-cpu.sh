@@ -22,7 +22,7 @@
 #     chosen once so that a run takes about OFFICIAL_SECONDS (its run rule
 #     asks for at least 10 s; the script checks its CRCs, not that rule);
 #     per wall-second is its own Iterations/Sec, per CPU-second N over the
-#     process's user + system time (getrusage).
+#     process's user + system time (wait4).
 # Per CPU-second is the figure to judge on a shared VM: time the thread
 # waits for the CPU lowers the wall-second score of whichever program it
 # happens to, and not its CPU-second score.
@@ -74,14 +74,11 @@ profile_json=$("$collector" profile "$profile" | sed -n 1p)
 samples=$(jq -r .cpu_samples <<<"$profile_json")
 measured_s=$(( samples * $(jq -r .cpu_seconds <<<"$profile_json") ))
 
-# Runs a command and prints the user + system CPU seconds it took.
+# Runs a command, its output to FILE, and prints the user + system CPU
+# seconds its process took (scripts/lib/child_cpu.py says why not getrusage's
+# RUSAGE_CHILDREN).
 cpu_seconds() {
-  python3 -c '
-import os, resource, subprocess, sys
-with open(sys.argv[1], "w") as out:
-    subprocess.run(sys.argv[2:], stdout=out, check=True)
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print("%.6f" % (u.ru_utime + u.ru_stime))' "$@"
+  python3 scripts/lib/child_cpu.py "$@"
 }
 
 # One collector run: prints "iterations/wall-s iterations/cpu-s".
