@@ -6,9 +6,10 @@
 #
 #   release-check.sh BINARY TARGET
 #
-# - a Linux binary (TARGET *-linux-gnu) asks for no glibc newer than
+# - a Linux binary (TARGET *-linux-gnu), and the CoreMark program it embeds
+#   (written out by `collector workload`), ask for no glibc newer than
 #   GLIBC_FLOOR (default: scripts/lib/release.sh's, which the release notes
-#   and docs/running.md promise), read from its dynamic symbols by objdump;
+#   and docs/running.md promise), read from their dynamic symbols by objdump;
 # - the binary reports Cargo.toml's version (`collector --version`);
 # - where TAG is set (the release workflow sets the pushed tag), the tag is
 #   v and that version.
@@ -21,22 +22,35 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 floor=${GLIBC_FLOOR:-$GLIBC_FLOOR_DEFAULT}
 version=$(cargo_version "$root")
 
+# The newest glibc symbol version FILE names (e.g. 2.34 from GLIBC_2.34),
+# the oldest glibc it runs on; refuses, naming WHAT, one newer than the floor.
+check_glibc() { # FILE WHAT
+  local need
+  # (Neither a file objdump cannot read nor one without a glibc symbol
+  # stops the script here: the message below says so.)
+  need=$({ objdump -T "$1" 2>/dev/null || true; } | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } \
+    | sed 's/^GLIBC_//' | sort -uV | tail -1)
+  if [ -z "$need" ]; then
+    echo "release-check.sh: objdump found no glibc symbol version in $2" >&2; exit 1
+  fi
+  if [ "$(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -1)" != "$floor" ]; then
+    echo "release-check.sh: $2 needs glibc $need, newer than the floor $floor (GLIBC_FLOOR)" >&2; exit 1
+  fi
+  echo "release-check.sh: $2 needs glibc $need (floor $floor)"
+}
+
 case "$target" in
   *-linux-gnu)
-    # Every symbol version the binary names, e.g. GLIBC_2.34; the newest is
-    # the oldest glibc it runs on.
     command -v objdump >/dev/null || { echo "release-check.sh: objdump is missing (binutils)" >&2; exit 1; }
-    # (Neither a file objdump cannot read nor one without a glibc symbol
-    # stops the script here: the message below says so.)
-    need=$({ objdump -T "$bin" 2>/dev/null || true; } | { grep -o 'GLIBC_[0-9][0-9.]*' || true; } \
-      | sed 's/^GLIBC_//' | sort -uV | tail -1)
-    if [ -z "$need" ]; then
-      echo "release-check.sh: objdump found no glibc symbol version in $bin" >&2; exit 1
-    fi
-    if [ "$(printf '%s\n%s\n' "$need" "$floor" | sort -V | tail -1)" != "$floor" ]; then
-      echo "release-check.sh: $bin needs glibc $need, newer than the floor $floor (GLIBC_FLOOR)" >&2; exit 1
-    fi
-    echo "release-check.sh: $bin needs glibc $need (floor $floor)"
+    check_glibc "$bin" "$bin"
+    # The one-thread CoreMark program the collector embeds and runs is a
+    # binary of its own, linked by the C toolchain: it must run wherever
+    # the collector does.
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    "$bin" workload "$work/coremark-workload" 2>/dev/null \
+      || { echo "release-check.sh: $bin could not write its CoreMark program (collector workload)" >&2; exit 1; }
+    check_glibc "$work/coremark-workload" "its CoreMark program"
     ;;
 esac
 

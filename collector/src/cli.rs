@@ -32,4 +32,8 @@ pub enum Command {
     Cache(cmd::cache::CacheArgs),
     /// Print a profile's parameters (canonical form) and fingerprint.
     Profile(cmd::profile::ProfileArgs),
+    /// Write the one-thread CoreMark program that `run` embeds and runs, to
+    /// hash it against a result's build.coremark.executable_sha256 or run it
+    /// by hand.
+    Workload(cmd::workload::WorkloadArgs),
 }

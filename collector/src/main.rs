@@ -11,8 +11,9 @@
 //!
 //! 1. `crate`, `cli`: this file's `main`, and the command line, composed of
 //!    the commands' own arguments;
-//! 2. `cmd`: the commands (`run`, `cache`, `assemble`, `profile`), each
-//!    checking its arguments and driving stages and the result;
+//! 2. `cmd`: the commands (`run`, `cache`, `assemble`, `profile`,
+//!    `workload`), each checking its arguments and driving stages and the
+//!    result;
 //! 3. `result`: the result file a command starts, writes and summarises;
 //! 4. `stage`: the measurement stages, each given its settings as plain
 //!    data and returning its section of the result;
@@ -58,6 +59,7 @@ fn main() -> ExitCode {
         cli::Command::Assemble(args) => cmd::assemble::run(args),
         cli::Command::Cache(args) => cmd::cache::run(args),
         cli::Command::Profile(args) => cmd::profile::print_profile(&args),
+        cli::Command::Workload(args) => cmd::workload::run(&args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,3 +6,4 @@ pub mod assemble;
 pub mod cache;
 pub mod profile;
 pub mod run;
+pub mod workload;

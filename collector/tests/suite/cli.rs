@@ -52,6 +52,34 @@ fn a_quick_cpu_run_writes_a_valid_result() {
         let v = s.validation_crcs.expect("validation CRCs");
         assert_eq!([v.seed, v.list, v.matrix, v.state, v.final_], [0x18f2, 0xe3c1, 0x0747, 0x8d84, 0xe3c1]);
     }
+    // `collector workload` writes the very program the run recorded.
+    let program = dir.path().join("coremark-workload");
+    let out = collector().arg("workload").arg(&program).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let recorded = r.build.coremark.executable_sha256.expect("the one-thread program's SHA-256");
+    let bytes = std::fs::read(&program).unwrap();
+    assert_eq!(runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)), recorded.as_str());
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "wrote the one-thread CoreMark program ({} bytes, SHA-256 {recorded}) to {}\n",
+            bytes.len(),
+            program.display()
+        )
+    );
+}
+
+/// The program is written beside nothing: an existing file is never
+/// replaced, and the refusal names it.
+#[test]
+fn the_workload_program_never_replaces_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("taken");
+    std::fs::write(&path, "mine").unwrap();
+    let message = stderr_of(collector().arg("workload").arg(&path));
+    let reason = if cfg!(windows) { "The file exists. (os error 80)" } else { "File exists (os error 17)" };
+    assert_eq!(message, format!("error: cannot create {}: {reason}\n", path.display()));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "mine");
 }
 
 #[test]

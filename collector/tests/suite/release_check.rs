@@ -1,10 +1,11 @@
 //! scripts/release-check.sh, which each release build job runs on the
 //! binary it built, natively: the binary must report the workspace's
-//! version, the pushed tag must name it, and a Linux binary must need no
-//! glibc newer than the floor the release notes promise. Run here on the
-//! collector that cargo built for these tests (a real ELF binary, linked
-//! against this machine's glibc) and on stand-ins for a wrong version.
-//! Unix only: the stand-ins are shell scripts.
+//! version, the pushed tag must name it, and a Linux binary and the CoreMark
+//! program it embeds must need no glibc newer than the floor the release
+//! notes promise. Run here on the collector that cargo built for these
+//! tests (a real ELF binary, linked against this machine's glibc), on
+//! stand-ins for a wrong version (shell scripts), and on a stand-in
+//! collector compiled from C whose embedded program is wrong. Unix only.
 #![cfg(unix)]
 
 use crate::script;
@@ -37,8 +38,8 @@ fn reporting(dir: &Path, version: &str) -> std::path::PathBuf {
 /// The newest glibc symbol version `bin` names, read with readelf (the
 /// script uses objdump): what the script's refusal must name.
 #[cfg(target_os = "linux")]
-fn newest_glibc(bin: &str) -> String {
-    let out = Command::new("readelf").args(["--dyn-syms", "--wide", bin]).output().unwrap();
+fn newest_glibc(bin: &Path) -> String {
+    let out = Command::new("readelf").args(["--dyn-syms", "--wide"]).arg(bin).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout).unwrap();
     let mut versions: Vec<Vec<u32>> = text
@@ -53,9 +54,21 @@ fn newest_glibc(bin: &str) -> String {
     newest.iter().map(u32::to_string).collect::<Vec<_>>().join(".")
 }
 
+/// The CoreMark program the collector built here embeds, written out as
+/// the script writes it.
+#[cfg(target_os = "linux")]
+fn embedded_program(dir: &Path) -> std::path::PathBuf {
+    let program = dir.join("coremark-workload");
+    let out = Command::new(COLLECTOR).arg("workload").arg(&program).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    program
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn the_collector_built_here_passes_with_its_version_and_tag() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = embedded_program(dir.path());
     let tag = format!("v{VERSION}");
     let out = run(Path::new(COLLECTOR), "x86_64-unknown-linux-gnu", &[("TAG", &tag)]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -63,8 +76,10 @@ fn the_collector_built_here_passes_with_its_version_and_tag() {
         String::from_utf8_lossy(&out.stdout),
         format!(
             "release-check.sh: {COLLECTOR} needs glibc {} (floor 2.35)\n\
+             release-check.sh: its CoreMark program needs glibc {} (floor 2.35)\n\
              release-check.sh: {COLLECTOR} reports version {VERSION}\n",
-            newest_glibc(COLLECTOR)
+            newest_glibc(Path::new(COLLECTOR)),
+            newest_glibc(&program)
         )
     );
 }
@@ -78,7 +93,7 @@ fn a_binary_that_needs_a_newer_glibc_than_the_floor_is_refused() {
         stderr(&out),
         format!(
             "release-check.sh: {COLLECTOR} needs glibc {}, newer than the floor 2.2.5 (GLIBC_FLOOR)\n",
-            newest_glibc(COLLECTOR)
+            newest_glibc(Path::new(COLLECTOR))
         )
     );
 }
@@ -93,6 +108,101 @@ fn a_linux_binary_without_glibc_symbols_is_refused() {
     let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr(&out), format!("release-check.sh: objdump found no glibc symbol version in {}\n", bin.display()));
+}
+
+/// A stand-in collector: a real ELF program, compiled here from C, that
+/// reports the workspace's version and answers `workload PATH` by copying
+/// the file `embedded` to PATH, or by failing where it is `None`.
+#[cfg(target_os = "linux")]
+fn standin_collector(dir: &Path, embedded: Option<&Path>) -> std::path::PathBuf {
+    let source = dir.join("standin.c");
+    let copy = match embedded {
+        Some(file) => format!(
+            "FILE *in = fopen({:?}, \"rb\"), *out = fopen(argv[2], \"wb\"); int c;\n\
+             if (!in || !out) return 1;\n\
+             while ((c = fgetc(in)) != EOF) fputc(c, out);\n\
+             return fclose(out) != 0;",
+            file.to_str().unwrap()
+        ),
+        None => "fputs(\"cannot write\\n\", stderr); return 1;".to_string(),
+    };
+    let text = format!(
+        "#include <stdio.h>\n#include <string.h>\n\
+         int main(int argc, char **argv) {{\n\
+         if (argc == 2 && !strcmp(argv[1], \"--version\")) {{ puts(\"collector {VERSION}\"); return 0; }}\n\
+         if (argc == 3 && !strcmp(argv[1], \"workload\")) {{ {copy} }}\n\
+         return 2;\n}}\n"
+    );
+    std::fs::write(&source, text).unwrap();
+    let bin = dir.join("collector");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let out = Command::new(cc).arg("-o").arg(&bin).arg(&source).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    bin
+}
+
+/// A collector that passes, whose embedded program would not run on the
+/// promised glibc: here a program that names no glibc version at all (a
+/// script), which objdump cannot place, refused as the program.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_collector_whose_coremark_program_names_no_glibc_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("program");
+    script::executable(&program, "#!/bin/sh\necho iterations=1\n");
+    let bin = standin_collector(dir.path(), Some(&program));
+    let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), "release-check.sh: objdump found no glibc symbol version in its CoreMark program\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("release-check.sh: {} needs glibc {} (floor 2.35)\n", bin.display(), newest_glibc(&bin))
+    );
+}
+
+/// The floor holds for the program as for the collector. The program here
+/// names a glibc no machine has: it is linked against a library of its own
+/// whose version script calls its one symbol's version GLIBC_9.9, which is
+/// all objdump reads (the program is never run).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_coremark_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("lib.c"), "int future(void) { return 1; }\n").unwrap();
+    std::fs::write(d.join("lib.map"), "GLIBC_9.9 { global: future; local: *; };\n").unwrap();
+    std::fs::write(d.join("program.c"), "int future(void);\nint main(void) { return future(); }\n").unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    for args in [
+        &["-shared", "-fPIC", "-Wl,--version-script=lib.map", "-o", "libfuture.so", "lib.c"][..],
+        &["-o", "program", "program.c", "-L.", "-lfuture"][..],
+    ] {
+        let out = Command::new(&cc).args(args).current_dir(d).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let bin = standin_collector(d, Some(&d.join("program")));
+    let floor = newest_glibc(&bin);
+    let out = run(&bin, "x86_64-unknown-linux-gnu", &[("GLIBC_FLOOR", &floor)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!("release-check.sh: its CoreMark program needs glibc 9.9, newer than the floor {floor} (GLIBC_FLOOR)\n")
+    );
+}
+
+/// A collector that cannot write its program (an old build without the
+/// command, a broken one) is refused, not passed unchecked.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_collector_that_cannot_write_its_coremark_program_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = standin_collector(dir.path(), None);
+    let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!("release-check.sh: {} could not write its CoreMark program (collector workload)\n", bin.display())
+    );
 }
 
 #[test]
