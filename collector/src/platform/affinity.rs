@@ -139,6 +139,7 @@ mod imp {
     use std::io;
     use std::ptr;
 
+    use windows_sys::Win32::Foundation::HANDLE;
     use windows_sys::Win32::System::Kernel::PROCESSOR_NUMBER;
     use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
     use windows_sys::Win32::System::Threading::{
@@ -176,16 +177,26 @@ mod imp {
         Ok(())
     }
 
-    /// The process's affinity mask: within its group when it lives in one
+    /// This process's affinity mask: within its group when it lives in one
     /// group, 0 when its threads are in several.
     fn get_process() -> io::Result<usize> {
-        let (mut process, mut system) = (0usize, 0usize);
         // SAFETY: GetCurrentProcess returns a pseudo-handle that needs no
-        // closing; both out-pointers are valid and writable.
-        if unsafe { GetProcessAffinityMask(GetCurrentProcess(), &mut process, &mut system) } == 0 {
+        // closing.
+        unsafe { process_mask(GetCurrentProcess()) }
+    }
+
+    /// A process's affinity mask, as [`get_process`] says.
+    ///
+    /// # Safety
+    /// `process` is an open handle with query rights.
+    unsafe fn process_mask(process: HANDLE) -> io::Result<usize> {
+        let (mut mask, mut system) = (0usize, 0usize);
+        // SAFETY: the caller's handle; both out-pointers are valid and
+        // writable.
+        if unsafe { GetProcessAffinityMask(process, &mut mask, &mut system) } == 0 {
             return Err(io::Error::last_os_error());
         }
-        Ok(process)
+        Ok(mask)
     }
 
     fn set_process(mask: usize) -> io::Result<()> {
@@ -196,21 +207,36 @@ mod imp {
         Ok(())
     }
 
-    /// The processor groups the process's threads are in, where Windows says.
-    fn process_groups() -> Option<Vec<u16>> {
+    /// The processor groups a process's threads are in, where Windows says.
+    ///
+    /// # Safety
+    /// `process` is an open handle with query rights.
+    unsafe fn process_groups(process: HANDLE) -> Option<Vec<u16>> {
         let mut groups = [0u16; 64];
         let mut count = groups.len() as u16;
-        // SAFETY: groups has room for count entries, as the call requires.
-        if unsafe { GetProcessGroupAffinity(GetCurrentProcess(), &mut count, groups.as_mut_ptr()) } == 0 {
+        // SAFETY: the caller's handle; groups has room for count entries, as
+        // the call requires.
+        if unsafe { GetProcessGroupAffinity(process, &mut count, groups.as_mut_ptr()) } == 0 {
             return None;
         }
         Some(groups[..usize::from(count).min(groups.len())].to_vec())
     }
 
+    /// The CPUs of group 0 another process may run on (`process`, a handle
+    /// with query rights, such as a child's that std holds): none where it
+    /// lives in another group or in several, or its mask cannot be read.
+    pub fn group_0_cpus_of(process: std::os::windows::io::RawHandle) -> Option<Vec<u32>> {
+        let process: HANDLE = process;
+        // SAFETY: the caller's open handle, per this function's contract.
+        let (mask, groups) = unsafe { (process_mask(process).ok()?, process_groups(process)) };
+        (mask != 0 && groups.is_none_or(|groups| groups == [GROUP])).then(|| cpus_of(mask))
+    }
+
     /// The CPUs of group 0 this process may use.
     pub fn allowed_cpus() -> Result<Vec<u32>, PinError> {
         let mask = get_process().map_err(PinError::Query)?;
-        let only_group_0 = process_groups().is_none_or(|groups| groups == [GROUP]);
+        // SAFETY: the current process's pseudo-handle.
+        let only_group_0 = unsafe { process_groups(GetCurrentProcess()) }.is_none_or(|groups| groups == [GROUP]);
         if only_group_0 && mask != 0 {
             return Ok(cpus_of(mask));
         }
@@ -357,6 +383,8 @@ mod imp {
     }
 }
 
+#[cfg(windows)]
+pub use imp::group_0_cpus_of;
 pub use imp::{PinGuard, allowed_cpus, join_group_of, offered_cpus};
 
 /// The processor group and the CPU within it that the calling thread runs

@@ -72,18 +72,45 @@ fn remove(path: &Path) {
     }
 }
 
-/// Kills every registered child process (Unix; on Windows a console's
-/// Ctrl-C reaches the child itself, and a cancelled job's process tree is
-/// ended by the runner). The CPU stage's workload program would otherwise
-/// run on until its sample's deadline.
+/// Kills every registered child process: the CPU stage's workload program
+/// would otherwise run on until its sample's deadline. On Windows it is
+/// also waited for (at most a second), since a running program's file
+/// cannot be removed there. (A Ctrl-C in a console reaches the program
+/// too, but a runner cancelling a job may signal the collector alone.)
 fn kill_children() {
-    #[cfg(unix)]
     for pid in CHILDREN.lock().map(|v| v.clone()).unwrap_or_default() {
-        // SAFETY: kill has no memory preconditions; the pid is a child this
-        // process started and had not reaped when it was read here.
-        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+        kill(pid);
     }
 }
+
+#[cfg(unix)]
+fn kill(pid: u32) {
+    // SAFETY: kill has no memory preconditions; the pid is a child this
+    // process started and had not reaped when it was read here.
+    unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+}
+
+#[cfg(windows)]
+fn kill(pid: u32) {
+    use windows_sys::Win32::Foundation::CloseHandle;
+    use windows_sys::Win32::System::Threading::{
+        OpenProcess, PROCESS_SYNCHRONIZE, PROCESS_TERMINATE, TerminateProcess, WaitForSingleObject,
+    };
+    // SAFETY: OpenProcess returns a handle or null; the handle is used only
+    // while open and closed once. The pid is a child not yet reaped (its
+    // handle is still held by std's Child), so it names that child.
+    unsafe {
+        let process = OpenProcess(PROCESS_TERMINATE | PROCESS_SYNCHRONIZE, 0, pid);
+        if !process.is_null() {
+            TerminateProcess(process, 130);
+            WaitForSingleObject(process, 1000);
+            CloseHandle(process);
+        }
+    }
+}
+
+#[cfg(not(any(unix, windows)))]
+fn kill(_pid: u32) {}
 
 /// A child process that is killed when the run is interrupted, and
 /// forgotten when the guard is dropped, which its owner does as soon as it

@@ -157,7 +157,7 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         Ok(running) => running,
         Err(e) => return failed(Status::Error, &format!("cannot start the workload executable: {e}"), in_force),
     };
-    let inherited = inherited_affinity(running.id(), plan.cpu);
+    let inherited = inherited_affinity(&running, plan.cpu);
     // The program has its own affinity now: the waiting thread (and, on
     // Windows, the collector's other threads) need not share its CPU.
     drop(guard);
@@ -210,20 +210,22 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
     sample
 }
 
-/// Linux: whether the program inherited the pinned thread's affinity (one
-/// CPU, `cpu`), read back from the kernel. Elsewhere there is nothing to
-/// read: Windows gives a new process its creator's process mask, which
-/// `pin_process` set, and macOS pins nothing.
-fn inherited_affinity(_pid: u32, _cpu: Option<u32>) -> Result<(), String> {
+/// Whether the program inherited the pinned affinity (one CPU, `cpu`), read
+/// back from the system: on Linux the pinned thread's, on Windows the
+/// process mask `pin_process` set, in processor group 0 only (a program
+/// placed in another group, as Windows may do on a machine of several, is
+/// refused, not measured on the wrong CPU). macOS pins nothing.
+fn inherited_affinity(_running: &process::Running, cpu: Option<u32>) -> Result<(), String> {
+    let Some(cpu) = cpu else { return Ok(()) };
     #[cfg(target_os = "linux")]
-    if let Some(cpu) = _cpu {
-        let cpus = process::allowed_cpus(_pid).ok_or("cannot read the workload process's affinity")?;
-        if cpus != [cpu] {
-            return Err(format!(
-                "the workload process may run on CPUs {}, not only on CPU {cpu}",
-                affinity::list(&cpus)
-            ));
-        }
+    let cpus = process::allowed_cpus(_running.id()).ok_or("cannot read the workload process's affinity")?;
+    #[cfg(windows)]
+    let cpus = process::allowed_cpus_of(_running)
+        .ok_or("cannot read the workload process's affinity in processor group 0 (it may be in another group)")?;
+    #[cfg(not(any(target_os = "linux", windows)))]
+    let cpus = [cpu];
+    if cpus != [cpu] {
+        return Err(format!("the workload process may run on CPUs {}, not only on CPU {cpu}", affinity::list(&cpus)));
     }
     Ok(())
 }
@@ -385,6 +387,33 @@ impl Stage for CpuPlan {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A program that did not inherit the pin is refused with the CPUs it
+    /// may use, read back from the program's process (Linux: its mask;
+    /// Windows: its process mask in group 0). Started from this test's
+    /// unpinned thread, it may use every CPU of the process; the CPU named
+    /// is the first, which no concurrent test pins (they choose the last).
+    #[cfg(any(target_os = "linux", windows))]
+    #[test]
+    fn a_program_that_did_not_inherit_the_pin_is_refused() {
+        let offered = affinity::allowed_cpus().unwrap();
+        let [first, .., _] = offered[..] else { return };
+        let written = process::write().unwrap();
+        let running =
+            process::start(written.path(), &process::arguments(Duration::from_millis(50), Duration::from_secs(30)))
+                .unwrap();
+        let refused = inherited_affinity(&running, Some(first)).unwrap_err();
+        let cpus = refused
+            .strip_prefix("the workload process may run on CPUs ")
+            .and_then(|rest| rest.strip_suffix(&format!(", not only on CPU {first}")))
+            .unwrap_or_else(|| panic!("{refused}"));
+        // Every CPU the process offers, unless a concurrent test's pin
+        // narrowed the process's mask meanwhile (Windows).
+        if cfg!(target_os = "linux") {
+            assert_eq!(cpus, affinity::list(&offered));
+        }
+        assert_eq!(inherited_affinity(&running, None), Ok(()));
+    }
 
     #[test]
     fn steal_is_the_eighth_number_of_the_cpu_line() {

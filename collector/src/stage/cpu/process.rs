@@ -295,6 +295,15 @@ pub fn allowed_cpus(pid: u32) -> Option<Vec<u32>> {
     Some((0..libc::CPU_SETSIZE as usize).filter(|&i| unsafe { libc::CPU_ISSET(i, &set) }).map(|i| i as u32).collect())
 }
 
+/// Windows: the CPUs of processor group 0 the program may run on (its
+/// process mask), to check that it inherited the one `pin_process` set;
+/// none where it lives in another group or in several.
+#[cfg(windows)]
+pub fn allowed_cpus_of(running: &Running) -> Option<Vec<u32>> {
+    use std::os::windows::io::AsRawHandle;
+    crate::platform::affinity::group_0_cpus_of(running.child.as_raw_handle())
+}
+
 /// Linux: the CPU process `pid` last ran on, from /proc/<pid>/stat.
 #[cfg(target_os = "linux")]
 pub fn last_cpu(pid: u32) -> Option<u32> {
