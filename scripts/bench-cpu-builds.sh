@@ -16,19 +16,23 @@
 #
 # The official program is built from a copy of the checkout exactly as its
 # Makefile builds it (`make PORT_DIR=linux compile`). Every round runs
-# `official dist dist+pad release`, the next round the reverse (A B B A),
+# `official dist dist+pad release reversed`, the next round the reverse
+# (A B B A), where `reversed` is coremark.exe built with its source files
+# named in the reverse order (the same code, linked in another layout),
 # all pinned to CPU with taskset / `--cpu`: the collector with
 # `run --profile quick --stages cpu` (three samples of 1 s), its figure the
 # samples' iterations over their cpu_s; the official `coremark.exe 0x0 0x0
 # 0x66 N 7 1 2000`, N for about OFFICIAL_SECONDS (default 3, the quick
 # profile's measured seconds), its figure N over its user + system time.
-# A build's ratio in a round is its figure over that round's official one;
-# the script prints each build's median ratio (min-max over the rounds),
+# A program's ratio in a round is its figure over that round's official
+# one; the script prints each program's median ratio (min-max over rounds),
 # the differences between the builds' medians, each figure's variation
 # (population coefficient of variation) and the load before and after; with
 # DOCS=1 it puts them, as the latest run, in docs/benchmarks.md's
 # bench-cpu-builds block (scripts/lib/docs-section.sh).
-# Target (issue 56): the three builds within 1 % of each other.
+# Target (issue 56): the three builds within 1 % of each other, and of
+# coremark.exe (0.99-1.01) or inside its own spread; the reversed build
+# shows how much of coremark.exe's figure is its layout.
 #
 # The builds take long (dist is one LTO unit); they go to TARGET_DIR
 # (default target/bench-cpu-builds), the padded tree to a temporary copy of
@@ -59,6 +63,13 @@ trap 'rm -rf "$work"' EXIT
 cp -r "$eembc" "$work/eembc"
 make -s -C "$work/eembc" PORT_DIR=linux compile >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; exit 1; }
 official=$work/eembc/coremark.exe
+# The same program with its source files named in the reverse order: the
+# same code, laid out otherwise by the linker. How far that alone moves
+# coremark.exe is the yardstick for the collector's distance from it.
+make -s -C "$work/eembc" PORT_DIR=linux compile OUTNAME=coremark-reversed.exe \
+  SRCS="posix/core_portme.c core_util.c core_state.c core_matrix.c core_main.c core_list_join.c" \
+  >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; exit 1; }
+reversed=$work/eembc/coremark-reversed.exe
 export RUNNER_BENCH_COREMARK_SRC=$work/eembc
 # make leaves coremark.exe in the copy, an untracked file: build.rs still
 # records the commit (it looks at tracked files only).
@@ -119,10 +130,11 @@ run_collector() {
     | "\(($s | map(.iterations) | add) / ($s | map(.cpu_s) | add)) \(.build.coremark.executable_sha256 // "none")"' "$work/c.json"
 }
 
-# One official run of N iterations: prints iterations/cpu-s.
+# One run of N iterations of an official program (default coremark.exe):
+# prints iterations/cpu-s.
 run_official() {
   local cpu_s
-  cpu_s=$(cpu_seconds "$work/o.txt" taskset -c "$cpu" "$official" 0x0 0x0 0x66 "$n" 7 1 2000)
+  cpu_s=$(cpu_seconds "$work/o.txt" taskset -c "$cpu" "${1:-$official}" 0x0 0x0 0x66 "$n" 7 1 2000)
   for crc in "seedcrc *: 0xe9f5" "crclist *: 0xe714" "crcmatrix *: 0x1fd7" "crcstate *: 0x8e3a"; do
     grep -q "$crc" "$work/o.txt" || { cat "$work/o.txt" >&2; exit 1; }
   done
@@ -135,22 +147,24 @@ n=$(python3 -c "print(max(2000, int($(run_official) * $official_seconds)))")
 load_before=$(cut -d' ' -f1 /proc/loadavg)
 declare -A sha
 rows=()
-echo "round  order  official it/cpu-s  ${names[*]} (it/cpu-s)"
+echo "round  order  official it/cpu-s  ${names[*]} reversed (it/cpu-s)"
 for r in $(seq "$rounds"); do
-  order=(0 1 2 3)
-  [ $((r % 2)) -eq 0 ] && order=(3 2 1 0)
+  order=(0 1 2 3 4)
+  [ $((r % 2)) -eq 0 ] && order=(4 3 2 1 0)
   declare -A fig=()
   for k in "${order[@]}"; do
     if [ "$k" -eq 0 ]; then
       fig[o]=$(run_official)
+    elif [ "$k" -eq 4 ]; then
+      fig[4]=$(run_official "$reversed")
     else
       read -r rate exe <<<"$(run_collector "${bins[$((k - 1))]}")"
       fig[$k]=$rate
       sha[$k]=$exe
     fi
   done
-  rows+=("${fig[o]} ${fig[1]} ${fig[2]} ${fig[3]}")
-  echo "$r  ${order[*]}  ${fig[o]}  ${fig[1]} ${fig[2]} ${fig[3]}"
+  rows+=("${fig[o]} ${fig[1]} ${fig[2]} ${fig[3]} ${fig[4]}")
+  echo "$r  ${order[*]}  ${fig[o]}  ${fig[1]} ${fig[2]} ${fig[3]} ${fig[4]}"
 done
 load_after=$(cut -d' ' -f1 /proc/loadavg)
 
@@ -164,12 +178,14 @@ print("| Program | Median it/CPU-s | Variation | ÷ coremark.exe, median (min-ma
 print("| --- | ---: | ---: | ---: |")
 print("| coremark.exe | %.0f | %.2f%% | |" % (st.median(o), cv(o)))
 medians = []
-for k, name in enumerate(names, 1):
+for k, name in enumerate(names + ["reversed"], 1):
     c = [r[k] for r in rows]
     ratio = [a / b for a, b in zip(c, o)]
     medians.append(st.median(ratio))
-    print("| collector, %s | %.0f | %.2f%% | %.4f (%.4f-%.4f) |" % (
-        name, st.median(c), cv(c), st.median(ratio), min(ratio), max(ratio)))
+    label = "coremark.exe, sources reversed" if name == "reversed" else "collector, " + name
+    print("| %s | %.0f | %.2f%% | %.4f (%.4f-%.4f) |" % (
+        label, st.median(c), cv(c), st.median(ratio), min(ratio), max(ratio)))
+medians.pop()
 print()
 print("Between the builds (median ratios): " + ", ".join(
     "%s ÷ %s %.4f" % (names[j], names[0], medians[j] / medians[0]) for j in range(1, len(names))) + ".")
