@@ -48,8 +48,9 @@ case "$target" in
     # the collector does.
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
-    "$bin" workload "$work/coremark-workload" 2>/dev/null \
-      || { echo "release-check.sh: $bin could not write its CoreMark program (collector workload)" >&2; exit 1; }
+    if ! said=$("$bin" workload "$work/coremark-workload" 2>&1); then
+      echo "release-check.sh: $bin could not write its CoreMark program (collector workload): $said" >&2; exit 1
+    fi
     check_glibc "$work/coremark-workload" "its CoreMark program"
     ;;
 esac

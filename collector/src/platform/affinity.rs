@@ -223,11 +223,13 @@ mod imp {
     }
 
     /// The CPUs of group 0 another process may run on (`process`, a handle
-    /// with query rights, such as a child's that std holds): none where it
-    /// lives in another group or in several, or its mask cannot be read.
-    pub fn group_0_cpus_of(process: std::os::windows::io::RawHandle) -> Option<Vec<u32>> {
-        let process: HANDLE = process;
-        // SAFETY: the caller's open handle, per this function's contract.
+    /// with query rights, such as the one std holds for a child): none where
+    /// it lives in another group or in several, or its mask cannot be read.
+    pub fn group_0_cpus_of(process: std::os::windows::io::BorrowedHandle<'_>) -> Option<Vec<u32>> {
+        use std::os::windows::io::AsRawHandle;
+        let process: HANDLE = process.as_raw_handle();
+        // SAFETY: a borrowed handle is open for the borrow's lifetime; std's
+        // child handles carry every access right, query included.
         let (mask, groups) = unsafe { (process_mask(process).ok()?, process_groups(process)) };
         (mask != 0 && groups.is_none_or(|groups| groups == [GROUP])).then(|| cpus_of(mask))
     }

@@ -78,15 +78,21 @@ fn remove(path: &Path) {
 /// cannot be removed there. (A Ctrl-C in a console reaches the program
 /// too, but a runner cancelling a job may signal the collector alone.)
 fn kill_children() {
-    for pid in CHILDREN.lock().map(|v| v.clone()).unwrap_or_default() {
-        kill(pid);
+    // Under the lock, so that no owner unregisters a child while it is
+    // being killed: on Windows an owner unregisters its child before std
+    // closes the child's handle, so every pid here names that child.
+    if let Ok(children) = CHILDREN.lock() {
+        for &pid in children.iter() {
+            kill(pid);
+        }
     }
 }
 
 #[cfg(unix)]
 fn kill(pid: u32) {
-    // SAFETY: kill has no memory preconditions; the pid is a child this
-    // process started and had not reaped when it was read here.
+    // SAFETY: kill has no memory preconditions. The pid is a child this
+    // process started; its owner unregisters it right after reaping it, so
+    // only in that instant could the pid name another process.
     unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
 }
 
@@ -97,8 +103,8 @@ fn kill(pid: u32) {
         OpenProcess, PROCESS_SYNCHRONIZE, PROCESS_TERMINATE, TerminateProcess, WaitForSingleObject,
     };
     // SAFETY: OpenProcess returns a handle or null; the handle is used only
-    // while open and closed once. The pid is a child not yet reaped (its
-    // handle is still held by std's Child), so it names that child.
+    // while open and closed once. The pid is a registered child, whose
+    // handle std still holds (see kill_children), so it names that child.
     unsafe {
         let process = OpenProcess(PROCESS_TERMINATE | PROCESS_SYNCHRONIZE, 0, pid);
         if !process.is_null() {

@@ -201,7 +201,10 @@ fn a_collector_that_cannot_write_its_coremark_program_is_refused() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        format!("release-check.sh: {} could not write its CoreMark program (collector workload)\n", bin.display())
+        format!(
+            "release-check.sh: {} could not write its CoreMark program (collector workload): cannot write\n",
+            bin.display()
+        )
     );
 }
 

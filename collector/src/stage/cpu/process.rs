@@ -300,8 +300,8 @@ pub fn allowed_cpus(pid: u32) -> Option<Vec<u32>> {
 /// none where it lives in another group or in several.
 #[cfg(windows)]
 pub fn allowed_cpus_of(running: &Running) -> Option<Vec<u32>> {
-    use std::os::windows::io::AsRawHandle;
-    crate::platform::affinity::group_0_cpus_of(running.child.as_raw_handle())
+    use std::os::windows::io::AsHandle;
+    crate::platform::affinity::group_0_cpus_of(running.child.as_handle())
 }
 
 /// Linux: the CPU process `pid` last ran on, from /proc/<pid>/stat.
