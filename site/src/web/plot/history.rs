@@ -2,7 +2,7 @@
 
 use plotters::prelude::*;
 
-use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, legend_margin, tick};
+use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, house_mesh, legend_margin, tick};
 
 /// One runner's points, oldest first: (Unix seconds, value).
 #[derive(Debug, Clone)]
@@ -42,13 +42,7 @@ pub fn draw(spec: &Spec, lines: &[Line]) -> anyhow::Result<Option<String>> {
             .build_cartesian_2d(DateAxis { x0, x1, ticks: ticks.iter().map(|t| t.0).collect() }, 0.0..top)
             .map_err(err)?;
         let date = |d: &f64| ticks.iter().find(|t| t.0 == *d).map_or_else(String::new, |t| t.1.clone());
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG)
-            .label_style(font().color(&FG))
-            .axis_desc_style(font().color(&FG))
+        house_mesh(&mut chart.configure_mesh())
             .y_desc(spec.axis.as_str())
             .x_desc("run date (UTC)")
             .x_label_formatter(&date)

@@ -25,7 +25,10 @@ pub mod price;
 pub mod ranges;
 pub mod requests;
 
-use plotters::style::RGBColor;
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::prelude::DrawingBackend;
+use plotters::style::{RGBColor, TRANSPARENT};
 
 /// Plot width, pixels; the height follows the number of rows. Two plots
 /// side by side fit a 1280-px-wide page (its columns are 616 px) without
@@ -158,6 +161,34 @@ pub fn xml_escape(s: &str) -> String {
         }
     }
     out
+}
+
+/// The mesh every plot kind draws: grid lines in `GRID` at the labelled
+/// ticks only, axes and all text in `FG` (both swapped for CSS by `finish`);
+/// each kind adds its own descriptions and labels.
+fn house_mesh<'m, 'a, 'b, X, Y, XT, YT, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+    DB: DrawingBackend,
+{
+    mesh.bold_line_style(GRID)
+        .light_line_style(TRANSPARENT)
+        .axis_style(FG)
+        .label_style(font().color(&FG))
+        .axis_desc_style(font().color(&FG))
+}
+
+/// The texts of an SVG, in order (the plot kinds' tests).
+#[cfg(test)]
+fn svg_texts(svg: &str) -> Vec<&str> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| t.split('>').nth(1))
+        .map(|t| t.split('<').next().unwrap().trim())
+        .collect()
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{FG, GRID, PALETTE, TEXT_PX, axis_top, err, font, tick, xml_escape};
+use super::{FG, PALETTE, TEXT_PX, axis_top, err, font, house_mesh, tick, xml_escape};
 
 /// Panel width and height, pixels: at `MIN_SHOWN_PX` (site.css, `.price-chart
 /// svg { min-width }`) a panel fits a 390-px-wide phone's page, whose
@@ -91,13 +91,7 @@ pub fn draw(axis: &str, colour: usize, points: &[Point]) -> anyhow::Result<Optio
             .y_label_area_size(76)
             .build_cartesian_2d(0.0..x_top, 0.0..y_top)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG)
-            .label_style(font().color(&FG))
-            .axis_desc_style(font().color(&FG))
+        house_mesh(&mut chart.configure_mesh())
             .x_desc("US$ per minute (lower is cheaper)")
             .y_desc(axis)
             .x_labels(5)
@@ -247,6 +241,7 @@ fn place_labels(at: &[Option<(i32, i32)>], labels: &[String], area: Rect) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::plot::svg_texts;
 
     fn point(label: &str, usd_per_minute: f64, value: f64) -> Point {
         Point {
@@ -256,15 +251,6 @@ mod tests {
             usd_per_minute,
             value,
         }
-    }
-
-    /// The texts of an SVG, in order.
-    fn texts(svg: &str) -> Vec<&str> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| t.split('>').nth(1))
-            .map(|t| t.split('<').next().unwrap().trim())
-            .collect()
     }
 
     /// A 2-vCPU runner at $0.008/min and an 8-vCPU one at $0.032/min, all
@@ -293,7 +279,7 @@ mod tests {
              font-size=\"14\">eight-vcpu</text></a>\n</svg>"
         ));
         assert_eq!(
-            texts(&drawn.svg),
+            svg_texts(&drawn.svg),
             [
                 "iterations/s",
                 "US$ per minute (lower is cheaper)",

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, tick};
+use super::{FG, PALETTE, Spec, WIDTH, axis_top, err, finish, font, house_mesh, tick};
 
 /// One row.
 #[derive(Debug, Clone)]
@@ -48,14 +48,7 @@ pub fn draw(spec: &Spec, bars: &[Bar]) -> anyhow::Result<Option<String>> {
             .y_label_area_size(8)
             .build_cartesian_2d(0.0..top, 0.0..n as f64)
             .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG)
-            .label_style(font().color(&FG))
-            .axis_desc_style(font().color(&FG))
+        house_mesh(chart.configure_mesh().disable_y_mesh())
             .x_desc(spec.axis.as_str())
             .x_labels(6)
             .x_label_formatter(&tick)
@@ -113,6 +106,7 @@ fn short_label(label: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::web::plot::svg_texts;
 
     fn spec() -> Spec {
         Spec { title: "t".into(), desc: "d".into(), axis: "a".into() }
@@ -135,15 +129,6 @@ mod tests {
         }
     }
 
-    /// The texts of an SVG, in order.
-    fn texts(svg: &str) -> Vec<&str> {
-        svg.split("<text")
-            .skip(1)
-            .filter_map(|t| t.split('>').nth(1))
-            .map(|t| t.split('<').next().unwrap().trim())
-            .collect()
-    }
-
     /// Issue 14: whole-number ticks print as integers, and each label is
     /// drawn once, above its bar.
     #[test]
@@ -159,7 +144,7 @@ mod tests {
         ];
         let svg = draw(&spec(), &bars).unwrap().unwrap();
         assert_eq!(
-            texts(&svg),
+            svg_texts(&svg),
             ["a", "0", "10000", "20000", "30000", "ubicloud-linux-x64 (Ubicloud)", "ubicloud-linux-arm64 (Ubicloud)"]
         );
         let long = "r".repeat(40) + " · Ubicloud transparent cache · restore";

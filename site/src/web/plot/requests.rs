@@ -6,7 +6,7 @@
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
-use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, legend_margin, tick};
+use super::{FG, GRID, PALETTE, Spec, WIDTH, axis_top, err, finish, font, house_mesh, legend_margin, tick};
 
 /// One line: its points as (index into the sizes, requests/s).
 #[derive(Debug, Clone)]
@@ -52,14 +52,7 @@ pub fn draw(spec: &Spec, sizes: &[u64], series: &[Series], shared_top: f64) -> a
             SegmentValue::CenterOf(i) => sizes.get(*i as usize).map_or_else(String::new, |b| b.to_string()),
             _ => String::new(),
         };
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .bold_line_style(GRID)
-            .light_line_style(TRANSPARENT)
-            .axis_style(FG)
-            .label_style(font().color(&FG))
-            .axis_desc_style(font().color(&FG))
+        house_mesh(chart.configure_mesh().disable_x_mesh())
             .y_desc(spec.axis.as_str())
             .x_desc("request size, bytes")
             .x_labels(sizes.len())
