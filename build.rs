@@ -6,15 +6,16 @@
 //! that build: the compiler's family and version, the flags, the C standard,
 //! the defines, which implementation was built and a SHA-256 of its sources.
 //!
-//! It builds the workload twice from the same C files and arguments: as a
-//! static library linked into the collector, which the all-core stage
-//! runs on the collector's threads, and as a program of its own,
-//! `coremark-workload` in OUT_DIR with vendor/coremark/workload_main.c as
-//! its `main`, which the collector embeds and the one-thread stage runs
-//! once per sample. The program is linked by the C compiler alone, so where
-//! its code and data lie does not depend on the collector's Rust code (it
-//! did, by up to 4 %: vendor/coremark/README.md, "The workload as its own
-//! executable").
+//! It builds the workload three times from the same C files and arguments:
+//! as a static library linked into the collector (its implementation's name
+//! and the unit tests' reference vectors), and as two programs of their own
+//! in OUT_DIR, which the collector embeds: `coremark-workload`, with
+//! vendor/coremark/workload_main.c as its `main`, which the one-thread stage
+//! runs once per sample, and `coremark-allcore`, with allcore_main.c, one
+//! thread per context, which the all-core stage runs once per sample. Each
+//! program is linked by the C compiler alone, so where its code and data lie
+//! does not depend on the collector's Rust code (it did, by up to 4 %:
+//! vendor/coremark/README.md, "The workload as its own executable").
 //!
 //! By default it builds the project's own implementation in vendor/coremark.
 //! With RUNNER_BENCH_COREMARK_SRC=<an eembc/coremark checkout> it builds the
@@ -45,8 +46,10 @@ const FLAG_SEPARATOR: char = '\u{1f}';
 /// ITERATIONS=0: the iteration count is found at run time.
 const DEFINES: [(&str, &str); 3] = [("MULTITHREAD", "1"), ("TOTAL_DATA_SIZE", "2000"), ("ITERATIONS", "0")];
 
-/// The workload executable's `main`, in vendor/coremark.
+/// The one-thread workload executable's `main`, in vendor/coremark.
 const DRIVER: &str = "workload_main.c";
+/// The all-core workload executable's `main`, in vendor/coremark.
+const ALLCORE_DRIVER: &str = "allcore_main.c";
 
 fn main() {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -110,6 +113,8 @@ fn main() {
             files.push(port.join("core_portme.h"));
             files.push(vendor.join("runner_coremark.h"));
             files.push(vendor.join(DRIVER));
+            files.push(vendor.join(ALLCORE_DRIVER));
+            files.push(vendor.join("workload_common.h"));
             ("eembc", library, files)
         }
         None => {
@@ -123,11 +128,13 @@ fn main() {
             let library: Vec<PathBuf> =
                 files.iter().filter(|p| p.extension().is_some_and(|e| e == "c")).cloned().collect();
             files.push(vendor.join(DRIVER));
+            files.push(vendor.join(ALLCORE_DRIVER));
+            files.push(vendor.join("workload_common.h"));
             ("project", library, files)
         }
     };
-    // The all-core stage runs the workload in the collector's threads: the
-    // library, linked into the collector.
+    // The library, linked into the collector: its implementation's name,
+    // and the reference vectors its unit tests check.
     let mut library = build.clone();
     library.files(&c_files);
     library.compile("runner_coremark");
@@ -136,7 +143,15 @@ fn main() {
     let exe_name = if target.contains("windows") { "coremark-workload.exe" } else { "coremark-workload" };
     let mut exe_sources = c_files.clone();
     exe_sources.push(vendor.join(DRIVER));
-    let workload = workload_executable(&build, &exe_sources, &out_dir.join(exe_name));
+    let workload = workload_executable(&build, &exe_sources, &out_dir.join(exe_name), &[]);
+    // The all-core stage runs it as a threaded program of its own. POSIX
+    // threads need `-pthread` where they are not part of the C library
+    // (glibc before 2.34); Windows threads are the C runtime's.
+    let allcore_name = if target.contains("windows") { "coremark-allcore.exe" } else { "coremark-allcore" };
+    let mut allcore_sources = c_files.clone();
+    allcore_sources.push(vendor.join(ALLCORE_DRIVER));
+    let threads: &[&str] = if target.contains("windows") { &[] } else { &["-pthread"] };
+    let allcore = workload_executable(&build, &allcore_sources, &out_dir.join(allcore_name), threads);
 
     let compiler = build.get_compiler();
     let identity = compiler_identity(&compiler);
@@ -154,6 +169,9 @@ fn main() {
     println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_EXE={}", workload.path.display());
     println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_SHA256={}", workload.sha256);
     println!("cargo:rustc-env=RUNNER_BENCH_WORKLOAD_COMMAND={}", workload.command.join(&FLAG_SEPARATOR.to_string()));
+    println!("cargo:rustc-env=RUNNER_BENCH_ALLCORE_EXE={}", allcore.path.display());
+    println!("cargo:rustc-env=RUNNER_BENCH_ALLCORE_SHA256={}", allcore.sha256);
+    println!("cargo:rustc-env=RUNNER_BENCH_ALLCORE_COMMAND={}", allcore.command.join(&FLAG_SEPARATOR.to_string()));
 }
 
 /// The workload executable build.rs made: where, its SHA-256, and the
@@ -164,10 +182,10 @@ struct Workload {
     command: Vec<String>,
 }
 
-/// Compiles and links `sources` (the workload's C files and the driver,
-/// vendor/coremark/workload_main.c) into the executable `out`, in one call
-/// of the compiler cc chose for the target, with exactly the arguments the
-/// library is compiled with: as EEMBC's Makefile builds coremark.exe
+/// Compiles and links `sources` (the workload's C files and a driver,
+/// vendor/coremark/workload_main.c or allcore_main.c) into the executable
+/// `out`, in one call of the compiler cc chose for the target, with exactly
+/// the arguments the library is compiled with and `extra` after them: as EEMBC's Makefile builds coremark.exe
 /// (`$(CC) $(CFLAGS) <sources> -o coremark.exe`). Nothing of the Rust build
 /// takes part, so the executable's bytes, and with them where its code and
 /// data lie, depend only on the C sources, the flags and the toolchain. The
@@ -175,10 +193,10 @@ struct Workload {
 /// its path, and the output's path is not written into it either: the same
 /// command run elsewhere gives the same bytes (the collector's test
 /// `the_workload_executable_is_rebuilt_byte_for_byte` runs it again).
-fn workload_executable(build: &cc::Build, sources: &[PathBuf], out: &Path) -> Workload {
+fn workload_executable(build: &cc::Build, sources: &[PathBuf], out: &Path, extra: &[&str]) -> Workload {
     let compiler = build.get_compiler();
     let mut command = compiler.to_command();
-    command.args(sources);
+    command.args(sources).args(extra);
     if compiler.is_like_msvc() {
         command.arg(format!("/Fe{}", out.display()));
     } else {
@@ -285,7 +303,8 @@ fn git(dir: &Path, args: &[&str]) -> Option<String> {
 fn is_project_source(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let is_c = name.ends_with(".c") || name.ends_with(".h");
-    is_c && name != "validate.c" && name != "official_shim.c" && name != DRIVER
+    let driver = name == DRIVER || name == ALLCORE_DRIVER || name == "workload_common.h";
+    is_c && name != "validate.c" && name != "official_shim.c" && !driver
 }
 
 /// SHA-256 over the sources in path order: for each file, its name, a NUL

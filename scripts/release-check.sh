@@ -43,15 +43,20 @@ case "$target" in
   *-linux-gnu)
     command -v objdump >/dev/null || { echo "release-check.sh: objdump is missing (binutils)" >&2; exit 1; }
     check_glibc "$bin" "$bin"
-    # The one-thread CoreMark program the collector embeds and runs is a
-    # binary of its own, linked by the C toolchain: it must run wherever
-    # the collector does.
+    # The CoreMark programs the collector embeds and runs (one-thread and
+    # all-core) are binaries of their own, linked by the C toolchain: they
+    # must run wherever the collector does.
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
     if ! said=$("$bin" workload "$work/coremark-workload" 2>&1); then
       echo "release-check.sh: $bin could not write its CoreMark program (collector workload): $said" >&2; exit 1
     fi
     check_glibc "$work/coremark-workload" "its CoreMark program"
+    if ! said=$("$bin" workload --all-core "$work/coremark-allcore" 2>&1); then
+      echo "release-check.sh: $bin could not write its all-core CoreMark program (collector workload --all-core): $said" >&2
+      exit 1
+    fi
+    check_glibc "$work/coremark-allcore" "its all-core CoreMark program"
     ;;
 esac
 

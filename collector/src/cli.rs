@@ -32,8 +32,9 @@ pub enum Command {
     Cache(cmd::cache::CacheArgs),
     /// Print a profile's parameters (canonical form) and fingerprint.
     Profile(cmd::profile::ProfileArgs),
-    /// Write the one-thread CoreMark program that `run` embeds and runs, to
-    /// hash it against a result's build.coremark.executable_sha256 or run it
+    /// Write the one-thread CoreMark program that `run` embeds and runs (or,
+    /// with --all-core, the all-core stage's), to hash it against a result's
+    /// build.coremark.executable_sha256 (allcore_executable_sha256) or run it
     /// by hand.
     Workload(cmd::workload::WorkloadArgs),
 }

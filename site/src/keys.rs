@@ -68,9 +68,11 @@ pub fn stage_keys(result: &AnyResult) -> StageKeys {
     let AnyResult::Measured(m) = result else { return compute() };
     // Thousands of measured results share a few profiles: each set of
     // parameters and implementation is hashed once per process.
-    type Seen = (Parameters, (CoreMarkImplementation, bool), Vec<u32>, StageKeys);
+    type Seen = (Parameters, (CoreMarkImplementation, bool, bool), Vec<u32>, StageKeys);
     static SEEN: Mutex<Vec<Seen>> = Mutex::new(Vec::new());
-    let implementation = (m.build.coremark.implementation, m.build.coremark.executable_sha256.is_some());
+    let coremark = &m.build.coremark;
+    let implementation =
+        (coremark.implementation, coremark.executable_sha256.is_some(), coremark.allcore_executable_sha256.is_some());
     let pages = disk_buffer_pages(m);
     let seen = |list: &[Seen]| {
         list.iter()
@@ -113,6 +115,13 @@ fn measured_inputs(m: &MeasuredResult, stage: StageKind) -> Map<String, Value> {
             // between builds, issue 56): never compared with each other.
             // Files without it keep the key they always had.
             inputs.insert("workload".into(), "executable".into());
+        }
+        if m.build.coremark.allcore_executable_sha256.is_some() {
+            // The all-core figure, which this key also compares, from a
+            // threaded program of its own against the collector's own
+            // threads running the objects linked into it: several per cent
+            // apart on the same machine (issue 56), so never compared.
+            inputs.insert("allcore_workload".into(), "executable".into());
         }
     }
     if stage == StageKind::Internet

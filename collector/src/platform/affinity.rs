@@ -16,10 +16,11 @@
 //! work runs on threads of its own ([`pin_process`]) also restricts the
 //! process's affinity mask while it runs.
 //!
-//! The all-core stage pins nothing: its threads run where the OS puts them.
-//! On a Windows machine of several processor groups (more than 64 logical
-//! CPUs) a thread starts in one group only, so each of its threads is moved
-//! into the group of the logical CPU it stands for ([`join_group_of`]).
+//! The all-core stage pins nothing: its program's threads run where the OS
+//! puts them. On a Windows machine of several processor groups (more than
+//! 64 logical CPUs) a thread starts in one group only, so the program moves
+//! each of its threads into the group of the logical CPU it stands for
+//! (vendor/coremark/allcore_main.c); [`offered_cpus`] counts every group's.
 //!
 //! macOS has no hard affinity: its samples run unpinned and say so.
 
@@ -38,9 +39,6 @@ pub enum PinError {
     Set { cpu: u32, source: std::io::Error },
     #[error("pinning to CPU {cpu} did not take: the thread's affinity is now {observed}")]
     NotInForce { cpu: u32, observed: String },
-    #[error("cannot move the thread to processor group {group}: {source}")]
-    #[cfg_attr(not(windows), allow(dead_code, reason = "only Windows has processor groups"))]
-    Group { group: u32, source: std::io::Error },
     #[error("this OS has no hard CPU affinity in this collector; the sample runs unpinned")]
     #[cfg_attr(any(target_os = "linux", windows), allow(dead_code, reason = "only other systems construct it"))]
     Unsupported,
@@ -117,15 +115,11 @@ mod imp {
     }
 
     /// The processor group (always 0) and CPU the thread runs on.
+    #[cfg(test)]
     pub fn current_cpu() -> Option<(u32, u32)> {
         // SAFETY: sched_getcpu has no arguments and no preconditions.
         let cpu = unsafe { libc::sched_getcpu() };
         (cpu >= 0).then_some((0, cpu as u32))
-    }
-
-    /// Linux has no processor groups: every thread may run on every CPU.
-    pub fn join_group_of(_k: u32) -> Result<(), PinError> {
-        Ok(())
     }
 
     /// The CPUs of the process's mask, within its cgroup's CPU quota.
@@ -140,12 +134,11 @@ mod imp {
     use std::ptr;
 
     use windows_sys::Win32::Foundation::HANDLE;
-    use windows_sys::Win32::System::Kernel::PROCESSOR_NUMBER;
     use windows_sys::Win32::System::SystemInformation::GROUP_AFFINITY;
     use windows_sys::Win32::System::Threading::{
-        GetActiveProcessorCount, GetActiveProcessorGroupCount, GetCurrentProcess, GetCurrentProcessorNumberEx,
-        GetCurrentThread, GetProcessAffinityMask, GetProcessGroupAffinity, GetThreadGroupAffinity,
-        SetProcessAffinityMask, SetThreadGroupAffinity,
+        GetActiveProcessorCount, GetActiveProcessorGroupCount, GetCurrentProcess, GetCurrentThread,
+        GetProcessAffinityMask, GetProcessGroupAffinity, GetThreadGroupAffinity, SetProcessAffinityMask,
+        SetThreadGroupAffinity,
     };
 
     use super::PinError;
@@ -302,7 +295,10 @@ mod imp {
     }
 
     /// The processor group and CPU within it the thread runs on.
+    #[cfg(test)]
     pub fn current_cpu() -> Option<(u32, u32)> {
+        use windows_sys::Win32::System::Kernel::PROCESSOR_NUMBER;
+        use windows_sys::Win32::System::Threading::GetCurrentProcessorNumberEx;
         let mut number = PROCESSOR_NUMBER::default();
         // SAFETY: number is a valid, writable PROCESSOR_NUMBER; the call
         // cannot fail.
@@ -321,27 +317,6 @@ mod imp {
                 unsafe { GetActiveProcessorCount(g) }
             })
             .collect()
-    }
-
-    /// Moves the calling thread into the processor group of the `k`th
-    /// logical CPU, counted across the groups in order, free to run on any
-    /// CPU of it. A machine of one group (at most 64 logical CPUs) leaves
-    /// the thread as it is.
-    pub fn join_group_of(k: u32) -> Result<(), PinError> {
-        let sizes = group_sizes();
-        if sizes.len() <= 1 {
-            return Ok(());
-        }
-        let mut first = 0u32;
-        for (group, &n) in sizes.iter().enumerate() {
-            if k < first + n {
-                let mask = if n >= usize::BITS { usize::MAX } else { (1usize << n) - 1 };
-                let wanted = GROUP_AFFINITY { Mask: mask, Group: group as u16, Reserved: [0; 3] };
-                return set_thread(&wanted).map_err(|source| PinError::Group { group: group as u32, source });
-            }
-            first += n;
-        }
-        Ok(())
     }
 
     /// Active logical CPUs in every processor group.
@@ -372,14 +347,6 @@ mod imp {
         Err(PinError::Unsupported)
     }
 
-    pub fn current_cpu() -> Option<(u32, u32)> {
-        None
-    }
-
-    pub fn join_group_of(_k: u32) -> Result<(), PinError> {
-        Ok(())
-    }
-
     pub fn offered_cpus() -> u32 {
         std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
     }
@@ -387,13 +354,7 @@ mod imp {
 
 #[cfg(windows)]
 pub use imp::group_0_cpus_of;
-pub use imp::{PinGuard, allowed_cpus, join_group_of, offered_cpus};
-
-/// The processor group and the CPU within it that the calling thread runs
-/// on; `None` where the OS does not say.
-pub fn current_group_cpu() -> Option<(u32, u32)> {
-    imp::current_cpu()
-}
+pub use imp::{PinGuard, allowed_cpus, offered_cpus};
 
 /// The CPU to pin to: the one asked for, if the process may use it, else the
 /// lowest-numbered allowed CPU (the published reports pin to CPU 0).

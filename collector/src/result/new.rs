@@ -88,6 +88,9 @@ pub fn build_info() -> anyhow::Result<Build> {
             sources_sha256: Sha256Hex::new(coremark::build::SOURCES_SHA256).map_err(anyhow::Error::msg)?,
             eembc_commit: Some(coremark::build::EEMBC_COMMIT).filter(|c| !c.is_empty()).map(Name::lossy),
             executable_sha256: Some(Sha256Hex::new(coremark::build::WORKLOAD_SHA256).map_err(anyhow::Error::msg)?),
+            allcore_executable_sha256: Some(
+                Sha256Hex::new(coremark::build::ALLCORE_SHA256).map_err(anyhow::Error::msg)?,
+            ),
         },
     })
 }
@@ -112,7 +115,7 @@ mod tests {
     fn the_workload_executable_is_recorded_by_its_hash() {
         use sha2::{Digest, Sha256};
         let recorded = build_info().unwrap().coremark.executable_sha256.unwrap();
-        let bytes = crate::stage::cpu::process::EXECUTABLE;
+        let bytes = crate::stage::cpu::process::ONE_THREAD.bytes;
         assert_eq!(recorded.as_str(), format!("{:x}", Sha256::digest(bytes)));
         assert_ne!(recorded.as_str(), crate::stage::cpu::coremark::build::SOURCES_SHA256);
     }

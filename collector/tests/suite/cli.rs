@@ -52,21 +52,26 @@ fn a_quick_cpu_run_writes_a_valid_result() {
         let v = s.validation_crcs.expect("validation CRCs");
         assert_eq!([v.seed, v.list, v.matrix, v.state, v.final_], [0x18f2, 0xe3c1, 0x0747, 0x8d84, 0xe3c1]);
     }
-    // `collector workload` writes the very program the run recorded.
-    let program = dir.path().join("coremark-workload");
-    let out = collector().arg("workload").arg(&program).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let recorded = r.build.coremark.executable_sha256.expect("the one-thread program's SHA-256");
-    let bytes = std::fs::read(&program).unwrap();
-    assert_eq!(runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)), recorded.as_str());
-    assert_eq!(
-        String::from_utf8(out.stderr).unwrap(),
-        format!(
-            "wrote the one-thread CoreMark program ({} bytes, SHA-256 {recorded}) to {}\n",
-            bytes.len(),
-            program.display()
-        )
-    );
+    // `collector workload` writes the very programs the run recorded.
+    let programs = [
+        (None, "one-thread", r.build.coremark.executable_sha256.expect("the one-thread program's SHA-256")),
+        (Some("--all-core"), "all-core", r.build.coremark.allcore_executable_sha256.expect("the all-core one's")),
+    ];
+    for (flag, which, recorded) in programs {
+        let program = dir.path().join(format!("coremark-{which}"));
+        let out = collector().arg("workload").args(flag).arg(&program).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let bytes = std::fs::read(&program).unwrap();
+        assert_eq!(runner_bench_format::hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)), recorded.as_str());
+        assert_eq!(
+            String::from_utf8(out.stderr).unwrap(),
+            format!(
+                "wrote the {which} CoreMark program ({} bytes, SHA-256 {recorded}) to {}\n",
+                bytes.len(),
+                program.display()
+            )
+        );
+    }
 }
 
 /// The program is written beside nothing: an existing file is never

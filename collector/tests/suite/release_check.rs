@@ -54,12 +54,12 @@ fn newest_glibc(bin: &Path) -> String {
     newest.iter().map(u32::to_string).collect::<Vec<_>>().join(".")
 }
 
-/// The CoreMark program the collector built here embeds, written out as
-/// the script writes it.
+/// A CoreMark program the collector built here embeds (`flag`: none for
+/// the one-thread one, `--all-core`), written out as the script writes it.
 #[cfg(target_os = "linux")]
-fn embedded_program(dir: &Path) -> std::path::PathBuf {
-    let program = dir.join("coremark-workload");
-    let out = Command::new(COLLECTOR).arg("workload").arg(&program).output().unwrap();
+fn embedded_program(dir: &Path, flag: Option<&str>) -> std::path::PathBuf {
+    let program = dir.join(format!("coremark{}", flag.unwrap_or("")));
+    let out = Command::new(COLLECTOR).arg("workload").args(flag).arg(&program).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     program
 }
@@ -68,7 +68,8 @@ fn embedded_program(dir: &Path) -> std::path::PathBuf {
 #[test]
 fn the_collector_built_here_passes_with_its_version_and_tag() {
     let dir = tempfile::tempdir().unwrap();
-    let program = embedded_program(dir.path());
+    let program = embedded_program(dir.path(), None);
+    let all_core = embedded_program(dir.path(), Some("--all-core"));
     let tag = format!("v{VERSION}");
     let out = run(Path::new(COLLECTOR), "x86_64-unknown-linux-gnu", &[("TAG", &tag)]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -77,9 +78,11 @@ fn the_collector_built_here_passes_with_its_version_and_tag() {
         format!(
             "release-check.sh: {COLLECTOR} needs glibc {} (floor 2.35)\n\
              release-check.sh: its CoreMark program needs glibc {} (floor 2.35)\n\
+             release-check.sh: its all-core CoreMark program needs glibc {} (floor 2.35)\n\
              release-check.sh: {COLLECTOR} reports version {VERSION}\n",
             newest_glibc(Path::new(COLLECTOR)),
-            newest_glibc(&program)
+            newest_glibc(&program),
+            newest_glibc(&all_core)
         )
     );
 }
@@ -112,16 +115,19 @@ fn a_linux_binary_without_glibc_symbols_is_refused() {
 
 /// A stand-in collector: a real ELF program, compiled here from C, that
 /// reports the workspace's version and answers `workload PATH` by copying
-/// the file `embedded` to PATH, or by failing where it is `None`.
+/// the file `one_thread` to PATH and `workload --all-core PATH` by copying
+/// `all_core` (or `one_thread` where that is `None`), or by failing where
+/// `one_thread` is `None`.
 #[cfg(target_os = "linux")]
-fn standin_collector(dir: &Path, embedded: Option<&Path>) -> std::path::PathBuf {
+fn standin_collector(dir: &Path, one_thread: Option<&Path>, all_core: Option<&Path>) -> std::path::PathBuf {
     let source = dir.join("standin.c");
-    let copy = match embedded {
+    let copy = match one_thread {
         Some(file) => format!(
-            "FILE *in = fopen({:?}, \"rb\"), *out = fopen(argv[2], \"wb\"); int c;\n\
+            "FILE *in = fopen(argc == 4 ? {:?} : {:?}, \"rb\"), *out = fopen(argv[argc - 1], \"wb\"); int c;\n\
              if (!in || !out) return 1;\n\
              while ((c = fgetc(in)) != EOF) fputc(c, out);\n\
              return fclose(out) != 0;",
+            all_core.unwrap_or(file).to_str().unwrap(),
             file.to_str().unwrap()
         ),
         None => "fputs(\"cannot write\\n\", stderr); return 1;".to_string(),
@@ -130,7 +136,8 @@ fn standin_collector(dir: &Path, embedded: Option<&Path>) -> std::path::PathBuf 
         "#include <stdio.h>\n#include <string.h>\n\
          int main(int argc, char **argv) {{\n\
          if (argc == 2 && !strcmp(argv[1], \"--version\")) {{ puts(\"collector {VERSION}\"); return 0; }}\n\
-         if (argc == 3 && !strcmp(argv[1], \"workload\")) {{ {copy} }}\n\
+         int all_core = argc == 4 && !strcmp(argv[2], \"--all-core\");\n\
+         if ((argc == 3 || all_core) && !strcmp(argv[1], \"workload\")) {{ {copy} }}\n\
          return 2;\n}}\n"
     );
     std::fs::write(&source, text).unwrap();
@@ -150,7 +157,7 @@ fn a_collector_whose_coremark_program_names_no_glibc_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let program = dir.path().join("program");
     script::executable(&program, "#!/bin/sh\necho iterations=1\n");
-    let bin = standin_collector(dir.path(), Some(&program));
+    let bin = standin_collector(dir.path(), Some(&program), None);
     let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stderr(&out), "release-check.sh: objdump found no glibc symbol version in its CoreMark program\n");
@@ -160,15 +167,12 @@ fn a_collector_whose_coremark_program_names_no_glibc_is_refused() {
     );
 }
 
-/// The floor holds for the program as for the collector. The program here
-/// names a glibc no machine has: it is linked against a library of its own
-/// whose version script calls its one symbol's version GLIBC_9.9, which is
-/// all objdump reads (the program is never run).
+/// A program in `dir` that names a glibc no machine has: it is linked
+/// against a library of its own whose version script calls its one
+/// symbol's version GLIBC_9.9, which is all objdump reads (the program is
+/// never run).
 #[cfg(target_os = "linux")]
-#[test]
-fn a_coremark_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
+fn future_glibc_program(d: &Path) -> std::path::PathBuf {
     std::fs::write(d.join("lib.c"), "int future(void) { return 1; }\n").unwrap();
     std::fs::write(d.join("lib.map"), "GLIBC_9.9 { global: future; local: *; };\n").unwrap();
     std::fs::write(d.join("program.c"), "int future(void);\nint main(void) { return future(); }\n").unwrap();
@@ -180,7 +184,17 @@ fn a_coremark_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
         let out = Command::new(&cc).args(args).current_dir(d).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
     }
-    let bin = standin_collector(d, Some(&d.join("program")));
+    d.join("program")
+}
+
+/// The floor holds for the program as for the collector: here one that
+/// names GLIBC_9.9 (`future_glibc_program`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_coremark_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = standin_collector(d, Some(&future_glibc_program(d)), None);
     let floor = newest_glibc(&bin);
     let out = run(&bin, "x86_64-unknown-linux-gnu", &[("GLIBC_FLOOR", &floor)]);
     assert_eq!(out.status.code(), Some(1));
@@ -190,13 +204,36 @@ fn a_coremark_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
     );
 }
 
+/// The floor holds for the all-core program too, checked on its own: the
+/// one-thread program is the real one, the all-core one names GLIBC_9.9.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_all_core_program_that_needs_a_newer_glibc_than_the_floor_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let future = future_glibc_program(d);
+    let one_thread = embedded_program(d, None);
+    let bin = standin_collector(d, Some(&one_thread), Some(&future));
+    let version = |v: &String| v.split('.').map(|n| n.parse::<u32>().unwrap()).collect::<Vec<_>>();
+    let floor = [newest_glibc(&bin), newest_glibc(&one_thread)].into_iter().max_by_key(version).unwrap();
+    let out = run(&bin, "x86_64-unknown-linux-gnu", &[("GLIBC_FLOOR", &floor)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "release-check.sh: its all-core CoreMark program needs glibc 9.9, newer than the floor {floor} \
+             (GLIBC_FLOOR)\n"
+        )
+    );
+}
+
 /// A collector that cannot write its program (an old build without the
 /// command, a broken one) is refused, not passed unchecked.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_collector_that_cannot_write_its_coremark_program_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let bin = standin_collector(dir.path(), None);
+    let bin = standin_collector(dir.path(), None, None);
     let out = run(&bin, "x86_64-unknown-linux-gnu", &[]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(

@@ -54,6 +54,12 @@ pub struct CoreMarkBuild {
     /// files, whose one-thread stage ran the workload inside the collector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub executable_sha256: Option<Sha256Hex>,
+    /// SHA-256 of the workload executable the all-core stage ran: the same
+    /// objects and a threaded driver, one context per thread, run once per
+    /// sample. Absent in older files, whose all-core stage ran the workload
+    /// on the collector's own threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allcore_executable_sha256: Option<Sha256Hex>,
 }
 
 /// A CoreMark implementation.

@@ -3,7 +3,10 @@
 //! from one whose workload ran inside the collector's binary, where its
 //! speed moved with the Rust code around it. Its CoreMark key says so: the
 //! two are never compared, and a runner whose results move from one to the
-//! other is not flagged as changed. Older files keep the key they had.
+//! other is not flagged as changed. Older files keep the key they had. The
+//! same holds for the all-core figure, which the CoreMark key also
+//! compares, run as a threaded program of its own
+//! (`build.coremark.allcore_executable_sha256`).
 
 use std::path::Path;
 
@@ -86,4 +89,26 @@ fn moving_to_the_program_is_no_change_of_the_runner() {
     assert!(!row("2026-11-29-18342215518-1").contains("may have changed"), "{}", row("2026-11-29-18342215518-1"));
     assert!(row("2026-11-29-18342215519-1").contains("CoreMark median iterations&#x2F;s higher"));
     assert_eq!(page.matches("<span class=\"mark change").count(), 1, "{page}");
+}
+
+/// The all-core stage run as a program of its own gives the CoreMark key
+/// another input; a file without it keeps the key it had, and which build
+/// of the program ran does not enter it.
+#[test]
+fn the_all_core_program_has_a_key_of_its_own() {
+    let one_thread = ran_as_program(golden(), EXE_A);
+    let with = |sha256: &str| {
+        let mut v = one_thread.clone();
+        v["build"]["coremark"]["allcore_executable_sha256"] = json!(sha256);
+        v
+    };
+    let mut expected = inputs(&one_thread, StageKind::Cpu);
+    assert!(!expected.contains_key("allcore_workload"), "{expected:?}");
+    expected.insert("allcore_workload".into(), json!("executable"));
+    assert_eq!(inputs(&with(EXE_B), StageKind::Cpu), expected);
+    assert_ne!(stage_key(&one_thread, StageKind::Cpu), stage_key(&with(EXE_B), StageKind::Cpu));
+    assert_eq!(stage_key(&with(EXE_A), StageKind::Cpu), stage_key(&with(EXE_B), StageKind::Cpu));
+    for stage in [StageKind::Disk, StageKind::Cache, StageKind::Internet] {
+        assert_eq!(stage_key(&one_thread, stage), stage_key(&with(EXE_B), stage), "{stage:?}");
+    }
 }

@@ -1,8 +1,14 @@
-//! Safe wrapper around the CoreMark workload compiled from vendor/coremark
-//! by build.rs (see vendor/coremark/runner_coremark.h for the C API).
+//! The CoreMark workload's identity and reference values, and a safe
+//! wrapper around the library build.rs compiles from the same C files as
+//! the workload programs (vendor/coremark/runner_coremark.h): the stages
+//! run the programs (`super::process`); the library names the
+//! implementation, and its unit tests check the published vectors.
 
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{CStr, c_char};
+#[cfg(test)]
+use std::ffi::{c_int, c_void};
 
+#[cfg(test)]
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct RcmCrcs {
@@ -14,11 +20,15 @@ struct RcmCrcs {
 }
 
 unsafe extern "C" {
+    fn rcm_implementation() -> *const c_char;
+}
+
+#[cfg(test)]
+unsafe extern "C" {
     fn rcm_ctx_size(total_data_bytes: u32) -> usize;
     fn rcm_init(ctx: *mut c_void, total_data_bytes: u32, seed1: i16, seed2: i16, seed3: i16) -> c_int;
     fn rcm_run(ctx: *mut c_void, iterations: u32);
     fn rcm_result(ctx: *const c_void) -> RcmCrcs;
-    fn rcm_implementation() -> *const c_char;
 }
 
 /// How the workload was built, as build.rs recorded it.
@@ -49,11 +59,20 @@ pub mod build {
         allow(dead_code, reason = "the tests build the executable again with it, outside Wine")
     )]
     pub const WORKLOAD_COMMAND: &str = env!("RUNNER_BENCH_WORKLOAD_COMMAND");
+    /// SHA-256 of the all-core workload executable (`crate::stage::cpu_allcore`).
+    pub const ALLCORE_SHA256: &str = env!("RUNNER_BENCH_ALLCORE_SHA256");
+    /// The command build.rs made it with, as `WORKLOAD_COMMAND`.
+    #[cfg_attr(
+        any(not(test), windows),
+        allow(dead_code, reason = "the tests build the executable again with it, outside Wine")
+    )]
+    pub const ALLCORE_COMMAND: &str = env!("RUNNER_BENCH_ALLCORE_COMMAND");
     /// The collector's source revision.
     pub const REVISION: &str = env!("RUNNER_BENCH_REVISION");
 }
 
 /// The data size of the published protocol: TOTAL_DATA_SIZE=2000.
+#[cfg(test)]
 pub const TOTAL_DATA_BYTES: u32 = 2000;
 
 /// CoreMark's CRCs after some iterations.
@@ -85,11 +104,13 @@ pub fn expected(seeds: Seeds) -> Option<[u16; 4]> {
 }
 
 /// One CoreMark instance: its own memory block, list, matrix and input.
+#[cfg(test)]
 pub struct CoreMark {
     // u64 elements give the 8-byte alignment the C API asks for.
     memory: Vec<u64>,
 }
 
+#[cfg(test)]
 impl CoreMark {
     /// A fresh instance. The seeds pass through `black_box`, so the compiler
     /// cannot specialise the workload on them.

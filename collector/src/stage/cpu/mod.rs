@@ -33,12 +33,7 @@ use crate::platform::cputime;
 use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
 use crate::stage::{Stage, StageKind};
-use coremark::{CoreMark, Crcs, PERFORMANCE, Seeds, TOTAL_DATA_BYTES, VALIDATION};
-
-/// A batch should take about this long, so the clock is read rarely but a
-/// sample still ends close to its target time (the all-core stage's; the
-/// workload program's BATCH_TARGET_NS is the same).
-pub(crate) const BATCH_TARGET: Duration = Duration::from_millis(20);
+use coremark::{Crcs, PERFORMANCE, Seeds, VALIDATION};
 
 /// What the stage needs to know.
 #[derive(Debug, Clone)]
@@ -135,7 +130,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
 
 fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<Reported>) -> CpuSample {
     let planned = plan.cpu.map_or(Affinity::Unpinned, |cpu| Affinity::Pinned { cpu, group: 0 });
-    let exe = match process::write() {
+    let exe = match process::write(&process::ONE_THREAD) {
         Ok(exe) => exe,
         Err(e) => return failed(Status::Error, &format!("cannot write the workload executable: {e}"), planned),
     };
@@ -270,12 +265,6 @@ fn timed_out(plan: &CpuPlan, had: Reported) -> CpuSample {
     failed(Status::Timeout, &msg, had.affinity)
 }
 
-pub(crate) fn one_iteration(seeds: Seeds) -> Option<Crcs> {
-    let mut cm = CoreMark::new(TOTAL_DATA_BYTES, seeds)?;
-    cm.run(1);
-    Some(cm.crcs())
-}
-
 pub(crate) fn mismatch(run: &str, seeds: Seeds, got: Crcs) -> Option<String> {
     let want = coremark::expected(seeds)?;
     let names = ["seedcrc", "crclist", "crcmatrix", "crcstate"];
@@ -400,7 +389,7 @@ mod tests {
     fn a_program_that_did_not_inherit_the_pin_is_refused() {
         let offered = affinity::allowed_cpus().unwrap();
         let [_, .., last] = offered[..] else { return };
-        let written = process::write().unwrap();
+        let written = process::write(&process::ONE_THREAD).unwrap();
         let running =
             process::start(written.path(), &process::arguments(Duration::from_millis(50), Duration::from_secs(30)))
                 .unwrap();
@@ -480,7 +469,8 @@ mod tests {
         assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 100ms before the workload process reported");
         // Its own CPU time, which waiting for a CPU does not add to: writing
         // the program out, no more.
-        assert!(cpu_time < BATCH_TARGET / 2, "it ran for {cpu_time:?} of CPU time");
+        // A batch of the program's lasts 20 ms (BATCH_TARGET_NS).
+        assert!(cpu_time < Duration::from_millis(10), "it ran for {cpu_time:?} of CPU time");
     }
 
     /// How far past its timeout a sample may end: the watchdog wakes at the

@@ -1,7 +1,9 @@
-//! The one-thread workload as a program of its own: the executable build.rs
-//! made from the CoreMark objects and vendor/coremark/workload_main.c,
-//! embedded here, written to a private temporary folder, run once per
-//! sample, and its one line of output read strictly.
+//! The workload as programs of their own: the executables build.rs made
+//! from the CoreMark objects and vendor/coremark/workload_main.c (one
+//! thread) or allcore_main.c (one thread per context), embedded here,
+//! written to a private temporary folder, run once per sample. This file
+//! reads the one-thread program's one line of output strictly; the
+//! all-core stage reads its own program's (`cpu_allcore::report`).
 //!
 //! Why a program of its own: linked into the collector, the same CoreMark
 //! objects landed at different addresses and alignments after whatever Rust
@@ -18,11 +20,24 @@ use crate::platform::cleanup::{ChildProcess, TempFile, TempFolder};
 
 use super::coremark::{Crcs, PERFORMANCE, Seeds, VALIDATION};
 
-/// The executable's bytes, as build.rs linked it.
-pub static EXECUTABLE: &[u8] = include_bytes!(env!("RUNNER_BENCH_WORKLOAD_EXE"));
+/// An embedded program: its bytes, as build.rs linked it, and the file
+/// name it is written under.
+pub struct Program {
+    pub bytes: &'static [u8],
+    pub file_name: &'static str,
+}
 
-/// Its file name.
-const FILE_NAME: &str = if cfg!(windows) { "coremark-workload.exe" } else { "coremark-workload" };
+/// The one-thread stage's program.
+pub static ONE_THREAD: Program = Program {
+    bytes: include_bytes!(env!("RUNNER_BENCH_WORKLOAD_EXE")),
+    file_name: if cfg!(windows) { "coremark-workload.exe" } else { "coremark-workload" },
+};
+
+/// The all-core stage's program.
+pub static ALL_CORE: Program = Program {
+    bytes: include_bytes!(env!("RUNNER_BENCH_ALLCORE_EXE")),
+    file_name: if cfg!(windows) { "coremark-allcore.exe" } else { "coremark-allcore" },
+};
 
 /// How often the waiting thread looks at the program: its exit, the CPU it
 /// runs on and whether the sample was abandoned.
@@ -58,18 +73,18 @@ impl Written {
     }
 }
 
-/// Writes the executable into a new folder of the system's temporary
-/// folder that only this user may enter, itself only this user's (0700).
-pub fn write() -> std::io::Result<Written> {
+/// Writes `program` into a new folder of the system's temporary folder
+/// that only this user may enter, itself only this user's (0700).
+pub fn write(program: &Program) -> std::io::Result<Written> {
     let name = format!("runner-bench-coremark-{}", uuid::Uuid::new_v4().simple());
     let folder = TempFolder::create_private(std::env::temp_dir().join(name))?;
-    let file = TempFile::register(folder.path().join(FILE_NAME));
+    let file = TempFile::register(folder.path().join(program.file_name));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o700);
     let mut out = options.open(file.path())?;
-    std::io::Write::write_all(&mut out, EXECUTABLE)?;
+    std::io::Write::write_all(&mut out, program.bytes)?;
     out.sync_all()?;
     Ok(Written { file, _folder: folder })
 }
@@ -189,7 +204,7 @@ pub fn wait(mut running: Running, deadline: Instant, stop: impl Fn() -> bool, mu
 }
 
 /// The program's text quoted for a message: escaped, and cut short.
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     let cut: String = text.chars().take(QUOTED_CHARS).collect();
     let more = if text.chars().count() > QUOTED_CHARS { "…" } else { "" };
     format!("{cut:?}{more}")
@@ -204,7 +219,7 @@ pub fn deadline_iterations(stdout: &str) -> Option<u64> {
 /// The one line of `stdout` without its end: `\n`, or `\r\n` where the C
 /// runtime writes stdout in text mode (Windows); none where it is not one
 /// line.
-fn one_line(stdout: &str) -> Option<&str> {
+pub(crate) fn one_line(stdout: &str) -> Option<&str> {
     let line = stdout.strip_suffix('\n')?;
     let line = line.strip_suffix('\r').unwrap_or(line);
     (!line.contains(['\n', '\r'])).then_some(line)
@@ -214,51 +229,70 @@ fn one_line(stdout: &str) -> Option<&str> {
 /// cpu_seconds=C crcs=… validation_crcs=…` (workload_main.c), each field
 /// in that order, or says exactly what is wrong.
 pub fn parse(stdout: &str) -> Result<Report, String> {
+    const WHO: &str = "the workload";
     let line = match one_line(stdout) {
         Some(line) => line,
         _ if stdout.is_empty() => return Err("the workload printed nothing".to_string()),
         _ => return Err(format!("the workload's output is not one line: {}", quoted(stdout))),
     };
-    const NAMES: [&str; 5] = ["iterations", "seconds", "cpu_seconds", "crcs", "validation_crcs"];
-    let fields: Vec<&str> = line.split(' ').collect();
-    if fields.len() != NAMES.len() {
-        return Err(format!("the workload's line has {} fields, not 5: {}", fields.len(), quoted(line)));
-    }
-    let mut values = [""; 5];
-    for (i, (field, name)) in fields.iter().zip(NAMES).enumerate() {
-        values[i] = field
-            .strip_prefix(name)
-            .and_then(|rest| rest.strip_prefix('='))
-            .ok_or_else(|| format!("the workload's field {} is {}, expected {name}=…", i + 1, quoted(field)))?;
-    }
-    let [iterations, seconds, cpu_seconds, crcs, validation] = values;
-    let iterations =
-        iterations.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
-            format!("the workload's iterations are not a positive whole number: {}", quoted(iterations))
-        })?;
-    let seconds_of = |name: &str, v: &str| {
-        v.parse::<f64>()
-            .ok()
-            .filter(|s| s.is_finite() && *s > 0.0 && v.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-            .ok_or_else(|| format!("the workload's {name} are not a positive number of seconds: {}", quoted(v)))
-    };
-    let seconds = seconds_of("seconds", seconds)?;
-    let cpu_seconds = match cpu_seconds {
-        "-" => None,
-        v => Some(seconds_of("cpu_seconds", v)?),
-    };
+    let [iterations, seconds, cpu_seconds, crcs, validation] =
+        fields(WHO, line, ["iterations", "seconds", "cpu_seconds", "crcs", "validation_crcs"])?;
     Ok(Report {
-        iterations,
-        seconds,
-        cpu_seconds,
-        crcs: crcs_of("crcs", crcs)?,
-        validation: crcs_of("validation_crcs", validation)?,
+        iterations: count_of(WHO, "iterations", iterations)?,
+        seconds: seconds_of(WHO, "seconds", seconds)?,
+        cpu_seconds: optional_seconds_of(WHO, "cpu_seconds", cpu_seconds)?,
+        crcs: crcs_of(WHO, "crcs", crcs)?,
+        validation: crcs_of(WHO, "validation_crcs", validation)?,
     })
 }
 
+/// The values of `line`'s space-separated fields, which must be `names`,
+/// each `name=value`, exactly and in that order; `who` names the program
+/// in what is wrong.
+pub(crate) fn fields<'a, const N: usize>(who: &str, line: &'a str, names: [&str; N]) -> Result<[&'a str; N], String> {
+    let found: Vec<&str> = line.split(' ').collect();
+    if found.len() != N {
+        return Err(format!("{who}'s line has {} fields, not {N}: {}", found.len(), quoted(line)));
+    }
+    let mut values = [""; N];
+    for (i, (field, name)) in found.iter().zip(names).enumerate() {
+        values[i] = field
+            .strip_prefix(name)
+            .and_then(|rest| rest.strip_prefix('='))
+            .ok_or_else(|| format!("{who}'s field {} is {}, expected {name}=…", i + 1, quoted(field)))?;
+    }
+    Ok(values)
+}
+
+/// A positive whole number.
+pub(crate) fn count_of(who: &str, name: &str, value: &str) -> Result<u64, String> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{who}'s {name} are not a positive whole number: {}", quoted(value)))
+}
+
+/// A positive number of seconds, digits and a point only.
+pub(crate) fn seconds_of(who: &str, name: &str, value: &str) -> Result<f64, String> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && value.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .ok_or_else(|| format!("{who}'s {name} are not a positive number of seconds: {}", quoted(value)))
+}
+
+/// Seconds, or `-` where the program's clock could not say.
+pub(crate) fn optional_seconds_of(who: &str, name: &str, value: &str) -> Result<Option<f64>, String> {
+    match value {
+        "-" => Ok(None),
+        v => seconds_of(who, name, v).map(Some),
+    }
+}
+
 /// Five CRCs, `0x` and four lower-case hex digits each, comma-separated.
-fn crcs_of(name: &str, value: &str) -> Result<Crcs, String> {
-    let wrong = || format!("the workload's {name} are not five CRCs of the form 0x1234: {}", quoted(value));
+pub(crate) fn crcs_of(who: &str, name: &str, value: &str) -> Result<Crcs, String> {
+    let wrong = || format!("{who}'s {name} are not five CRCs of the form 0x1234: {}", quoted(value));
     let parts: Vec<u16> = value
         .split(',')
         .map(|p| {
@@ -401,34 +435,39 @@ mod tests {
         assert_eq!(args, ["0.3", "30", "0x0", "0x0", "0x66", "0x3415", "0x3415", "0x66"]);
     }
 
-    /// The executable is what the C compiler makes of the C sources and
+    /// Each executable is what the C compiler makes of the C sources and
     /// flags, and nothing else: build.rs's command, run again into another
     /// folder, gives the same bytes. The Rust code is no input of that
     /// command, so two collectors that differ only in it run the same
-    /// program (scripts/bench-cpu-builds.sh compares two such builds'
+    /// programs (scripts/bench-cpu-builds.sh compares two such builds'
     /// recorded hashes). Not under Wine, which has no host compiler.
     #[cfg(not(windows))]
     #[test]
-    fn the_workload_executable_is_rebuilt_byte_for_byte() {
-        use super::super::coremark::build::{FLAG_SEPARATOR, WORKLOAD_COMMAND};
-        let dir = tempfile::tempdir().unwrap();
-        let again = dir.path().join("again").join(FILE_NAME);
-        std::fs::create_dir(again.parent().unwrap()).unwrap();
-        let mut args: Vec<String> = WORKLOAD_COMMAND.split(FLAG_SEPARATOR).map(String::from).collect();
-        let out = args.iter().position(|a| a == "-o").expect("the command names its output after -o") + 1;
-        args[out] = again.display().to_string();
-        let status = Command::new(&args[0]).args(&args[1..]).status().unwrap();
-        assert!(status.success(), "{}", args.join(" "));
-        assert!(std::fs::read(&again).unwrap() == EXECUTABLE, "{} differs from the embedded program", again.display());
+    fn the_workload_executables_are_rebuilt_byte_for_byte() {
+        use super::super::coremark::build::{ALLCORE_COMMAND, FLAG_SEPARATOR, WORKLOAD_COMMAND};
+        for (program, command) in [(&ONE_THREAD, WORKLOAD_COMMAND), (&ALL_CORE, ALLCORE_COMMAND)] {
+            let dir = tempfile::tempdir().unwrap();
+            let again = dir.path().join("again").join(program.file_name);
+            std::fs::create_dir(again.parent().unwrap()).unwrap();
+            let mut args: Vec<String> = command.split(FLAG_SEPARATOR).map(String::from).collect();
+            let out = args.iter().position(|a| a == "-o").expect("the command names its output after -o") + 1;
+            args[out] = again.display().to_string();
+            let status = Command::new(&args[0]).args(&args[1..]).status().unwrap();
+            assert!(status.success(), "{}", args.join(" "));
+            let same = std::fs::read(&again).unwrap() == program.bytes;
+            assert!(same, "{} differs from the embedded program", again.display());
+        }
+        assert!(ONE_THREAD.bytes != ALL_CORE.bytes);
     }
 
     /// The program written out is the embedded one, only this user's, and
     /// gone with its folder once dropped.
     #[test]
     fn the_program_is_written_privately_and_removed() {
-        let written = write().unwrap();
+        let written = write(&ALL_CORE).unwrap();
         let (file, folder) = (written.path().to_path_buf(), written.path().parent().unwrap().to_path_buf());
-        assert!(std::fs::read(&file).unwrap() == EXECUTABLE);
+        assert!(std::fs::read(&file).unwrap() == ALL_CORE.bytes);
+        assert!(file.ends_with(ALL_CORE.file_name));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -445,7 +484,7 @@ mod tests {
     #[test]
     fn the_program_inherits_the_pinned_threads_cpu() {
         let Some(cpu) = crate::platform::affinity::choose_cpu(None).unwrap() else { return };
-        let written = write().unwrap();
+        let written = write(&ONE_THREAD).unwrap();
         std::thread::spawn(move || {
             let _guard = crate::platform::affinity::pin_process(cpu).unwrap();
             let running =
