@@ -11,8 +11,10 @@
 //! and the unit tests' reference vectors), and as two programs of their own
 //! in OUT_DIR, which the collector embeds: `coremark-workload`, with
 //! vendor/coremark/workload_main.c as its `main`, which the one-thread stage
-//! runs once per sample, and `coremark-allcore`, with allcore_main.c, one
-//! thread per context, which the all-core stage runs once per sample. Each
+//! runs for each sample (in a Linux build from EEMBC's sources it is EEMBC's
+//! own coremark.exe instead, built as its Makefile builds it:
+//! `coremark_exe`), and `coremark-allcore`, with allcore_main.c, one thread
+//! per context, which the all-core stage runs once per sample. Each
 //! program is linked by the C compiler alone, so where its code and data lie
 //! does not depend on the collector's Rust code (it did, by up to 4 %:
 //! vendor/coremark/README.md, "The workload as its own executable").
@@ -86,6 +88,9 @@ fn main() {
     }
 
     let mut eembc_commit = String::new();
+    // A Linux build from EEMBC's sources runs EEMBC's own coremark.exe as
+    // its one-thread program (`coremark_exe`).
+    let mut eembc_main: Option<PathBuf> = None;
     let (implementation, c_files, sources) = match env::var_os("RUNNER_BENCH_COREMARK_SRC") {
         Some(official) => {
             let official = PathBuf::from(official);
@@ -115,6 +120,15 @@ fn main() {
             files.push(vendor.join(DRIVER));
             files.push(vendor.join(ALLCORE_DRIVER));
             files.push(vendor.join("workload_common.h"));
+            if target.contains("linux") {
+                for f in COREMARK_EXE_ONLY {
+                    let f = official.join(f);
+                    assert!(f.exists(), "RUNNER_BENCH_COREMARK_SRC: {} not found", f.display());
+                    println!("cargo:rerun-if-changed={}", f.display());
+                    files.push(f);
+                }
+                eembc_main = Some(official.clone());
+            }
             ("eembc", library, files)
         }
         None => {
@@ -138,12 +152,21 @@ fn main() {
     let mut library = build.clone();
     library.files(&c_files);
     library.compile("runner_coremark");
-    // The one-thread stage runs it as a program of its own.
+    let compiler = build.get_compiler();
+    let (flags, c_standard) = recorded_flags(&compiler);
+    // The one-thread stage runs it as a program of its own: coremark.exe
+    // itself where EEMBC's sources and port serve, else the driver, which
+    // takes coremark.exe's arguments and prints its report's lines.
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let exe_name = if target.contains("windows") { "coremark-workload.exe" } else { "coremark-workload" };
-    let mut exe_sources = c_files.clone();
-    exe_sources.push(vendor.join(DRIVER));
-    let workload = workload_executable(&build, &exe_sources, &out_dir.join(exe_name), &[]);
+    let workload = match &eembc_main {
+        Some(official) => coremark_exe(&compiler, &flags, official, &out_dir.join(exe_name)),
+        None => {
+            let mut exe_sources = c_files.clone();
+            exe_sources.push(vendor.join(DRIVER));
+            workload_executable(&build, &exe_sources, &out_dir.join(exe_name), &[])
+        }
+    };
     // The all-core stage runs it as a threaded program of its own. POSIX
     // threads need `-pthread` where they are not part of the C library
     // (glibc before 2.34); Windows threads are the C runtime's.
@@ -153,10 +176,8 @@ fn main() {
     let threads: &[&str] = if target.contains("windows") { &[] } else { &["-pthread"] };
     let allcore = workload_executable(&build, &allcore_sources, &out_dir.join(allcore_name), threads);
 
-    let compiler = build.get_compiler();
     let identity = compiler_identity(&compiler);
     println!("cargo:rustc-env=RUNNER_BENCH_CC={identity}");
-    let (flags, c_standard) = recorded_flags(&compiler);
     println!("cargo:rustc-env=RUNNER_BENCH_CFLAGS={}", flags.join(&FLAG_SEPARATOR.to_string()));
     println!("cargo:rustc-env=RUNNER_BENCH_CSTD={c_standard}");
     let defines: Vec<String> = DEFINES.iter().map(|(n, v)| format!("{n}={v}")).collect();
@@ -182,6 +203,39 @@ struct Workload {
     command: Vec<String>,
 }
 
+/// The files of EEMBC's checkout that only its coremark.exe compiles: its
+/// `main` and the POSIX port its Makefile builds with on Linux.
+const COREMARK_EXE_ONLY: [&str; 4] =
+    ["core_main.c", "posix/core_portme.c", "posix/core_portme.h", "posix/core_portme_posix_overrides.h"];
+
+/// EEMBC's coremark.exe from the checkout `official`, built as its Makefile
+/// builds it (`make PORT_DIR=linux XCFLAGS="<flags>" compile`, which runs
+/// `cc -O2 -Ilinux -Iposix -I. -DFLAGS_STR="-O2 <flags>  -lrt"
+/// -DITERATIONS=0 <flags> core_list_join.c core_main.c core_matrix.c
+/// core_state.c core_util.c posix/core_portme.c -o coremark.exe -lrt`),
+/// with the compiler cc chose and the flags the result records: so built,
+/// the bytes are those of the coremark.exe that `make` builds with the same
+/// compiler and XCFLAGS, the C standard the compiler's default, as there.
+/// Only the workload defines the library gets are not passed (core_main.c's
+/// defaults are the same values), nor cc's include paths or `-std`.
+fn coremark_exe(compiler: &cc::Tool, flags: &[String], official: &Path, out: &Path) -> Workload {
+    let mut command = Command::new(compiler.path());
+    command
+        .arg("-O2")
+        .arg(format!("-I{}", official.join("linux").display()))
+        .arg(format!("-I{}", official.join("posix").display()))
+        .arg(format!("-I{}", official.display()))
+        .arg(format!("-DFLAGS_STR=\"-O2 {}  -lrt\"", flags.join(" ")))
+        .arg("-DITERATIONS=0")
+        .args(flags);
+    for f in ["core_list_join.c", "core_main.c", "core_matrix.c", "core_state.c", "core_util.c", "posix/core_portme.c"]
+    {
+        command.arg(official.join(f));
+    }
+    command.arg("-o").arg(out).arg("-lrt");
+    run_build(command, out)
+}
+
 /// Compiles and links `sources` (the workload's C files and a driver,
 /// vendor/coremark/workload_main.c or allcore_main.c) into the executable
 /// `out`, in one call of the compiler cc chose for the target, with exactly
@@ -192,7 +246,7 @@ struct Workload {
 /// compiler names each object's symbols after the source's file name, not
 /// its path, and the output's path is not written into it either: the same
 /// command run elsewhere gives the same bytes (the collector's test
-/// `the_workload_executable_is_rebuilt_byte_for_byte` runs it again).
+/// `the_workload_executables_are_rebuilt_byte_for_byte` runs it again).
 fn workload_executable(build: &cc::Build, sources: &[PathBuf], out: &Path, extra: &[&str]) -> Workload {
     let compiler = build.get_compiler();
     let mut command = compiler.to_command();
@@ -202,6 +256,11 @@ fn workload_executable(build: &cc::Build, sources: &[PathBuf], out: &Path, extra
     } else {
         command.arg("-o").arg(out);
     }
+    run_build(command, out)
+}
+
+/// Runs a command that builds the executable `out`, and hashes it.
+fn run_build(mut command: Command, out: &Path) -> Workload {
     let recorded: Vec<String> = std::iter::once(command.get_program())
         .chain(command.get_args())
         .map(|a| a.to_string_lossy().into_owned())

@@ -12,7 +12,10 @@
 #   release   `--profile release` (no LTO, 16 codegen units), this commit.
 # Each build's result records the SHA-256 of the workload program it ran
 # (build.coremark.executable_sha256): where the program is independent of
-# the Rust code, the three are equal, and the script says so.
+# the Rust code, the three are equal, and the script says so, and whether
+# it is byte for byte the coremark.exe that `make` builds with the flags
+# the result records (XCFLAGS), as a Linux build from EEMBC's sources
+# means it to be.
 #
 # The official program is built from a copy of the checkout exactly as its
 # Makefile builds it (`make PORT_DIR=linux compile`). Every round runs
@@ -194,6 +197,17 @@ if [ "${sha[1]}" = "${sha[2]}" ] && [ "${sha[2]}" = "${sha[3]}" ]; then
   same="the three builds ran the same workload program (SHA-256 ${sha[1]:0:12})"
 else
   same="the builds ran different workload programs (${sha[1]:0:12}, ${sha[2]:0:12}, ${sha[3]:0:12})"
+fi
+# A Linux build from EEMBC's sources runs coremark.exe itself, built as
+# `make` builds it with the flags the result records: is it the same file?
+flags=$(jq -r '.build.flags | join(" ")' "$work/c.json")
+make -s -C "$work/eembc" PORT_DIR=linux compile OUTNAME=coremark-flags.exe XCFLAGS="$flags" \
+  >"$work/make.log" 2>&1 || { cat "$work/make.log" >&2; exit 1; }
+flags_sha=$(sha256sum "$work/eembc/coremark-flags.exe" | cut -d' ' -f1)
+if [ "$flags_sha" = "${sha[1]}" ]; then
+  same="$same, byte for byte the coremark.exe that \`make XCFLAGS=\"$flags\"\` builds"
+else
+  same="$same, not the coremark.exe that \`make XCFLAGS=\"$flags\"\` builds (${flags_sha:0:12})"
 fi
 block=$(
   echo "\`bash scripts/bench-cpu-builds.sh EEMBC_CHECKOUT $rounds $cpu\`, $(date -u +%Y-%m-%d), commit $(git rev-parse --short HEAD);"

@@ -33,7 +33,10 @@ fn a_quick_cpu_run_writes_a_valid_result() {
     assert_eq!(cpu.samples.len(), 3);
     for s in &cpu.samples {
         assert_eq!((s.status, s.validation), (Status::Ok, Some(Validation::Passed)), "{:?}", s.message);
-        assert!(s.elapsed_s.unwrap().get() >= 1.0);
+        // About the profile's second: the count that lasts it is found by
+        // shorter runs, which a busy test machine may slow down or speed up.
+        let elapsed = s.elapsed_s.unwrap().get();
+        assert!(elapsed > 0.2 && elapsed < 10.0, "{elapsed} s");
         if cfg!(target_os = "linux") {
             assert!(matches!(s.affinity, runner_bench_format::Affinity::Pinned { group: 0, .. }), "{:?}", s.affinity);
             // Steal time of the pinned CPU, never more than the sample took.

@@ -97,10 +97,11 @@ pub struct CpuSample {
     /// Seconds those iterations took.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elapsed_s: Option<NonNeg>,
-    /// CPU seconds the sample's thread ran while those iterations ran (the
-    /// thread's CPU clock): `iterations ÷ cpu_s` is the score per CPU-second,
-    /// which time the thread waited for the CPU does not lower. Absent where
-    /// the collector cannot read the clock, and in older files.
+    /// CPU seconds the OS charged the process that ran those iterations
+    /// (user plus system; earlier collectors read the sample thread's CPU
+    /// clock around them), at most `elapsed_s`: `iterations ÷ cpu_s` is the
+    /// score per CPU-second, which time spent waiting for the CPU does not
+    /// lower. Absent where the OS does not say, and in older files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_s: Option<NonNeg>,
     /// CRCs of the performance run.

@@ -76,7 +76,7 @@ pub mod build {
 pub const TOTAL_DATA_BYTES: u32 = 2000;
 
 /// CoreMark's CRCs after some iterations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Crcs {
     pub seed: u16,
     pub list: u16,

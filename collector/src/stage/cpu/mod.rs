@@ -1,23 +1,28 @@
 //! The CPU stage: CoreMark, one thread, pinned to one logical CPU.
 //!
 //! Each sample runs the workload as a program of its own (`process`: the
-//! executable build.rs links from the CoreMark objects and
-//! vendor/coremark/workload_main.c, embedded in the collector), started
-//! from the thread pinned to the CPU, whose affinity it inherits. The
-//! program first runs CoreMark's validation seeds once, then runs the
-//! performance seeds for at least the profile's CPU seconds, in batches
-//! whose size is calibrated on a separate instance so that reading the
-//! clock costs nothing measurable, and prints iterations, seconds, its
-//! thread's CPU seconds and both runs' CRCs on one line. iterations/s =
-//! iterations ÷ elapsed seconds. Both runs' CRCs must match the published
-//! values, or the sample is no result. The sample waits for the program on
-//! a thread of its own, abandoned at the sample timeout (`watchdog`), so a
-//! timeout fires even if that thread never runs again; the program is
-//! killed at the deadline, and stops itself there too.
+//! executable build.rs links, embedded in the collector: EEMBC's own
+//! core_main.c in a Linux build from EEMBC's sources, built as its Makefile
+//! builds coremark.exe, else vendor/coremark/workload_main.c, which takes
+//! the same arguments and prints the same report lines), started from the
+//! thread pinned to the CPU, whose affinity it inherits, as coremark.exe
+//! is run: the seeds and an iteration count on its command line. A sample
+//! runs it once with the validation seeds and one iteration; then with the
+//! performance seeds and doubling counts until a run lasts
+//! `CALIBRATION_TARGET`, which finds the count that lasts the profile's
+//! CPU seconds (and warms the caches and the CPU's clock up); then once
+//! with that count, the measurement. iterations/s = iterations ÷ the
+//! program's own `Total time (secs)`, as coremark.exe scores; the CPU time
+//! is what the OS charged the measured run's process. Both runs' CRCs must
+//! match the published values, or the sample is no result. The sample
+//! waits for the programs on a thread of its own, abandoned at the sample
+//! timeout (`watchdog`), so a timeout fires even if that thread never runs
+//! again; a program still running at the deadline is killed, and one whose
+//! waiting thread is stopped ends with its count, about the profile's
+//! seconds.
 //!
-//! Files: coremark.rs (the workload linked in, which the all-core stage
-//! runs and the tests check), process.rs (the workload's program); here the
-//! samples.
+//! Files: coremark.rs (the workload's identity and reference values),
+//! process.rs (the workload's programs); here the samples.
 
 use std::time::{Duration, Instant};
 
@@ -34,6 +39,14 @@ use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
 use crate::stage::{Stage, StageKind};
 use coremark::{Crcs, PERFORMANCE, Seeds, VALIDATION};
+
+/// The runs that find the iteration count double it until one lasts at
+/// least this long.
+const CALIBRATION_TARGET: Duration = Duration::from_millis(250);
+/// The count of the first of those runs.
+const CALIBRATION_START: u64 = 1024;
+/// coremark.exe counts iterations in 32 bits.
+const MAX_ITERATIONS: u64 = u32::MAX as u64;
 
 /// What the stage needs to know.
 #[derive(Debug, Clone)]
@@ -102,11 +115,10 @@ fn describe(sample: &CpuSample) -> String {
 }
 
 /// What a sample's thread has reported so far, for a sample abandoned at
-/// its deadline.
+/// its deadline: the affinity in force.
 #[derive(Debug, Clone, Copy)]
 struct Reported {
     affinity: Affinity,
-    iterations: u64,
 }
 
 /// One sample, on a thread of its own that is abandoned at the sample's
@@ -118,7 +130,7 @@ pub fn measure(plan: &CpuPlan) -> CpuSample {
     // Until the thread has pinned itself, the affinity it is about to have.
     let planned = plan.cpu.map_or(Affinity::Unpinned, |cpu| Affinity::Pinned { cpu, group: 0 });
     let worker_plan = plan.clone();
-    let reported = Reported { affinity: planned, iterations: 0 };
+    let reported = Reported { affinity: planned };
     match watchdog::run("cpu sample", deadline, reported, move |mailbox| {
         measure_on_this_thread(&worker_plan, deadline, mailbox)
     }) {
@@ -134,21 +146,36 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         Ok(exe) => exe,
         Err(e) => return failed(Status::Error, &format!("cannot write the workload executable: {e}"), planned),
     };
-    // The program inherits the affinity: on Linux the thread's, on Windows
+    // The programs inherit the affinity: on Linux the thread's, on Windows
     // the process's, which `pin_process` narrows too.
     let guard = match plan.cpu.map(affinity::pin_process).transpose() {
         Ok(guard) => guard,
         Err(e) => return failed(Status::Error, &e.to_string(), affinity::observed()),
     };
     let in_force = affinity::observed();
-    // Abandoned before the program starts (a thread stopped or never
-    // scheduled until its deadline): it is not started at all.
+    let timed_out = || timed_out(plan, Reported { affinity: in_force });
+    // Abandoned before a program starts (a thread stopped or never
+    // scheduled until its deadline): none is started at all.
     if !mailbox.update(|r| r.affinity = in_force) {
-        return timed_out(plan, Reported { affinity: in_force, iterations: 0 });
+        return timed_out();
     }
+    let run = |seeds: Seeds, iterations: u64| -> Result<(process::Report, Option<Duration>), Option<String>> {
+        let running = process::start(exe.path(), &process::arguments(seeds, iterations))
+            .map_err(|e| Some(format!("cannot start the workload executable: {e}")))?;
+        ended(process::wait(running, deadline, || mailbox.abandoned(), |_| ()), iterations)
+    };
+    let validation = match run(VALIDATION, 1) {
+        Ok((report, _)) => report.crcs,
+        Err(None) => return timed_out(),
+        Err(Some(message)) => return failed(Status::Error, &message, in_force),
+    };
+    let iterations = match calibrate(plan.seconds, |n| run(PERFORMANCE, n)) {
+        Ok(iterations) => iterations,
+        Err(None) => return timed_out(),
+        Err(Some(message)) => return failed(Status::Error, &message, in_force),
+    };
     let steal_before = steal_ticks(in_force);
-    let args = process::arguments(plan.seconds, deadline.saturating_duration_since(Instant::now()));
-    let running = match process::start(exe.path(), &args) {
+    let running = match process::start(exe.path(), &process::arguments(PERFORMANCE, iterations)) {
         Ok(running) => running,
         Err(e) => return failed(Status::Error, &format!("cannot start the workload executable: {e}"), in_force),
     };
@@ -177,19 +204,13 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         .zip(steal_ticks(in_force))
         .zip(ticks_per_s())
         .and_then(|((before, after), hz)| NonNeg::new(after.saturating_sub(before) as f64 / hz).ok());
-    let (status, stdout, stderr) = match waited {
-        process::Waited::Exited { status, stdout, stderr } => (status, stdout, stderr),
-        process::Waited::Stopped => return timed_out(plan, Reported { affinity: in_force, iterations: 0 }),
-    };
-    if let Some(iterations) = process::deadline_iterations(&stdout) {
-        return timed_out(plan, Reported { affinity: in_force, iterations });
-    }
-    if !status.success() {
-        return failed(Status::Error, &process::exit_message(status, &stderr), in_force);
-    }
-    let mut sample = match process::parse(&stdout) {
-        Ok(report) => judged(report, in_force, steal_s),
-        Err(e) => return failed(Status::Error, &e, in_force),
+    let mut sample = match ended(waited, iterations) {
+        Ok((report, _)) if report.seconds <= 0.0 => {
+            return failed(Status::Error, "the workload's measured run took no time on its timer", in_force);
+        }
+        Ok((report, cpu)) => judged(report, validation, cpu, in_force, steal_s),
+        Err(None) => return timed_out(),
+        Err(Some(message)) => return failed(Status::Error, &message, in_force),
     };
     if sample.status == Status::Ok {
         let problem = match (inherited, strayed) {
@@ -203,6 +224,40 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
         }
     }
     sample
+}
+
+/// What a run of the program that was to run `iterations` gave: its report
+/// and CPU time; `Err(None)` where it was stopped at the deadline or the
+/// sample was abandoned; `Err(Some(why))` where it failed or its report
+/// cannot be read.
+fn ended(waited: process::Waited, iterations: u64) -> Result<(process::Report, Option<Duration>), Option<String>> {
+    let process::Waited::Exited { status, stdout, stderr, cpu } = waited else { return Err(None) };
+    if !status.success() {
+        return Err(Some(process::exit_message(status, &stderr)));
+    }
+    let report = process::parse(&stdout).map_err(Some)?;
+    if report.iterations != iterations {
+        return Err(Some(format!("the workload ran {} iterations, not {iterations}", report.iterations)));
+    }
+    Ok((report, cpu))
+}
+
+/// The iteration count that lasts about `seconds`: runs of
+/// `CALIBRATION_START`, twice that, and so on (`run`), until one lasts
+/// `CALIBRATION_TARGET`, scaled from it. Their errors are passed on.
+fn calibrate<E>(
+    seconds: Duration,
+    mut run: impl FnMut(u64) -> Result<(process::Report, Option<Duration>), E>,
+) -> Result<u64, E> {
+    let mut n = CALIBRATION_START;
+    loop {
+        let (report, _) = run(n)?;
+        if report.seconds >= CALIBRATION_TARGET.as_secs_f64() || n >= MAX_ITERATIONS / 2 {
+            let per_s = n as f64 / report.seconds.max(1e-9);
+            return Ok(((per_s * seconds.as_secs_f64()).ceil() as u64).clamp(1, MAX_ITERATIONS));
+        }
+        n *= 2;
+    }
 }
 
 /// Whether the program inherited the pinned affinity (one CPU, `cpu`), read
@@ -225,9 +280,16 @@ fn inherited_affinity(_running: &process::Running, cpu: Option<u32>) -> Result<(
     Ok(())
 }
 
-/// The sample a program's report makes: its figures, and `error` where a
-/// CRC differs from the published value.
-fn judged(report: process::Report, affinity: Affinity, steal_s: Option<NonNeg>) -> CpuSample {
+/// The sample the measured run's report, its CPU time and the validation
+/// run's CRCs make: its figures, and `error` where a CRC differs from the
+/// published value.
+fn judged(
+    report: process::Report,
+    validation: Crcs,
+    cpu: Option<Duration>,
+    affinity: Affinity,
+    steal_s: Option<NonNeg>,
+) -> CpuSample {
     let elapsed = report.seconds;
     let mut sample = CpuSample {
         status: Status::Ok,
@@ -235,15 +297,16 @@ fn judged(report: process::Report, affinity: Affinity, steal_s: Option<NonNeg>) 
         affinity,
         iterations: Some(report.iterations),
         elapsed_s: NonNeg::new(elapsed).ok(),
-        // The two clocks are read apart: never more CPU than wall time.
-        cpu_s: report.cpu_seconds.and_then(|cpu| NonNeg::new(cpu.min(elapsed)).ok()),
+        // The process's CPU time includes its start and the data's set-up
+        // around the timed iterations: never more CPU than timed seconds.
+        cpu_s: cpu.and_then(|cpu| NonNeg::new(cpu.as_secs_f64().min(elapsed)).ok()),
         crcs: Some(recorded(report.crcs)),
-        validation_crcs: Some(recorded(report.validation)),
+        validation_crcs: Some(recorded(validation)),
         validation: Some(Validation::Passed),
         steal_s,
     };
     let mismatches: Vec<String> =
-        [mismatch("performance", PERFORMANCE, report.crcs), mismatch("validation", VALIDATION, report.validation)]
+        [mismatch("performance", PERFORMANCE, report.crcs), mismatch("validation", VALIDATION, validation)]
             .into_iter()
             .flatten()
             .collect();
@@ -255,13 +318,10 @@ fn judged(report: process::Report, affinity: Affinity, steal_s: Option<NonNeg>) 
     sample
 }
 
-/// A sample past its deadline, with the iterations the program said it had
-/// run where it said; with no elapsed time of its own, it has no score.
+/// A sample past its deadline: with no elapsed time of its own, it has no
+/// score.
 fn timed_out(plan: &CpuPlan, had: Reported) -> CpuSample {
-    let msg = match had.iterations {
-        0 => format!("sample exceeded {:?} before the workload process reported", plan.timeout),
-        n => format!("sample exceeded {:?} after {n} iterations", plan.timeout),
-    };
+    let msg = format!("sample exceeded {:?} before the workload process reported", plan.timeout);
     failed(Status::Timeout, &msg, had.affinity)
 }
 
@@ -374,182 +434,4 @@ impl Stage for CpuPlan {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A program that did not inherit the pin is refused with the CPUs it
-    /// may use, read back from the program's process (Linux: its mask;
-    /// Windows: its process mask in group 0). Started from this test's
-    /// unpinned thread, it may use every CPU of the process. The CPU named
-    /// is the last: a concurrent test's `pin_process` narrows the Windows
-    /// process mask to the first (`choose_cpu`), which the program may
-    /// inherit, but never to the last alone.
-    #[cfg(any(target_os = "linux", windows))]
-    #[test]
-    fn a_program_that_did_not_inherit_the_pin_is_refused() {
-        let offered = affinity::allowed_cpus().unwrap();
-        let [_, .., last] = offered[..] else { return };
-        let written = process::write(&process::ONE_THREAD).unwrap();
-        let running =
-            process::start(written.path(), &process::arguments(Duration::from_millis(50), Duration::from_secs(30)))
-                .unwrap();
-        let refused = inherited_affinity(&running, Some(last)).unwrap_err();
-        // A machine of several processor groups may place the program in
-        // another: refused too, in other words.
-        if cfg!(windows) && refused.starts_with("cannot read the workload process's affinity in processor group 0") {
-            return;
-        }
-        let cpus = refused
-            .strip_prefix("the workload process may run on CPUs ")
-            .and_then(|rest| rest.strip_suffix(&format!(", not only on CPU {last}")))
-            .unwrap_or_else(|| panic!("{refused}"));
-        // Every CPU the process offers, unless a concurrent test's pin
-        // narrowed the process's mask meanwhile (Windows).
-        if cfg!(target_os = "linux") {
-            assert_eq!(cpus, affinity::list(&offered));
-        }
-        assert_eq!(inherited_affinity(&running, None), Ok(()));
-    }
-
-    #[test]
-    fn steal_is_the_eighth_number_of_the_cpu_line() {
-        let stat = "cpu  809461 103645 232830 634149 41621 0 14181 41438 0 0\n\
-                    cpu0 380185 56252 118047 321859 33863 0 4450 23708 0 0\n\
-                    cpu1 429276 47393 114783 312290 7757 0 9731 17729 0 0\n";
-        assert_eq!(steal_of(stat, 1), Some(17729));
-        assert_eq!(steal_of(stat, 0), Some(23708));
-        assert_eq!(steal_of(stat, 2), None);
-    }
-
-    #[test]
-    fn a_short_pinned_sample_validates() {
-        let cpu = affinity::choose_cpu(None).unwrap();
-        let plan = CpuPlan { samples: 1, seconds: Duration::from_millis(300), timeout: Duration::from_secs(30), cpu };
-        let sample = measure(&plan);
-        assert_eq!(sample.status, Status::Ok, "{:?}", sample.message);
-        assert_eq!(sample.validation, Some(Validation::Passed));
-        assert!(sample.elapsed_s.unwrap().get() >= 0.3);
-        if let Some(cpu) = cpu {
-            assert_eq!(sample.affinity, Affinity::Pinned { cpu, group: 0 });
-        }
-        assert!(sample.iterations_per_s().unwrap() > 100.0);
-    }
-
-    #[test]
-    fn a_sample_past_its_timeout_is_recorded_as_such() {
-        let plan = CpuPlan { samples: 1, seconds: Duration::from_secs(60), timeout: Duration::ZERO, cpu: None };
-        let sample = measure(&plan);
-        assert_eq!(sample.status, Status::Timeout);
-        assert_eq!(sample.iterations_per_s(), None);
-        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 0ns before the workload process reported");
-    }
-
-    /// A sample's thread that gets to run only after its deadline (stopped,
-    /// or never scheduled) starts no program: it reports the timeout
-    /// without running CoreMark on the CPU a later sample may use.
-    #[test]
-    fn a_thread_abandoned_before_its_loop_runs_no_batch() {
-        let plan =
-            CpuPlan { samples: 1, seconds: Duration::from_secs(60), timeout: Duration::from_millis(100), cpu: None };
-        let deadline = Instant::now() + plan.timeout;
-        let (resume, wait) = std::sync::mpsc::channel::<()>();
-        let (sent, got) = std::sync::mpsc::channel::<(CpuSample, Duration)>();
-        let worker_plan = plan.clone();
-        let ended = watchdog::run("t", deadline, Reported { affinity: Affinity::Unpinned, iterations: 0 }, move |m| {
-            wait.recv().unwrap();
-            let before = cputime::thread_cpu().unwrap();
-            let sample = measure_on_this_thread(&worker_plan, deadline, m);
-            sent.send((sample, cputime::thread_cpu().unwrap() - before)).unwrap();
-        })
-        .unwrap();
-        assert!(matches!(ended, Ended::TimedOut(_)));
-        resume.send(()).unwrap();
-        let (sample, cpu_time) = got.recv().unwrap();
-        assert_eq!(sample.status, Status::Timeout);
-        assert_eq!(sample.message.unwrap().as_str(), "sample exceeded 100ms before the workload process reported");
-        // Its own CPU time, which waiting for a CPU does not add to: writing
-        // the program out, no more.
-        // A batch of the program's lasts 20 ms (BATCH_TARGET_NS).
-        assert!(cpu_time < Duration::from_millis(10), "it ran for {cpu_time:?} of CPU time");
-    }
-
-    /// How far past its timeout a sample may end: the watchdog wakes at the
-    /// deadline, and this leaves room for a busy test machine's scheduler.
-    /// (Only the test of a sample blocked in the kernel, Unix only, uses it.)
-    #[cfg(unix)]
-    const LATE: Duration = Duration::from_millis(500);
-
-    #[test]
-    fn a_sample_that_ran_its_seconds_past_its_timeout_is_a_timeout() {
-        // Starting the program, validation and calibration come before the
-        // timed seconds, inside the timeout: the seconds end after the
-        // deadline, where the program stops itself or is stopped.
-        let t = Duration::from_millis(200);
-        let plan = CpuPlan { samples: 1, seconds: t, timeout: t, cpu: None };
-        let sample = measure(&plan);
-        assert_eq!(sample.status, Status::Timeout, "{:?}", sample.message);
-        assert!(sample.message.unwrap().as_str().starts_with("sample exceeded 200ms "));
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_sample_blocked_in_the_kernel_ends_on_time_and_the_next_one_runs() {
-        let cpu = affinity::choose_cpu(None).unwrap();
-        // Room for the second sample (validation, calibration and 300 ms)
-        // to end `ok` on a loaded test VM, where the disk stage's like test
-        // once timed out with 1 s.
-        let timeout = Duration::from_secs(3);
-        let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
-        crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu wait");
-        let start = Instant::now();
-        let mut ended = Vec::new();
-        let stage = run(&plan, &mut Progress::quiet(), |_| {
-            ended.push(start.elapsed());
-            Ok(())
-        })
-        .unwrap();
-        let first = &stage.samples[0];
-        assert_eq!(first.status, Status::Timeout);
-        // The thread that waits for the program is stuck; the program stops
-        // itself at the same deadline.
-        assert_eq!(first.message.as_ref().unwrap().as_str(), "sample exceeded 3s before the workload process reported");
-        assert!(ended[0] >= timeout && ended[0] <= timeout + LATE, "{:?}", ended[0]);
-        if let Some(cpu) = cpu {
-            assert_eq!(first.affinity, Affinity::Pinned { cpu, group: 0 });
-        }
-        assert_eq!(stage.samples[1].status, Status::Ok, "{:?}", stage.samples[1].message);
-        assert!(stage.samples[1].iterations_per_s().is_some());
-    }
-
-    /// A program whose line reports a CRC other than the published one
-    /// gives no score: the sample fails and names the CRC.
-    #[test]
-    fn a_corrupted_crc_fails_the_sample() {
-        let line = "iterations=4096 seconds=1.250000000 cpu_seconds=1.300000000 \
-                    crcs=0xe9f5,0xe714,0x1fd7,0x8e3b,0xd340 validation_crcs=0x18f2,0xe3c1,0x0747,0x8d84,0xe3c1\n";
-        let pinned = Affinity::Pinned { cpu: 1, group: 0 };
-        let sample = judged(process::parse(line).unwrap(), pinned, None);
-        assert_eq!(sample.status, Status::Error);
-        assert_eq!(sample.validation, Some(Validation::Failed));
-        assert_eq!(
-            sample.message.as_ref().unwrap().as_str(),
-            "CoreMark CRC check failed: performance run: crcstate 0x8e3b, expected 0x8e3a"
-        );
-        assert_eq!(sample.iterations_per_s(), None);
-        let good = judged(process::parse(&line.replace("0x8e3b", "0x8e3a")).unwrap(), pinned, None);
-        assert_eq!(good.status, Status::Ok);
-        // 4096 iterations in 1.25 s; the CPU clock, read apart from the
-        // wall clock, is capped at the 1.25 s.
-        assert_eq!(good.iterations_per_s(), Some(4096.0 / 1.25));
-        assert_eq!(good.cpu_s.unwrap().get(), 1.25);
-    }
-
-    #[test]
-    fn crc_mismatches_are_named() {
-        let got = Crcs { seed: 0xe9f5, list: 0x1234, matrix: 0x1fd7, state: 0x8e3a, final_: 0 };
-        assert_eq!(
-            mismatch("performance", PERFORMANCE, got).unwrap(),
-            "performance run: crclist 0x1234, expected 0xe714"
-        );
-    }
-}
+mod tests;

@@ -144,7 +144,7 @@ fn measure_on_this_thread(plan: &AllCorePlan, deadline: Instant, mailbox: &Mailb
         }
     };
     let (status, stdout, stderr) = match process::wait(running, deadline, || mailbox.abandoned(), |_| ()) {
-        process::Waited::Exited { status, stdout, stderr } => (status, stdout, stderr),
+        process::Waited::Exited { status, stdout, stderr, .. } => (status, stdout, stderr),
         process::Waited::Stopped => return timed_out(plan, Reported::default()),
     };
     if let Some(iterations) = process::deadline_iterations(&stdout) {
