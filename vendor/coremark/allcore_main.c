@@ -57,6 +57,7 @@
 #define _GNU_SOURCE /* sched_getcpu */
 #endif
 
+#define WORKLOAD_ALL_CORE
 #include "workload_common.h"
 
 #include <string.h>

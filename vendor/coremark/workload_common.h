@@ -9,7 +9,9 @@
  * compiler call (README.md, "The workload as its own executable").
  *
  * The including file defines the feature-test macros first (the all-core
- * program needs more of them: sched_getcpu, processor groups).
+ * program needs more of them: sched_getcpu, processor groups), and the
+ * all-core program WORKLOAD_ALL_CORE for what only it uses (its thread CPU
+ * clock, its seconds argument, its CRC fields).
  */
 #ifndef RUNNER_WORKLOAD_COMMON_H
 #define RUNNER_WORKLOAD_COMMON_H
@@ -47,6 +49,7 @@ static int64_t wall_ns(void)
 #endif
 }
 
+#ifdef WORKLOAD_ALL_CORE
 /* Nanoseconds of this thread's CPU clock, or -1 where it cannot be read. */
 static int64_t cpu_ns(void)
 {
@@ -67,6 +70,7 @@ static int64_t cpu_ns(void)
     return (int64_t)t.tv_sec * 1000000000LL + (int64_t)t.tv_nsec;
 #endif
 }
+#endif
 
 static int parse_seed(const char *text, int16_t *seed)
 {
@@ -80,6 +84,7 @@ static int parse_seed(const char *text, int16_t *seed)
     return 0;
 }
 
+#ifdef WORKLOAD_ALL_CORE
 static int parse_seconds(const char *text, double *seconds)
 {
     char *end;
@@ -87,6 +92,7 @@ static int parse_seconds(const char *text, double *seconds)
     *seconds = strtod(text, &end);
     return (errno != 0 || end == text || *end != '\0' || !(*seconds >= 0.0)) ? -1 : 0;
 }
+#endif
 
 static rcm_ctx *new_ctx(const int16_t seeds[3])
 {
@@ -98,10 +104,12 @@ static rcm_ctx *new_ctx(const int16_t seeds[3])
     return ctx;
 }
 
+#ifdef WORKLOAD_ALL_CORE
 static void print_crcs(const char *name, rcm_crcs c)
 {
     printf(" %s=0x%04x,0x%04x,0x%04x,0x%04x,0x%04x", name, (unsigned)c.seedcrc, (unsigned)c.crclist,
            (unsigned)c.crcmatrix, (unsigned)c.crcstate, (unsigned)c.crcfinal);
 }
+#endif
 
 #endif /* RUNNER_WORKLOAD_COMMON_H */
