@@ -124,6 +124,10 @@ contexts=2 iterations=500 seconds=0.500100000 validation_crcs=0x18f2,0xe3c1,0x07
         assert_eq!((a.first_cpu, a.last_cpu), (Some(SeenCpu { cpu: 1, group: 0 }), Some(SeenCpu { cpu: 0, group: 0 })));
         assert_eq!((b.cpu_seconds, b.first_cpu, b.last_cpu), (None, None, Some(SeenCpu { cpu: 63, group: 1 })));
         assert_eq!(b.crcs.final_, 0x1234);
+        // Windows counts a thread's CPU time in ticks of 15.6 ms: a short
+        // context may have used none.
+        let no_tick = parse(&GOOD.replace("cpu_seconds=0.390000000", "cpu_seconds=0.000000000"), 2).unwrap();
+        assert_eq!(no_tick.contexts[0].cpu_seconds, Some(0.0));
         // Windows' C runtime ends a text-mode line with \r\n.
         assert_eq!(parse(&GOOD.replace('\n', "\r\n"), 2).unwrap(), r);
     }
