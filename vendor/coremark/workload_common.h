@@ -90,7 +90,8 @@ static int parse_seconds(const char *text, double *seconds)
     char *end;
     errno = 0;
     *seconds = strtod(text, &end);
-    return (errno != 0 || end == text || *end != '\0' || !(*seconds >= 0.0)) ? -1 : 0;
+    /* Finite and bounded (a year): the caller converts it to nanoseconds. */
+    return (errno != 0 || end == text || *end != '\0' || !(*seconds >= 0.0 && *seconds <= 3.2e7)) ? -1 : 0;
 }
 #endif
 

@@ -28,9 +28,10 @@
  *                      takes it; further arguments are ignored, as there
  *
  * It initialises one context of 2000 bytes with the seeds, then runs the
- * iterations, timing only them with the monotonic clock
- * (clock_gettime(CLOCK_MONOTONIC), QueryPerformanceCounter on Windows), as
- * core_main.c times its iterate(). Output on stdout, exit status 0:
+ * iterations, timing only them, as core_main.c times its iterate(), but
+ * with the monotonic clock in nanoseconds (clock_gettime(CLOCK_MONOTONIC),
+ * QueryPerformanceCounter on Windows) where EEMBC's POSIX port reads
+ * CLOCK_REALTIME in milliseconds. Output on stdout, exit status 0:
  *   2K performance run parameters for coremark.   (or: 2K validation run)
  *   CoreMark Size    : 666
  *   Total time (secs): 1.234567
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
         }
     }
     errno = 0;
-    iterations = strtoull(argv[4], &end, 0);
+    iterations = strtoull(argv[4], &end, 10);
     if (errno != 0 || end == argv[4] || *end != '\0' || argv[4][0] == '-' || iterations == 0 ||
         iterations > 0xffffffffULL) {
         fprintf(stderr, "coremark-workload: ITERATIONS is not a whole number from 1 to 4294967295\n");

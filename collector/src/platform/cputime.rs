@@ -51,7 +51,10 @@ pub fn try_reap(child: &mut Child) -> std::io::Result<Option<(ExitStatus, Option
     // child handles carry every access right, query included.
     let ok = unsafe { GetProcessTimes(child.as_raw_handle(), &mut created, &mut exited, &mut kernel, &mut user) };
     let ticks = |t: FILETIME| (u64::from(t.dwHighDateTime) << 32) | u64::from(t.dwLowDateTime);
-    let cpu = (ok != 0).then(|| Duration::from_nanos((ticks(kernel) + ticks(user)).saturating_mul(100)));
+    // Wine answers for an exited process with zero times: no reading,
+    // rather than a process that ran for no time at all.
+    let used = ticks(kernel) + ticks(user);
+    let cpu = (ok != 0 && used > 0).then(|| Duration::from_nanos(used.saturating_mul(100)));
     Ok(Some((status, cpu)))
 }
 

@@ -48,9 +48,9 @@ fn a_quick_cpu_run_writes_a_valid_result() {
     assert_eq!(r.build.flags_label(), format!("{flags}; C99; MULTITHREAD=1; TOTAL_DATA_SIZE=2000; ITERATIONS=0"));
     assert_eq!(r.build.coremark.eembc_commit, None);
     for s in &cpu.samples {
-        // The thread's CPU time, and the validation run's CRCs, the
+        // The measured process's CPU time, and the validation run's CRCs, the
         // published ones of one iteration.
-        let cpu_s = s.cpu_s.expect("a thread CPU clock on the test platforms").get();
+        let cpu_s = s.cpu_s.expect("the process's CPU time on the test platforms").get();
         assert!(cpu_s > 0.0 && cpu_s <= s.elapsed_s.unwrap().get(), "cpu_s {cpu_s}");
         let v = s.validation_crcs.expect("validation CRCs");
         assert_eq!([v.seed, v.list, v.matrix, v.state, v.final_], [0x18f2, 0xe3c1, 0x0747, 0x8d84, 0xe3c1]);

@@ -9,9 +9,10 @@
 //! - A CPU sample's `steal_s` is time the pinned CPU spent elsewhere while
 //!   the sample ran: at most its `elapsed_s` (plus one 10 ms tick of the
 //!   kernel's accounting).
-//! - A CPU sample's `cpu_s` is time its thread ran while the sample ran: at
-//!   most its `elapsed_s` (the collector clamps it so), and above 0 in an ok
-//!   sample (the iterations took CPU time).
+//! - A CPU sample's `cpu_s` is the CPU time of what ran its iterations (the
+//!   measured process; in older files the sample's thread): at most its
+//!   `elapsed_s` (the collector clamps it so), and above 0 in an ok sample
+//!   (the iterations took CPU time).
 //! - Disk latencies: the collector times each I/O call of an operation one
 //!   after another at queue depth 1, and reports nearest-rank percentiles.
 //!   With n calls, percentile P is the value at rank r = ⌈P·n/100⌉, so at
@@ -78,8 +79,8 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
                             file,
                             format!("{}.cpu_s", path()),
                             format!(
-                                "{} s of CPU time is more than the sample's {} s; one thread cannot run for longer \
-                                 than the sample lasted",
+                                "{} s of CPU time is more than the sample's {} s; the collector records no more than \
+                                 the sample lasted",
                                 Num(ran.get()),
                                 Num(e.get())
                             ),
@@ -88,7 +89,7 @@ pub(super) fn measured(c: &mut Collector, file: &str, m: &MeasuredResult) {
                         c.push(
                             file,
                             format!("{}.cpu_s", path()),
-                            "0 s of CPU time in an ok sample; its iterations ran on the thread, which took CPU time",
+                            "0 s of CPU time in an ok sample; its iterations took CPU time",
                         );
                     }
                 }

@@ -48,13 +48,16 @@ fn cpu(c: &mut Collector, file: &str, m: &MeasuredResult, p: &Parameters) {
                     format!("{path}.elapsed_s"),
                     "0 s in an ok sample; iterations/s = iterations ÷ elapsed_s needs elapsed_s above 0",
                 );
-            } else if elapsed < f64::from(p.cpu_seconds) {
+            } else if elapsed < f64::from(p.cpu_seconds) / 2.0 {
+                // The collector runs the count that its shorter runs say lasts
+                // cpu_seconds: on a noisy machine a sample comes out somewhat
+                // shorter or longer, never by half.
                 c.push(
                     file,
                     format!("{path}.elapsed_s"),
                     format!(
-                        "{elapsed} s is shorter than parameters.cpu_seconds ({} s); a CoreMark sample runs at least \
-                         that long",
+                        "{elapsed} s is under half of parameters.cpu_seconds ({} s); a CoreMark sample runs about that \
+                         long",
                         p.cpu_seconds,
                         elapsed = Num(elapsed)
                     ),

@@ -49,15 +49,15 @@ fn cpu_time_fits_in_its_sample() {
         problems_after(|v| v["stages"]["cpu"]["samples"][0]["cpu_s"] = json!(30.5)),
         [golden_problem(
             "$.stages.cpu.samples[0].cpu_s",
-            "30.5 s of CPU time is more than the sample's 30.0151 s; one thread cannot run for longer than the \
-             sample lasted"
+            "30.5 s of CPU time is more than the sample's 30.0151 s; the collector records no more than the sample \
+             lasted"
         )]
     );
     assert_eq!(
         problems_after(|v| v["stages"]["cpu"]["samples"][0]["cpu_s"] = json!(0)),
         [golden_problem(
             "$.stages.cpu.samples[0].cpu_s",
-            "0 s of CPU time in an ok sample; its iterations ran on the thread, which took CPU time"
+            "0 s of CPU time in an ok sample; its iterations took CPU time"
         )]
     );
 }

@@ -9,8 +9,8 @@
 //! is run: the seeds and an iteration count on its command line. A sample
 //! runs it once with the validation seeds and one iteration; then with the
 //! performance seeds and doubling counts until a run lasts
-//! `CALIBRATION_TARGET`, which finds the count that lasts the profile's
-//! CPU seconds (and warms the caches and the CPU's clock up); then once
+//! `CALIBRATION_TARGET`, which finds the count that lasts about the
+//! profile's seconds (and warms the caches and the CPU's clock up); then once
 //! with that count, the measurement. iterations/s = iterations ÷ the
 //! program's own `Total time (secs)`, as coremark.exe scores; the CPU time
 //! is what the OS charged the measured run's process. Both runs' CRCs must

@@ -1,9 +1,10 @@
 //! The workload as programs of their own: the executables build.rs made
 //! from the CoreMark objects and vendor/coremark/workload_main.c (one
-//! thread) or allcore_main.c (one thread per context), embedded here,
-//! written to a private temporary folder, run once per sample. This file
-//! reads the one-thread program's one line of output strictly; the
-//! all-core stage reads its own program's (`cpu_allcore::report`).
+//! thread; in a Linux build from EEMBC's sources, coremark.exe itself) or
+//! allcore_main.c (one thread per context), embedded here, written to a
+//! private temporary folder and run for each sample. This file reads the
+//! one-thread program's report, coremark.exe's; the all-core stage reads
+//! its own program's (`cpu_allcore::report`).
 //!
 //! Why a program of its own: linked into the collector, the same CoreMark
 //! objects landed at different addresses and alignments after whatever Rust
@@ -435,8 +436,13 @@ mod tests {
     }
 
     /// The project's program prints the same lines, read the same way.
+    /// (A Linux build from EEMBC's sources embeds coremark.exe itself,
+    /// whose own report the fixtures above are.)
     #[test]
     fn the_projects_program_reports_as_coremark_exe_does() {
+        if super::super::coremark::build::WORKLOAD_COMMAND.contains("core_main.c") {
+            return;
+        }
         let written = write(&ONE_THREAD).unwrap();
         let out = Command::new(written.path()).args(arguments(VALIDATION, 1)).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

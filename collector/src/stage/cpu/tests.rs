@@ -76,7 +76,7 @@ fn a_sample_past_its_timeout_is_recorded_as_such() {
 /// or never scheduled) starts no program: it reports the timeout
 /// without running CoreMark on the CPU a later sample may use.
 #[test]
-fn a_thread_abandoned_before_its_loop_runs_no_batch() {
+fn a_thread_abandoned_before_its_programs_start_runs_none() {
     let plan = CpuPlan { samples: 1, seconds: Duration::from_secs(60), timeout: Duration::from_millis(100), cpu: None };
     let deadline = Instant::now() + plan.timeout;
     let (resume, wait) = std::sync::mpsc::channel::<()>();
@@ -97,7 +97,8 @@ fn a_thread_abandoned_before_its_loop_runs_no_batch() {
     // Its own CPU time, which waiting for a CPU does not add to: writing
     // the program out, no more (the validation run alone would take
     // some milliseconds of the program's, not of this thread's).
-    assert!(cpu_time < Duration::from_millis(10), "it ran for {cpu_time:?} of CPU time");
+    // (Windows counts a thread's CPU time in ticks of 15.6 ms, Wine in 10 ms.)
+    assert!(cpu_time < Duration::from_millis(40), "it ran for {cpu_time:?} of CPU time");
 }
 
 /// How far past its timeout a sample may end: the watchdog wakes at the
@@ -108,9 +109,9 @@ const LATE: Duration = Duration::from_millis(500);
 
 #[test]
 fn a_sample_that_ran_its_seconds_past_its_timeout_is_a_timeout() {
-    // Starting the program, validation and calibration come before the
-    // timed seconds, inside the timeout: the seconds end after the
-    // deadline, where the program stops itself or is stopped.
+    // Starting the programs, validation and the count's search come before
+    // the timed seconds, inside the timeout: the seconds end after the
+    // deadline, where the program is stopped.
     let t = Duration::from_millis(200);
     let plan = CpuPlan { samples: 1, seconds: t, timeout: t, cpu: None };
     let sample = measure(&plan);
@@ -122,10 +123,10 @@ fn a_sample_that_ran_its_seconds_past_its_timeout_is_a_timeout() {
 #[test]
 fn a_sample_blocked_in_the_kernel_ends_on_time_and_the_next_one_runs() {
     let cpu = affinity::choose_cpu(None).unwrap();
-    // Room for the second sample (validation, calibration and 300 ms)
-    // to end `ok` on a loaded test VM, where the disk stage's like test
-    // once timed out with 1 s.
-    let timeout = Duration::from_secs(3);
+    // Room for the second sample (validation, the count's search, up to
+    // eight program starts and 300 ms) to end `ok` on a loaded test VM,
+    // where the disk stage's like test once timed out with 1 s.
+    let timeout = Duration::from_secs(5);
     let plan = CpuPlan { samples: 2, seconds: Duration::from_millis(300), timeout, cpu };
     crate::platform::watchdog::seam::stall("cpu sample", 1, "cpu wait");
     let start = Instant::now();
@@ -137,9 +138,9 @@ fn a_sample_blocked_in_the_kernel_ends_on_time_and_the_next_one_runs() {
     .unwrap();
     let first = &stage.samples[0];
     assert_eq!(first.status, Status::Timeout);
-    // The thread that waits for the program is stuck; the program stops
-    // itself at the same deadline.
-    assert_eq!(first.message.as_ref().unwrap().as_str(), "sample exceeded 3s before the workload process reported");
+    // The thread that waits for the program is stuck; the program ends
+    // with its count, about the 300 ms.
+    assert_eq!(first.message.as_ref().unwrap().as_str(), "sample exceeded 5s before the workload process reported");
     assert!(ended[0] >= timeout && ended[0] <= timeout + LATE, "{:?}", ended[0]);
     if let Some(cpu) = cpu {
         assert_eq!(first.affinity, Affinity::Pinned { cpu, group: 0 });
