@@ -17,7 +17,7 @@
 #     `quick` (three samples of 1 s, the default) or `standard` (the
 #     published protocol, five samples of 30 s); its figure is the samples'
 #     iterations over their elapsed_s (per wall-second) and over their
-#     cpu_s, the sample thread's CPU clock (per CPU-second);
+#     cpu_s, the measured process's CPU time (per CPU-second);
 #   - official: `coremark.exe 0x0 0x0 0x66 N 7 1 2000` under `taskset`, N
 #     chosen once so that a run takes about OFFICIAL_SECONDS (its run rule
 #     asks for at least 10 s; the script checks its CRCs, not that rule);
