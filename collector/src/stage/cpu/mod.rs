@@ -233,7 +233,7 @@ fn measure_on_this_thread(plan: &CpuPlan, deadline: Instant, mailbox: &Mailbox<R
 fn ended(waited: process::Waited, iterations: u64) -> Result<(process::Report, Option<Duration>), Option<String>> {
     let process::Waited::Exited { status, stdout, stderr, cpu } = waited else { return Err(None) };
     if !status.success() {
-        return Err(Some(process::exit_message(status, &stderr)));
+        return Err(Some(process::exit_message("the workload", status, &stderr)));
     }
     let report = process::parse(&stdout).map_err(Some)?;
     if report.iterations != iterations {

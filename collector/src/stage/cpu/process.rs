@@ -362,11 +362,12 @@ pub(crate) fn crcs_of(who: &str, name: &str, value: &str) -> Result<Crcs, String
 }
 
 /// What a program that did not report a result says about itself: its
-/// exit status and the first line of its error output.
-pub fn exit_message(status: ExitStatus, stderr: &str) -> String {
+/// exit status and the first line of its error output; `who` names it
+/// (`the workload`, `the all-core workload`).
+pub fn exit_message(who: &str, status: ExitStatus, stderr: &str) -> String {
     match stderr.lines().next().filter(|l| !l.trim().is_empty()) {
-        Some(first) => format!("the workload process ended with {status}: {}", quoted(first)),
-        None => format!("the workload process ended with {status}"),
+        Some(first) => format!("{who} process ended with {status}: {}", quoted(first)),
+        None => format!("{who} process ended with {status}"),
     }
 }
 

@@ -40,7 +40,7 @@ use runner_bench_format::{Message, NonNeg, Notice, Parameters};
 use crate::platform::affinity;
 use crate::platform::progress::Progress;
 use crate::platform::watchdog::{self, Ended, Mailbox};
-use crate::stage::cpu::coremark::{self, PERFORMANCE, Seeds, VALIDATION};
+use crate::stage::cpu::coremark::{self, PERFORMANCE, VALIDATION};
 use crate::stage::cpu::{self as one_thread, process};
 use crate::stage::{Stage, StageKind};
 
@@ -157,7 +157,7 @@ fn measure_on_this_thread(plan: &AllCorePlan, deadline: Instant, mailbox: &Mailb
         return timed_out(plan, Reported { iterations });
     }
     if !status.success() {
-        let message = process::exit_message(status, &stderr).replacen("the workload", "the all-core workload", 1);
+        let message = process::exit_message("the all-core workload", status, &stderr);
         return failed(Status::Error, &message, plan.contexts);
     }
     match report::parse(&stdout, plan.contexts) {
@@ -171,15 +171,14 @@ fn measure_on_this_thread(plan: &AllCorePlan, deadline: Instant, mailbox: &Mailb
 /// gives up (`left`, the sample's time to its deadline), then the
 /// performance and validation seeds.
 fn arguments(contexts: u32, iterations: u64, seconds: Duration, left: Duration) -> Vec<String> {
-    let seeds = |Seeds(a, b, c): Seeds| [a, b, c].map(|s| format!("{:#x}", s as u16));
     let mut args = vec![
         contexts.to_string(),
         iterations.to_string(),
         seconds.as_secs_f64().to_string(),
         left.as_secs_f64().to_string(),
     ];
-    args.extend(seeds(PERFORMANCE));
-    args.extend(seeds(VALIDATION));
+    args.extend(process::seed_args(PERFORMANCE));
+    args.extend(process::seed_args(VALIDATION));
     args
 }
 
